@@ -1,0 +1,39 @@
+"""lexiframe: lexicographic preferences, atomized search length and classic IR metrics.
+
+Importing the package registers the ``.lexi`` namespace on Polars DataFrames, LazyFrames
+and expressions, and the ``.lexi`` accessor on pandas DataFrames.
+"""
+
+from __future__ import annotations
+
+from lexiframe import namespaces as _namespaces  # noqa: F401  (registers .lexi on Polars)
+from lexiframe import pandas as _pandas  # noqa: F401  (registers .lexi on pandas)
+from lexiframe.errors import (
+    DroppedQueriesWarning,
+    InputError,
+    LexiframeError,
+    LexiframeWarning,
+    SchemaError,
+    UnknownMeasureError,
+)
+from lexiframe.evaluate import evaluate, measures, summarize
+from lexiframe.measures import known_names, parse_measure
+from lexiframe.positions import coverage, positions
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DroppedQueriesWarning",
+    "InputError",
+    "LexiframeError",
+    "LexiframeWarning",
+    "SchemaError",
+    "UnknownMeasureError",
+    "coverage",
+    "evaluate",
+    "known_names",
+    "measures",
+    "parse_measure",
+    "positions",
+    "summarize",
+]

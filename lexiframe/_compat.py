@@ -1,0 +1,17 @@
+"""Version-dependent choices, kept in one place."""
+
+from __future__ import annotations
+
+import polars as pl
+
+POLARS_VERSION = tuple(int(part) for part in pl.__version__.split(".")[:2])
+
+# Eager entry points (DataFrame in, DataFrame out) collect their internal lazy plans with the
+# in-memory engine: its list aggregations are faster than the streaming engine's. LazyFrame
+# results are handed back uncollected, so users keep the engine of their choice.
+EAGER_ENGINE = "in-memory"
+
+
+def collect(frame: pl.LazyFrame) -> pl.DataFrame:
+    """Collect an internal plan for an eager caller."""
+    return frame.collect(engine=EAGER_ENGINE)

@@ -1,0 +1,150 @@
+"""Per-query measures from a positions frame or a run, and their per-system means."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, TypeVar
+
+import polars as pl
+
+from lexiframe._utils import as_list, quote_names
+from lexiframe.errors import InputError, SchemaError
+from lexiframe.measures import Context, Measure, parse_measures
+from lexiframe.positions import positions as build_positions
+
+Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
+
+# Columns of a positions frame that hold ranking data rather than keys.
+RANKING_COLUMNS = ("positions", "n_rel", "n_ret", "docs", "grades", "ideal_grades")
+
+MeasureNames = str | Measure | Iterable[str | Measure]
+
+
+def measures(frame: Frame, names: MeasureNames, *, n: int | str | pl.Expr | None = None) -> Frame:
+    """One column per measure, named by its canonical name, one row per ranking.
+
+    Args:
+        frame: a positions frame (see :func:`lexiframe.positions`).
+        names: measure names, e.g. ``["RR", "AP", "nDCG@10", "TSE(exposure='ap')"]``.
+        n: corpus size, for measures that place unretrieved documents (TSE, SL3,
+            RecallError); an integer or a column name.
+
+    Returns:
+        The key columns of ``frame`` (by…, system, query) and one Float64 column per measure.
+
+    Example:
+        >>> import polars as pl
+        >>> import lexiframe as lf
+        >>> pos = pl.DataFrame({"system": ["a", "b"], "query": ["q1", "q1"],
+        ...                     "positions": [[1, 4], [2]], "n_rel": [2, 2], "n_ret": [10, 10]},
+        ...                    schema_overrides={"positions": pl.List(pl.UInt32),
+        ...                                      "n_rel": pl.UInt32, "n_ret": pl.UInt32})
+        >>> lf.measures(pos, ["RR", "AP"])
+        shape: (2, 4)
+        ┌────────┬───────┬─────┬──────┐
+        │ system ┆ query ┆ RR  ┆ AP   │
+        │ ---    ┆ ---   ┆ --- ┆ ---  │
+        │ str    ┆ str   ┆ f64 ┆ f64  │
+        ╞════════╪═══════╪═════╪══════╡
+        │ a      ┆ q1    ┆ 1.0 ┆ 0.75 │
+        │ b      ┆ q1    ┆ 0.5 ┆ 0.25 │
+        └────────┴───────┴─────┴──────┘
+    """
+    parsed = parse_measures(names)
+    schema = frame.collect_schema()
+    missing = [name for name in ("positions", "n_rel") if name not in schema]
+    if missing:
+        raise SchemaError(
+            f"measures() needs a positions frame; column {quote_names(missing)} is missing "
+            "(build one with run.lexi.positions(qrels))"
+        )
+    graded = "grades" in schema and "ideal_grades" in schema
+    if any(m.family.name == "ASL" for m in parsed) and "n_ret" not in schema:
+        raise SchemaError("ASL needs the n_ret column of the positions frame")
+    context = Context(n=n, graded=graded)
+    keys = [name for name in schema if name not in RANKING_COLUMNS]
+    return frame.select(*keys, *(measure.expr(context) for measure in parsed))
+
+
+def evaluate(
+    run: Frame,
+    qrels: pl.DataFrame | pl.LazyFrame,
+    names: MeasureNames,
+    *,
+    n: int | str | pl.Expr | None = None,
+    **positions_options: Any,
+) -> Frame:
+    """Per-query measures of a run: :func:`lexiframe.positions`, then :func:`measures`.
+
+    Grades are kept automatically when a measure needs them (graded nDCG).
+    ``positions_options`` go to :func:`lexiframe.positions` (``threshold``, ``depth``,
+    ``by``, column names, …).
+
+    Example:
+        >>> import polars as pl
+        >>> import lexiframe as lf
+        >>> run = pl.DataFrame({"system": ["a", "a"], "query": ["q1", "q1"],
+        ...                     "doc": ["d1", "d2"], "score": [2.0, 1.0]})
+        >>> qrels = pl.DataFrame({"query": ["q1"], "doc": ["d2"], "relevance": [1]})
+        >>> lf.evaluate(run, qrels, ["RR", "P@1"]).row(0)
+        ('a', 'q1', 0.5, 0.0)
+    """
+    parsed = parse_measures(names)
+    if any(measure.family.needs_grades for measure in parsed):
+        positions_options.setdefault("grades", True)
+    frame = build_positions(run, qrels, **positions_options)
+    return measures(frame, parsed, n=n)
+
+
+def summarize(
+    frame: Frame,
+    *,
+    by: str | list[str] | None = None,
+    measures: str | list[str] | None = None,
+) -> Frame:
+    """Mean of each measure per (by…, system), with the number of queries averaged.
+
+    Every (system, query) of a frame from :func:`measures` counts, skipped queries
+    included (they score their worst case), as trec_eval's ``-c`` does.
+
+    Args:
+        frame: per-query measures: ``by…, system, query`` and measure columns.
+        by: extra group keys (e.g. ``"track"``).
+        measures: the columns to average; by default every column that is not a key.
+
+    Example:
+        >>> import polars as pl
+        >>> import lexiframe as lf
+        >>> per_query = pl.DataFrame({"system": ["a", "a", "b"], "query": ["1", "2", "1"],
+        ...                           "RR": [1.0, 0.5, 0.25]})
+        >>> lf.summarize(per_query)
+        shape: (2, 3)
+        ┌────────┬───────────┬──────┐
+        │ system ┆ n_queries ┆ RR   │
+        │ ---    ┆ ---       ┆ ---  │
+        │ str    ┆ u32       ┆ f64  │
+        ╞════════╪═══════════╪══════╡
+        │ a      ┆ 2         ┆ 0.75 │
+        │ b      ┆ 1         ┆ 0.25 │
+        └────────┴───────────┴──────┘
+    """
+    keys = [*as_list(by), "system"]
+    schema = frame.collect_schema()
+    missing = [key for key in keys if key not in schema]
+    if missing:
+        raise SchemaError(f"summarize() needs the key column {quote_names(missing)}")
+    if measures is None:
+        columns = [name for name in schema if name not in (*keys, "query")]
+        non_numeric = [name for name in columns if not schema[name].is_numeric()]
+        if non_numeric:
+            raise InputError(
+                f"summarize() averages every non-key column, but {quote_names(non_numeric)} "
+                "is not numeric; name the group keys with by= or the columns with measures="
+            )
+    else:
+        columns = as_list(measures)
+    return (
+        frame.group_by(keys)
+        .agg(pl.len().cast(pl.UInt32).alias("n_queries"), *(pl.col(c).mean() for c in columns))
+        .sort(keys)
+    )

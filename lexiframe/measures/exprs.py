@@ -1,0 +1,367 @@
+"""Measures of one ranking as Polars expressions over the positions frame (DESIGN.md §2).
+
+Each function takes the ``positions`` list column (ascending ranks p_1 < … < p_r of the
+retrieved relevant documents) and, where the measure needs them, ``n_rel`` (m), ``n_ret``
+(ñ) or the corpus size ``n``, and returns a native Polars expression: no Python runs per row.
+
+Unretrieved relevant documents are placed by pessimistic imputation (lexirecall paper §2.2):
+the i-th relevant document, i > r, sits at p̂_i = n − (m − i). With ``n=None`` the corpus is
+taken as larger than any depth, so imputed documents have exposure 0 (trec_eval's
+behaviour) and measures that need their positions are null.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import polars as pl
+
+from lexiframe._utils import IntoExpr, into_expr
+from lexiframe.errors import InputError
+from lexiframe.typing import Exposure
+
+IntoCount = int | str | pl.Expr
+
+
+def _count(value: IntoCount) -> pl.Expr:
+    """An integer argument that may also be a column: ``1000``, ``"n"`` or an expression."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return pl.lit(value, dtype=pl.Int64)
+    return into_expr(value).cast(pl.Int64)
+
+
+def _ranks(positions: IntoExpr) -> pl.Expr:
+    return into_expr(positions).cast(pl.List(pl.Int64))
+
+
+def _n_retrieved_relevant(positions: IntoExpr) -> pl.Expr:
+    return into_expr(positions).list.len().cast(pl.Int64)
+
+
+def _count_at_most(positions: IntoExpr, k: IntoCount) -> pl.Expr:
+    """#{i : p_i ≤ k}; ``k`` may be a column (R-precision cuts at m)."""
+    if isinstance(k, int):
+        return _ranks(positions).list.agg((pl.element() <= k).sum()).cast(pl.Int64)
+    return (_ranks(positions) - _count(k)).list.agg((pl.element() <= 0).sum()).cast(pl.Int64)
+
+
+def _check_cutoff(k: int | None, name: str) -> None:
+    if k is not None and (not isinstance(k, int) or isinstance(k, bool) or k < 1):
+        raise InputError(f"the cutoff of {name} must be a positive integer, not {k!r}")
+
+
+def rr(positions: IntoExpr = "positions", *, k: int | None = None) -> pl.Expr:
+    """Reciprocal rank: 1/p_1, or 0 when no relevant document is retrieved (above ``k``).
+
+    ESL₁ = p_1 orders rankings the same way (lexiprecision paper §1).
+
+    Example:
+        >>> import polars as pl
+        >>> from lexiframe.measures import exprs
+        >>> df = pl.DataFrame({"positions": [[2, 5], []]}, schema={"positions": pl.List(pl.UInt32)})
+        >>> df.select(exprs.rr()).to_series().to_list()
+        [0.5, 0.0]
+    """
+    _check_cutoff(k, "RR")
+    first = into_expr(positions).list.first().cast(pl.Float64)
+    value = 1.0 / first
+    if k is not None:
+        value = pl.when(first <= k).then(value)
+    return value.fill_null(0.0)
+
+
+def ap(
+    positions: IntoExpr = "positions", *, n_rel: IntoCount = "n_rel", k: int | None = None
+) -> pl.Expr:
+    """Average precision: (1/m) Σ_{i≤r} i/p_i (trec_eval ``map``; ``map_cut_k`` with ``k``).
+
+    Example:
+        >>> import polars as pl
+        >>> from lexiframe.measures import exprs
+        >>> df = pl.DataFrame({"positions": [[1, 3]], "n_rel": [4]},
+        ...                   schema={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32})
+        >>> round(df.select(exprs.ap()).item(), 6)  # (1/1 + 2/3) / 4
+        0.416667
+    """
+    _check_cutoff(k, "AP")
+    ranks = _ranks(positions)
+    if k is not None:
+        ranks = ranks.list.filter(pl.element() <= k)
+    precision_sum = ranks.list.agg((pl.int_range(1, pl.len() + 1) / pl.element()).sum())
+    return (precision_sum / _count(n_rel)).fill_nan(0.0).fill_null(0.0)
+
+
+def _log2_discount(ranks: pl.Expr) -> pl.Expr:
+    return ranks.list.eval(1.0 / (pl.element().cast(pl.Float64) + 1.0).log(2))
+
+
+def ndcg(
+    positions: IntoExpr = "positions",
+    *,
+    n_rel: IntoCount = "n_rel",
+    k: int | None = None,
+    grades: IntoExpr | None = None,
+    ideal_grades: IntoExpr | None = None,
+) -> pl.Expr:
+    """Normalised DCG with log2(rank + 1) discounts, cut at ``k`` if given.
+
+    Binary gains by default: Σ_{i≤r} 1/log2(p_i + 1) / Σ_{j≤m} 1/log2(j + 1). With
+    ``grades`` (the grades of the retrieved relevant documents in rank order) and
+    ``ideal_grades`` (all relevant grades of the query, descending) the gains are the
+    grades, as trec_eval's ``ndcg`` and ``ndcg_cut_k`` compute them.
+
+    Example:
+        >>> import polars as pl
+        >>> from lexiframe.measures import exprs
+        >>> df = pl.DataFrame({"positions": [[1, 2]], "n_rel": [2]},
+        ...                   schema={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32})
+        >>> df.select(exprs.ndcg()).item()
+        1.0
+    """
+    _check_cutoff(k, "nDCG")
+    if (grades is None) != (ideal_grades is None):
+        raise InputError("graded nDCG needs both grades= and ideal_grades=")
+    ranks = _ranks(positions)
+    if grades is None:
+        kept = ranks if k is None else ranks.list.filter(pl.element() <= k)
+        gain = _log2_discount(kept).list.sum()
+        ideal_length = _count(n_rel) if k is None else pl.min_horizontal(_count(n_rel), k)
+        ideal = _log2_discount(pl.int_ranges(1, ideal_length + 1)).list.sum()
+    else:
+        gains = into_expr(grades).cast(pl.List(pl.Float64))
+        ideal_gains = into_expr(ideal_grades).cast(pl.List(pl.Float64))
+        if k is not None:
+            kept = ranks.list.eval(pl.element() <= k).list.sum()
+            ranks = ranks.list.head(kept)
+            gains = gains.list.head(kept)
+            ideal_gains = ideal_gains.list.head(k)
+        gain = (gains * _log2_discount(ranks)).list.sum()
+        ideal_ranks = pl.int_ranges(1, ideal_gains.list.len() + 1)
+        ideal = (ideal_gains * _log2_discount(ideal_ranks)).list.sum()
+    # An empty float list sums to -0.0; adding 0.0 prints it as 0.0.
+    return (gain / ideal).fill_nan(0.0).fill_null(0.0) + 0.0
+
+
+def precision(positions: IntoExpr = "positions", *, k: int) -> pl.Expr:
+    """Precision at k: #{i : p_i ≤ k}/k (trec_eval ``P_k``).
+
+    Example:
+        >>> import polars as pl
+        >>> from lexiframe.measures import exprs
+        >>> df = pl.DataFrame({"positions": [[1, 3, 12]]}, schema={"positions": pl.List(pl.UInt32)})
+        >>> df.select(exprs.precision(k=10)).item()
+        0.2
+    """
+    _check_cutoff(k, "P")
+    return _count_at_most(positions, k) / k
+
+
+def recall(positions: IntoExpr = "positions", *, k: int, n_rel: IntoCount = "n_rel") -> pl.Expr:
+    """Recall at k: #{i : p_i ≤ k}/m (trec_eval ``recall_k``).
+
+    Example:
+        >>> import polars as pl
+        >>> from lexiframe.measures import exprs
+        >>> df = pl.DataFrame({"positions": [[1, 3, 12]], "n_rel": [4]},
+        ...                   schema={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32})
+        >>> df.select(exprs.recall(k=10)).item()
+        0.5
+    """
+    _check_cutoff(k, "R")
+    return (_count_at_most(positions, k) / _count(n_rel)).fill_nan(0.0)
+
+
+def r_precision(positions: IntoExpr = "positions", *, n_rel: IntoCount = "n_rel") -> pl.Expr:
+    """R-precision: #{i : p_i ≤ m}/m (trec_eval ``Rprec``).
+
+    Example:
+        >>> import polars as pl
+        >>> from lexiframe.measures import exprs
+        >>> df = pl.DataFrame({"positions": [[1, 3, 12]], "n_rel": [4]},
+        ...                   schema={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32})
+        >>> df.select(exprs.r_precision()).item()
+        0.5
+    """
+    return (_count_at_most(positions, n_rel) / _count(n_rel)).fill_nan(0.0)
+
+
+def rbp(positions: IntoExpr = "positions", *, p: float = 0.8) -> pl.Expr:
+    """Rank-biased precision: (1 − p) Σ_{i≤r} p^(p_i − 1) (Moffat and Zobel, 2008).
+
+    Example:
+        >>> import polars as pl
+        >>> from lexiframe.measures import exprs
+        >>> df = pl.DataFrame({"positions": [[1, 2]]}, schema={"positions": pl.List(pl.UInt32)})
+        >>> round(df.select(exprs.rbp(p=0.5)).item(), 6)
+        0.75
+    """
+    _check_persistence(p)
+    return _ranks(positions).list.eval((1.0 - p) * pl.lit(p) ** (pl.element() - 1)).list.sum()
+
+
+def _check_persistence(p: float) -> None:
+    if not 0.0 < p < 1.0:
+        raise InputError(f"the persistence p of RBP must lie strictly between 0 and 1, not {p!r}")
+
+
+def exposure_function(
+    exposure: Exposure, *, n: IntoCount | None = None, p: float = 0.8
+) -> Callable[[pl.Expr], pl.Expr]:
+    """The exposure e(position) of the recall-level family (lexirecall paper, Definition 2.1).
+
+    ``rr`` and ``ap``: 1/p; ``ndcg``: 1/log2(p + 1); ``rbp``: (1 − γ)γ^(p − 1) with γ = ``p``;
+    ``linear``: 1 − position/n (needs ``n``); or any function of a Float64 position expression.
+    """
+    if callable(exposure):
+        return exposure
+    if exposure in ("rr", "ap"):
+        return lambda position: 1.0 / position
+    if exposure == "ndcg":
+        return lambda position: 1.0 / (position + 1.0).log(2)
+    if exposure == "rbp":
+        _check_persistence(p)
+        return lambda position: (1.0 - p) * pl.lit(p) ** (position - 1.0)
+    if exposure == "linear":
+        if n is None:
+            raise InputError("the linear exposure 1 − p/n needs the corpus size n")
+        return lambda position: 1.0 - position / _count(n).cast(pl.Float64)
+    raise InputError(
+        f"unknown exposure {exposure!r}; use one of 'rr', 'ap', 'ndcg', 'rbp', 'linear' "
+        "or a function of a position expression"
+    )
+
+
+def _last_position(positions: IntoExpr, n_rel: IntoCount, n: IntoCount | None) -> pl.Expr:
+    """p̂_m, the imputed position of the last relevant document (null when n is needed)."""
+    complete = _n_retrieved_relevant(positions) == _count(n_rel)
+    last = into_expr(positions).list.last().cast(pl.Float64)
+    imputed = pl.lit(None, dtype=pl.Float64) if n is None else _count(n).cast(pl.Float64)
+    return pl.when(complete).then(last).otherwise(imputed)
+
+
+def tse(
+    positions: IntoExpr = "positions",
+    *,
+    n_rel: IntoCount = "n_rel",
+    exposure: Exposure = "rr",
+    n: IntoCount | None = None,
+    p: float = 0.8,
+) -> pl.Expr:
+    """Total search efficiency: TSE_e = e(p̂_m), the exposure of the last relevant document.
+
+    Lexirecall paper §3 (Definition 2.1 with all weight on recall level m). It is 0 when the
+    last relevant document was not retrieved and ``n`` is None.
+
+    Example:
+        >>> import polars as pl
+        >>> from lexiframe.measures import exprs
+        >>> df = pl.DataFrame({"positions": [[1, 4], [2]], "n_rel": [2, 2]},
+        ...                   schema={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32})
+        >>> df.select(exprs.tse()).to_series().to_list()
+        [0.25, 0.0]
+    """
+    weigh = exposure_function(exposure, n=n, p=p)
+    return weigh(_last_position(positions, n_rel, n)).fill_null(0.0)
+
+
+def sl3(
+    positions: IntoExpr = "positions", *, n_rel: IntoCount = "n_rel", n: IntoCount | None = None
+) -> pl.Expr:
+    """Cooper's type 3 search length: p̂_m − m (lexirecall paper §3.2).
+
+    Null when a relevant document was not retrieved and ``n`` is None.
+
+    Example:
+        >>> import polars as pl
+        >>> from lexiframe.measures import exprs
+        >>> df = pl.DataFrame({"positions": [[1, 4], [2]], "n_rel": [2, 2]},
+        ...                   schema={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32})
+        >>> df.select(exprs.sl3(n=100)).to_series().to_list()
+        [2.0, 98.0]
+    """
+    return _last_position(positions, n_rel, n) - _count(n_rel)
+
+
+def recall_error(
+    positions: IntoExpr = "positions", *, n_rel: IntoCount = "n_rel", n: IntoCount | None = None
+) -> pl.Expr:
+    """Rocchio's recall error: mean(p̂) − (m + 1)/2 (lexirecall paper §3.2).
+
+    The m − r unretrieved documents sit at n − m + i for i = r+1 … m, whose sum is
+    (m − r)(n − m) + (m(m + 1) − r(r + 1))/2. Null when r < m and ``n`` is None.
+
+    Example:
+        >>> import polars as pl
+        >>> from lexiframe.measures import exprs
+        >>> df = pl.DataFrame({"positions": [[1, 4], [2]], "n_rel": [2, 2]},
+        ...                   schema={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32})
+        >>> df.select(exprs.recall_error(n=10)).to_series().to_list()
+        [1.0, 4.5]
+    """
+    m = _count(n_rel).cast(pl.Float64)
+    r = _n_retrieved_relevant(positions).cast(pl.Float64)
+    retrieved = _ranks(positions).list.sum().cast(pl.Float64)
+    if n is None:
+        imputed = pl.when(r == m).then(0.0)
+    else:
+        n_value = _count(n).cast(pl.Float64)
+        imputed = (m - r) * (n_value - m) + (m * (m + 1) - r * (r + 1)) / 2
+    return (retrieved + imputed) / m - (m + 1) / 2
+
+
+def asl(
+    positions: IntoExpr = "positions", *, n_rel: IntoCount = "n_rel", n_ret: IntoCount = "n_ret"
+) -> pl.Expr:
+    """Atomized search length of each relevant document, in rank order (ASL paper §3.1, eq. 3).
+
+    A retrieved document at rank p_i scores p_i − (i − 1): the irrelevant documents above
+    it, plus one. Each of the m − r unretrieved ones scores ñ − r, the irrelevant documents
+    the system returned. The list feeds the per-document histograms (paper figures 5, 6).
+
+    Example:
+        >>> import polars as pl
+        >>> from lexiframe.measures import exprs
+        >>> df = pl.DataFrame({"positions": [[2, 3, 7]], "n_rel": [5], "n_ret": [10]},
+        ...                   schema={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32,
+        ...                           "n_ret": pl.UInt32})
+        >>> df.select(exprs.asl()).item().to_list()
+        [2.0, 2.0, 5.0, 7.0, 7.0]
+    """
+    ranks = _ranks(positions)
+    retrieved = ranks.list.eval(pl.element() - pl.int_range(pl.len())).cast(pl.List(pl.Float64))
+    r = _n_retrieved_relevant(positions)
+    missing = (_count(n_ret) - r).cast(pl.Float64).repeat_by(_count(n_rel) - r)
+    return pl.concat_list(retrieved, missing)
+
+
+def asl_mean(
+    positions: IntoExpr = "positions",
+    *,
+    n_rel: IntoCount = "n_rel",
+    n_ret: IntoCount = "n_ret",
+    first: int | None = None,
+) -> pl.Expr:
+    """ASL of a query: mean ASL of its relevant documents (ASL paper §3.1, eq. 3–4).
+
+    With ``first=k`` (ASL@g1-k), the mean over its first min(k, m) relevant documents in
+    rank order, unretrieved ones last. Lower is better.
+
+    Example:
+        >>> import polars as pl
+        >>> from lexiframe.measures import exprs
+        >>> df = pl.DataFrame({"positions": [[2, 3, 7]], "n_rel": [5], "n_ret": [10]},
+        ...                   schema={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32,
+        ...                           "n_ret": pl.UInt32})
+        >>> df.select(exprs.asl_mean(), exprs.asl_mean(first=2).alias("g2")).row(0)
+        (4.6, 2.0)
+    """
+    _check_cutoff(first, "ASL@g1-k")
+    m = _count(n_rel)
+    r = _n_retrieved_relevant(positions)
+    counted = m if first is None else pl.min_horizontal(m, first)
+    ranks = _ranks(positions) if first is None else _ranks(positions).list.head(first)
+    h = ranks.list.len().cast(pl.Int64)
+    # Σ_{i≤h} (p_i − (i − 1)) = Σ p_i − h(h − 1)/2
+    retrieved = ranks.list.sum().cast(pl.Float64) - (h * (h - 1) / 2)
+    unretrieved = (counted - h).clip(lower_bound=0) * (_count(n_ret) - r)
+    return (retrieved + unretrieved) / counted

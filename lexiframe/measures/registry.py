@@ -1,0 +1,305 @@
+"""The measure registry: canonical names that users type and that name output columns.
+
+A measure is a family (``nDCG``), optional parameters (``TSE(exposure='ap')``) and an
+optional cutoff (``nDCG@10``, ``ASL@g1-10``). Names are parsed, not split by hand; the
+canonical string of a parsed measure is its output column. The documentation of the
+measures is generated from :data:`FAMILIES`.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+import polars as pl
+
+from lexiframe.errors import UnknownMeasureError
+from lexiframe.measures import exprs
+
+CutoffRule = Literal["none", "optional", "required"]
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a measure may use besides the positions: corpus size and graded columns."""
+
+    n: int | str | pl.Expr | None = None
+    graded: bool = False
+
+
+@dataclass(frozen=True)
+class Family:
+    """A measure family: its name, documentation and how to build its expression."""
+
+    name: str
+    summary: str
+    formula: str
+    source: str
+    build: Callable[[Measure, Context], pl.Expr] = field(repr=False)
+    cutoff: CutoffRule = "none"
+    cutoff_prefix: str = ""
+    params: Mapping[str, object] = field(default_factory=dict)
+    choices: Mapping[str, tuple[object, ...]] = field(default_factory=dict)
+    aliases: tuple[str, ...] = ()
+    needs_grades: bool = False
+    example: str = ""
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A parsed measure: family, parameters and cutoff. ``str(measure)`` is its canonical name.
+
+    Example:
+        >>> from lexiframe.measures import parse_measure
+        >>> str(parse_measure("ndcg_cut_10")), str(parse_measure("TSE(exposure='ap')"))
+        ('nDCG@10', "TSE(exposure='ap')")
+    """
+
+    family: Family
+    cutoff: int | None = None
+    params: tuple[tuple[str, object], ...] = ()
+
+    def param(self, name: str) -> object:
+        return dict(self.params).get(name, self.family.params[name])
+
+    @property
+    def name(self) -> str:
+        text = self.family.name
+        changed = [(key, value) for key, value in self.params if value != self.family.params[key]]
+        if changed:
+            text += "(" + ", ".join(f"{key}={value!r}" for key, value in changed) + ")"
+        if self.cutoff is not None:
+            text += f"@{self.family.cutoff_prefix}{self.cutoff}"
+        return text
+
+    def __str__(self) -> str:
+        return self.name
+
+    def expr(self, context: Context | None = None) -> pl.Expr:
+        """The measure as an expression over a positions frame, named by its canonical name."""
+        return self.family.build(self, context or Context()).alias(self.name)
+
+
+def _graded_ndcg(measure: Measure, context: Context) -> pl.Expr:
+    if context.graded:
+        return exprs.ndcg(k=measure.cutoff, grades="grades", ideal_grades="ideal_grades")
+    return exprs.ndcg(k=measure.cutoff)
+
+
+FAMILIES: tuple[Family, ...] = (
+    Family(
+        name="RR",
+        summary="Reciprocal rank of the first relevant document (0 if none above the cutoff).",
+        formula="RR = 1/p_1",
+        source="trec_eval recip_rank; lexiprecision paper §1",
+        build=lambda m, c: exprs.rr(k=m.cutoff),
+        cutoff="optional",
+        aliases=("MRR", "recip_rank", "RecipRank"),
+        example="RR@10",
+    ),
+    Family(
+        name="AP",
+        summary="Average precision over the m relevant documents (map_cut_k with a cutoff).",
+        formula="AP = (1/m) Σ_{i≤r} i/p_i",
+        source="trec_eval map",
+        build=lambda m, c: exprs.ap(k=m.cutoff),
+        cutoff="optional",
+        aliases=("MAP", "map"),
+        example="AP",
+    ),
+    Family(
+        name="nDCG",
+        summary="Normalised DCG with log2(rank+1) discounts; graded gains when grades are kept.",
+        formula="nDCG = Σ_{i≤r} g_i/log2(p_i+1) / Σ_{j≤m} g*_j/log2(j+1)",
+        source="trec_eval ndcg, ndcg_cut_k",
+        build=_graded_ndcg,
+        cutoff="optional",
+        aliases=("NDCG", "ndcg"),
+        needs_grades=True,
+        example="nDCG@10",
+    ),
+    Family(
+        name="P",
+        summary="Precision at k.",
+        formula="P@k = #{i : p_i ≤ k}/k",
+        source="trec_eval P_k",
+        build=lambda m, c: exprs.precision(k=m.cutoff),
+        cutoff="required",
+        aliases=("Precision",),
+        example="P@10",
+    ),
+    Family(
+        name="R",
+        summary="Recall at k.",
+        formula="R@k = #{i : p_i ≤ k}/m",
+        source="trec_eval recall_k",
+        build=lambda m, c: exprs.recall(k=m.cutoff),
+        cutoff="required",
+        aliases=("Recall",),
+        example="R@1000",
+    ),
+    Family(
+        name="RP",
+        summary="R-precision: precision at rank m.",
+        formula="RP = #{i : p_i ≤ m}/m",
+        source="trec_eval Rprec",
+        build=lambda m, c: exprs.r_precision(),
+        aliases=("Rprec", "RPrec"),
+        example="RP",
+    ),
+    Family(
+        name="RBP",
+        summary="Rank-biased precision with persistence p (residuals not reported).",
+        formula="RBP = (1 − p) Σ_{i≤r} p^(p_i − 1)",
+        source="Moffat and Zobel (2008); lexirecall paper §2",
+        build=lambda m, c: exprs.rbp(p=float(m.param("p"))),
+        params={"p": 0.8},
+        example="RBP(p=0.5)",
+    ),
+    Family(
+        name="TSE",
+        summary="Total search efficiency: the exposure of the last relevant document.",
+        formula="TSE_e = e(p̂_m); e ∈ {rr, ap: 1/p; ndcg: 1/log2(p+1); rbp: (1−p)p^(p−1); "
+        "linear: 1 − p/n}",
+        source="lexirecall paper §3, Definition 2.1",
+        build=lambda m, c: exprs.tse(
+            exposure=str(m.param("exposure")), n=c.n, p=float(m.param("p"))
+        ),
+        params={"exposure": "rr", "p": 0.8},
+        choices={"exposure": ("rr", "ap", "ndcg", "rbp", "linear")},
+        example="TSE(exposure='ndcg')",
+    ),
+    Family(
+        name="SL3",
+        summary="Cooper's type 3 search length (lower is better; needs n when r < m).",
+        formula="SL3 = p̂_m − m",
+        source="lexirecall paper §3.2",
+        build=lambda m, c: exprs.sl3(n=c.n),
+        example="SL3",
+    ),
+    Family(
+        name="RecallError",
+        summary="Rocchio's recall error (lower is better; needs n when r < m).",
+        formula="RecallError = mean(p̂) − (m + 1)/2",
+        source="lexirecall paper §3.2",
+        build=lambda m, c: exprs.recall_error(n=c.n),
+        aliases=("RE",),
+        example="RecallError",
+    ),
+    Family(
+        name="ASL",
+        summary="Atomized search length: mean over relevant documents of the irrelevant "
+        "documents above each, plus one (lower is better); @g1-k averages the first k.",
+        formula="ASL = (1/m)[Σ_{i≤r}(p_i − i + 1) + (m − r)(ñ − r)]",
+        source="atomized search length paper §3.1, eq. 3–4",
+        build=lambda m, c: exprs.asl_mean(first=m.cutoff),
+        cutoff="optional",
+        cutoff_prefix="g1-",
+        example="ASL@g1-10",
+    ),
+)
+
+_BY_NAME: dict[str, Family] = {}
+for _family in FAMILIES:
+    for _alias in (_family.name, *_family.aliases):
+        _BY_NAME[_alias.lower()] = _family
+
+# trec_eval's spellings of cut-off measures: P_10, recall_1000, ndcg_cut_10, map_cut_100.
+_TREC_EVAL_CUTOFFS = {"p": "P", "recall": "R", "ndcg_cut": "nDCG", "map_cut": "AP"}
+
+_NAME = re.compile(
+    r"^(?P<family>[A-Za-z][A-Za-z0-9_]*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>[^@]+))?$"
+)
+
+
+def known_names() -> list[str]:
+    """The family names of the registry, in documentation order."""
+    return [family.name for family in FAMILIES]
+
+
+def _unknown(name: str, why: str) -> UnknownMeasureError:
+    examples = ", ".join(family.example or family.name for family in FAMILIES)
+    return UnknownMeasureError(
+        f"unknown measure {name!r}: {why}. Known measures: {', '.join(known_names())} "
+        f"(e.g. {examples}); preferences: sgnLP, rrLP, sgnLR"
+    )
+
+
+def _parse_params(name: str, family: Family, text: str | None) -> tuple[tuple[str, object], ...]:
+    values = dict(family.params)
+    if text and text.strip():
+        for item in text.split(","):
+            key, sep, raw = item.partition("=")
+            key = key.strip()
+            if not sep or key not in family.params:
+                allowed = ", ".join(family.params) or "none"
+                raise _unknown(name, f"{family.name} takes the parameters: {allowed}")
+            try:
+                value = ast.literal_eval(raw.strip())
+            except (ValueError, SyntaxError):
+                value = raw.strip()
+            if key in family.choices and value not in family.choices[key]:
+                raise _unknown(name, f"{key} must be one of {family.choices[key]}")
+            values[key] = value
+    return tuple(values.items())
+
+
+def _parse_cutoff(name: str, family: Family, text: str | None) -> int | None:
+    if text is None:
+        if family.cutoff == "required":
+            raise _unknown(name, f"{family.name} needs a cutoff, e.g. {family.name}@10")
+        return None
+    if family.cutoff == "none":
+        raise _unknown(name, f"{family.name} takes no cutoff")
+    digits = text[len(family.cutoff_prefix) :] if text.startswith(family.cutoff_prefix) else ""
+    if not digits.isdigit() or int(digits) < 1:
+        raise _unknown(name, f"the cutoff must look like @{family.cutoff_prefix}10")
+    return int(digits)
+
+
+def parse_measure(name: str | Measure) -> Measure:
+    """Parse a measure name such as ``"nDCG@10"``, ``"RBP(p=0.5)"`` or ``"P_10"``.
+
+    Family names are matched without regard to case; trec_eval's names (``recip_rank``,
+    ``map``, ``Rprec``, ``P_10``, ``recall_1000``, ``ndcg_cut_10``) are understood too.
+
+    Example:
+        >>> from lexiframe.measures import parse_measure
+        >>> str(parse_measure("ndcg@10")), str(parse_measure("asl@g1-5"))
+        ('nDCG@10', 'ASL@g1-5')
+    """
+    if isinstance(name, Measure):
+        return name
+    if not isinstance(name, str):
+        raise TypeError(f"a measure is a name such as 'nDCG@10', not {type(name).__name__}")
+    text = name.strip()
+    trec_eval = re.fullmatch(r"(P|recall|ndcg_cut|map_cut)_(\d+)", text, flags=re.IGNORECASE)
+    if trec_eval:
+        text = f"{_TREC_EVAL_CUTOFFS[trec_eval.group(1).lower()]}@{trec_eval.group(2)}"
+    match = _NAME.match(text)
+    if not match:
+        raise _unknown(name, "it does not read as NAME, NAME@k or NAME(param=value)")
+    family = _BY_NAME.get(match.group("family").lower())
+    if family is None:
+        raise _unknown(name, f"no measure is called {match.group('family')!r}")
+    return Measure(
+        family=family,
+        cutoff=_parse_cutoff(name, family, match.group("cutoff")),
+        params=_parse_params(name, family, match.group("params")),
+    )
+
+
+def parse_measures(names: str | Measure | Iterable[str | Measure]) -> list[Measure]:
+    """Parse one or several measure names; duplicates (after canonicalisation) are kept once."""
+    if isinstance(names, str | Measure):
+        names = [names]
+    parsed: dict[str, Measure] = {}
+    for name in names:
+        measure = parse_measure(name)
+        parsed.setdefault(measure.name, measure)
+    if not parsed:
+        raise UnknownMeasureError("no measure was named; e.g. measures=['RR', 'AP', 'nDCG@10']")
+    return list(parsed.values())

@@ -1,0 +1,165 @@
+"""The ``.lexi`` namespaces on Polars DataFrames, LazyFrames and expressions.
+
+The namespaces only delegate: the logic lives in free functions (``lexiframe.positions``,
+``lexiframe.evaluate``, ``lexiframe.measures.exprs``), so every method here is one line.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Generic, TypeVar
+
+import polars as pl
+
+from lexiframe import evaluate as _evaluate
+from lexiframe import positions as _positions
+from lexiframe.measures import exprs
+from lexiframe.measures.exprs import IntoCount
+from lexiframe.typing import Exposure, RankBy
+
+Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
+
+
+class _FrameNamespace(Generic[Frame]):
+    def __init__(self, frame: Frame) -> None:
+        self._frame = frame
+
+    def positions(
+        self,
+        qrels: pl.DataFrame | pl.LazyFrame,
+        *,
+        threshold: int = 1,
+        depth: int | None = None,
+        by: str | list[str] | None = None,
+        rank_by: RankBy = "score",
+        docs: bool = False,
+        grades: bool = False,
+        **columns: str,
+    ) -> Frame:
+        """The positions frame of this run against ``qrels``: see :func:`lexiframe.positions`."""
+        return _positions.positions(
+            self._frame,
+            qrels,
+            threshold=threshold,
+            depth=depth,
+            by=by,
+            rank_by=rank_by,
+            docs=docs,
+            grades=grades,
+            **columns,
+        )
+
+    def coverage(self, qrels: pl.DataFrame | pl.LazyFrame, **options: Any) -> pl.DataFrame:
+        """Queries evaluated, skipped and dropped per system: see :func:`lexiframe.coverage`."""
+        return _positions.coverage(self._frame, qrels, **options)
+
+    def measures(self, names: _evaluate.MeasureNames, *, n: IntoCount | None = None) -> Frame:
+        """Per-ranking measures of this positions frame: see :func:`lexiframe.measures`."""
+        return _evaluate.measures(self._frame, names, n=n)
+
+    def evaluate(
+        self,
+        qrels: pl.DataFrame | pl.LazyFrame,
+        names: _evaluate.MeasureNames,
+        *,
+        n: IntoCount | None = None,
+        **positions_options: Any,
+    ) -> Frame:
+        """Per-query measures of this run: see :func:`lexiframe.evaluate`."""
+        return _evaluate.evaluate(self._frame, qrels, names, n=n, **positions_options)
+
+    def summarize(
+        self, *, by: str | list[str] | None = None, measures: str | list[str] | None = None
+    ) -> Frame:
+        """Per-system means of per-query measures: see :func:`lexiframe.summarize`."""
+        return _evaluate.summarize(self._frame, by=by, measures=measures)
+
+
+@pl.api.register_dataframe_namespace("lexi")
+class DataFrameNamespace(_FrameNamespace[pl.DataFrame]):
+    """``DataFrame.lexi``: evaluation of a run, a positions frame or per-query measures."""
+
+
+@pl.api.register_lazyframe_namespace("lexi")
+class LazyFrameNamespace(_FrameNamespace[pl.LazyFrame]):
+    """``LazyFrame.lexi``: the same as ``DataFrame.lexi``, kept lazy."""
+
+
+@pl.api.register_expr_namespace("lexi")
+class ExprNamespace:
+    """``Expr.lexi``: measures of a positions list column (see :mod:`lexiframe.measures.exprs`).
+
+    Example:
+        >>> import polars as pl
+        >>> import lexiframe  # noqa: F401
+        >>> df = pl.DataFrame({"positions": [[2, 3]], "n_rel": [3]},
+        ...                   schema={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32})
+        >>> df.select(pl.col("positions").lexi.rr()).item()
+        0.5
+    """
+
+    def __init__(self, expr: pl.Expr) -> None:
+        self._expr = expr
+
+    def rr(self, *, k: int | None = None) -> pl.Expr:
+        """Reciprocal rank (:func:`lexiframe.measures.exprs.rr`)."""
+        return exprs.rr(self._expr, k=k)
+
+    def ap(self, *, n_rel: IntoCount = "n_rel", k: int | None = None) -> pl.Expr:
+        """Average precision (:func:`lexiframe.measures.exprs.ap`)."""
+        return exprs.ap(self._expr, n_rel=n_rel, k=k)
+
+    def ndcg(
+        self,
+        *,
+        n_rel: IntoCount = "n_rel",
+        k: int | None = None,
+        grades: str | pl.Expr | None = None,
+        ideal_grades: str | pl.Expr | None = None,
+    ) -> pl.Expr:
+        """nDCG, binary or graded (:func:`lexiframe.measures.exprs.ndcg`)."""
+        return exprs.ndcg(self._expr, n_rel=n_rel, k=k, grades=grades, ideal_grades=ideal_grades)
+
+    def precision(self, k: int) -> pl.Expr:
+        """Precision at k (:func:`lexiframe.measures.exprs.precision`)."""
+        return exprs.precision(self._expr, k=k)
+
+    def recall(self, k: int, *, n_rel: IntoCount = "n_rel") -> pl.Expr:
+        """Recall at k (:func:`lexiframe.measures.exprs.recall`)."""
+        return exprs.recall(self._expr, k=k, n_rel=n_rel)
+
+    def r_precision(self, *, n_rel: IntoCount = "n_rel") -> pl.Expr:
+        """R-precision (:func:`lexiframe.measures.exprs.r_precision`)."""
+        return exprs.r_precision(self._expr, n_rel=n_rel)
+
+    def rbp(self, p: float = 0.8) -> pl.Expr:
+        """Rank-biased precision (:func:`lexiframe.measures.exprs.rbp`)."""
+        return exprs.rbp(self._expr, p=p)
+
+    def tse(
+        self,
+        *,
+        n_rel: IntoCount = "n_rel",
+        exposure: Exposure = "rr",
+        n: IntoCount | None = None,
+        p: float = 0.8,
+    ) -> pl.Expr:
+        """Total search efficiency (:func:`lexiframe.measures.exprs.tse`)."""
+        return exprs.tse(self._expr, n_rel=n_rel, exposure=exposure, n=n, p=p)
+
+    def sl3(self, *, n_rel: IntoCount = "n_rel", n: IntoCount | None = None) -> pl.Expr:
+        """Type 3 search length (:func:`lexiframe.measures.exprs.sl3`)."""
+        return exprs.sl3(self._expr, n_rel=n_rel, n=n)
+
+    def recall_error(self, *, n_rel: IntoCount = "n_rel", n: IntoCount | None = None) -> pl.Expr:
+        """Recall error (:func:`lexiframe.measures.exprs.recall_error`)."""
+        return exprs.recall_error(self._expr, n_rel=n_rel, n=n)
+
+    def asl(self, *, n_rel: IntoCount = "n_rel", n_ret: IntoCount = "n_ret") -> pl.Expr:
+        """Per-document atomized search length (:func:`lexiframe.measures.exprs.asl`)."""
+        return exprs.asl(self._expr, n_rel=n_rel, n_ret=n_ret)
+
+    def asl_mean(
+        self, *, n_rel: IntoCount = "n_rel", n_ret: IntoCount = "n_ret", first: int | None = None
+    ) -> pl.Expr:
+        """ASL of a query, or ASL@g1-k (:func:`lexiframe.measures.exprs.asl_mean`)."""
+        return exprs.asl_mean(self._expr, n_rel=n_rel, n_ret=n_ret, first=first)

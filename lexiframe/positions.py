@@ -1,0 +1,423 @@
+"""The positions frame: where each ranking put the relevant documents of its query.
+
+A run and its qrels become one row per (by…, system, query) holding the ascending ranks of
+the retrieved relevant documents (DESIGN.md §1). Every measure and preference of lexiframe
+is a function of this frame.
+
+Rankings follow trec_eval: score descending, ties broken by document id descending as a
+string. Every system of the run gets a row for every query of the qrels with a relevant
+document; a system that skipped such a query gets an empty list (its worst case). Queries
+of the run that are unjudged, or judged without a relevant document, are not evaluated:
+the eager entry point reports how many with a :class:`~lexiframe.errors.DroppedQueriesWarning`
+and :func:`coverage` returns the counts as a frame.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import overload
+
+import polars as pl
+
+from lexiframe import validate
+from lexiframe._compat import collect
+from lexiframe._utils import as_list, quote_names
+from lexiframe.errors import DroppedQueriesWarning, InputError
+from lexiframe.typing import RankBy
+
+POSITION = pl.UInt32
+KEYS = ("system", "query")
+
+
+@dataclass(frozen=True)
+class ColumnNames:
+    """The caller's names of the run and qrels columns (lexiframe's names are the defaults)."""
+
+    system: str = "system"
+    query: str = "query"
+    doc: str = "doc"
+    score: str = "score"
+    rank: str = "rank"
+    relevance: str = "relevance"
+
+    def as_dict(self) -> dict[str, str]:
+        return dict(self.__dict__)
+
+
+@overload
+def positions(run: pl.DataFrame, qrels: pl.DataFrame | pl.LazyFrame, **options) -> pl.DataFrame: ...
+@overload
+def positions(run: pl.LazyFrame, qrels: pl.DataFrame | pl.LazyFrame, **options) -> pl.LazyFrame: ...
+
+
+def positions(
+    run: pl.DataFrame | pl.LazyFrame,
+    qrels: pl.DataFrame | pl.LazyFrame,
+    *,
+    threshold: int = 1,
+    depth: int | None = None,
+    by: str | list[str] | None = None,
+    rank_by: RankBy = "score",
+    docs: bool = False,
+    grades: bool = False,
+    system: str = "system",
+    query: str = "query",
+    doc: str = "doc",
+    score: str = "score",
+    rank: str = "rank",
+    relevance: str = "relevance",
+) -> pl.DataFrame | pl.LazyFrame:
+    """Build the positions frame of a run against its qrels (DESIGN.md §1).
+
+    Args:
+        run: one row per retrieved document: system, query, doc, score (and rank).
+        qrels: query, doc, relevance. A document is relevant when
+            ``relevance >= threshold``. When the qrels carry the ``by`` columns too, they are
+            joined on them; otherwise every query of the qrels applies to every group.
+        threshold: the lowest relevant grade.
+        depth: keep only the top ``depth`` documents of each ranking.
+        by: extra key columns of the run (e.g. ``"track"``) kept in the output.
+        rank_by: ``"score"`` (trec_eval's order: score descending, then doc id descending
+            as a string) or ``"rank"`` (an existing rank column, ascending; ties by doc id
+            descending).
+        docs: also return ``docs``, the relevant document ids in rank order.
+        grades: also return ``grades`` (the grades of the retrieved relevant documents in
+            rank order) and ``ideal_grades`` (all relevant grades of the query, descending),
+            which graded nDCG needs.
+        system, query, doc, score, rank, relevance: the caller's column names.
+
+    Returns:
+        ``by…, system, query, positions: list[u32], n_rel: u32, n_ret: u32`` (plus the
+        optional columns), a DataFrame for a DataFrame run and a LazyFrame for a LazyFrame.
+
+    Example:
+        >>> import polars as pl
+        >>> import lexiframe as lf
+        >>> run = pl.DataFrame({
+        ...     "system": ["a", "a", "a", "b"], "query": ["q1"] * 4,
+        ...     "doc": ["d1", "d2", "d3", "d3"], "score": [3.0, 2.0, 1.0, 5.0],
+        ... })
+        >>> qrels = pl.DataFrame({"query": ["q1", "q1"], "doc": ["d2", "d3"], "relevance": [1, 2]})
+        >>> lf.positions(run, qrels).sort("system")
+        shape: (2, 5)
+        ┌────────┬───────┬───────────┬───────┬───────┐
+        │ system ┆ query ┆ positions ┆ n_rel ┆ n_ret │
+        │ ---    ┆ ---   ┆ ---       ┆ ---   ┆ ---   │
+        │ str    ┆ str   ┆ list[u32] ┆ u32   ┆ u32   │
+        ╞════════╪═══════╪═══════════╪═══════╪═══════╡
+        │ a      ┆ q1    ┆ [2, 3]    ┆ 2     ┆ 3     │
+        │ b      ┆ q1    ┆ [1]       ┆ 2     ┆ 1     │
+        └────────┴───────┴───────────┴───────┴───────┘
+    """
+    names = ColumnNames(system, query, doc, score, rank, relevance)
+    by = as_list(by)
+    validate.require_depth(depth)
+    run_lf = _canonical_run(run, names, by, rank_by)
+    qrels_lf, qrels_keys = _canonical_qrels(qrels, names, by, run_lf)
+    relevant = qrels_lf.filter(pl.col("relevance") >= threshold)
+    rankings = _rankings(run_lf, relevant, by, qrels_keys, depth, rank_by, docs, grades)
+    queries = _relevant_queries(relevant, qrels_keys, grades)
+
+    if isinstance(run, pl.LazyFrame):
+        checked = rankings.map_batches(
+            lambda frame: _checked(frame, run_lf, names, by),
+            schema=rankings.collect_schema(),
+            streamable=True,
+        )
+        return _complete(checked, queries, by, qrels_keys, docs, grades)
+
+    if run.height == 0:
+        raise InputError("the run is empty: it has no rows, so there is nothing to evaluate")
+    if isinstance(qrels, pl.DataFrame):
+        _check_qrels(qrels_lf)
+    rankings_df = _checked(collect(rankings), run_lf, names, by)
+    queries_df = collect(queries)
+    _warn_dropped(rankings_df, queries_df, by, qrels_keys, names)
+    return collect(_complete(rankings_df.lazy(), queries_df.lazy(), by, qrels_keys, docs, grades))
+
+
+def coverage(
+    run: pl.DataFrame | pl.LazyFrame,
+    qrels: pl.DataFrame | pl.LazyFrame,
+    *,
+    threshold: int = 1,
+    by: str | list[str] | None = None,
+    system: str = "system",
+    query: str = "query",
+    doc: str = "doc",
+    relevance: str = "relevance",
+) -> pl.DataFrame:
+    """Count, per (by…, system), the queries evaluated, skipped and dropped.
+
+    ``evaluated``: queries of the qrels with a relevant document (each gets a positions row);
+    ``skipped``: of those, the ones the system returned nothing for (scored as worst case);
+    ``unjudged``: queries the system answered that the qrels do not know (dropped);
+    ``no_relevant``: queries the system answered that are judged without a relevant document
+    (dropped).
+
+    Example:
+        >>> import polars as pl
+        >>> import lexiframe as lf
+        >>> run = pl.DataFrame({"system": ["a", "a"], "query": ["q1", "q9"],
+        ...                     "doc": ["d1", "d1"], "score": [1.0, 1.0]})
+        >>> qrels = pl.DataFrame({"query": ["q1", "q2"], "doc": ["d1", "d5"],
+        ...                       "relevance": [1, 1]})
+        >>> lf.coverage(run, qrels)
+        shape: (1, 5)
+        ┌────────┬───────────┬─────────┬──────────┬─────────────┐
+        │ system ┆ evaluated ┆ skipped ┆ unjudged ┆ no_relevant │
+        │ ---    ┆ ---       ┆ ---     ┆ ---      ┆ ---         │
+        │ str    ┆ u32       ┆ u32     ┆ u32      ┆ u32         │
+        ╞════════╪═══════════╪═════════╪══════════╪═════════════╡
+        │ a      ┆ 2         ┆ 1       ┆ 1        ┆ 0           │
+        └────────┴───────────┴─────────┴──────────┴─────────────┘
+    """
+    names = ColumnNames(system=system, query=query, doc=doc, relevance=relevance)
+    by = as_list(by)
+    run_lf = (
+        run.lazy()
+        .rename({system: "system", query: "query"})
+        .select(*by, "system", "query")
+        .unique()
+    )
+    qrels_lf, qrels_keys = _canonical_qrels(qrels, names, by, run_lf)
+    judged = (
+        qrels_lf.select(*qrels_keys, "relevance")
+        .group_by(qrels_keys)
+        .agg(has_relevant=(pl.col("relevance") >= threshold).any())
+    )
+    answered = run_lf.join(judged, on=qrels_keys, how="left")
+    relevant_queries = judged.filter("has_relevant").select(qrels_keys)
+    systems = run_lf.select(*by, "system").unique()
+    grid = _grid(systems, relevant_queries, by, qrels_keys)
+    skipped = (
+        grid.join(run_lf, on=[*by, *KEYS], how="anti")
+        .group_by(*by, "system")
+        .agg(skipped=pl.len().cast(pl.UInt32))
+    )
+    counts = answered.group_by(*by, "system").agg(
+        unjudged=pl.col("has_relevant").is_null().sum().cast(pl.UInt32),
+        no_relevant=(pl.col("has_relevant") == False).sum().cast(pl.UInt32),  # noqa: E712
+    )
+    evaluated = grid.group_by(*by, "system").agg(evaluated=pl.len().cast(pl.UInt32))
+    keys = [*by, "system"]
+    result = (
+        systems.join(evaluated, on=keys, how="left")
+        .join(skipped, on=keys, how="left")
+        .join(counts, on=keys, how="left")
+        .with_columns(pl.col("evaluated", "skipped", "unjudged", "no_relevant").fill_null(0))
+        .sort(keys)
+    )
+    return collect(result)
+
+
+def _canonical_run(
+    run: pl.DataFrame | pl.LazyFrame, names: ColumnNames, by: list[str], rank_by: RankBy
+) -> pl.LazyFrame:
+    """Check the run's schema and give its columns lexiframe's names."""
+    if not isinstance(run, pl.DataFrame | pl.LazyFrame):
+        raise TypeError(f"run must be a polars DataFrame or LazyFrame, not {type(run).__name__}")
+    schema = run.collect_schema()
+    order_column = names.score if rank_by == "score" else names.rank
+    if rank_by not in ("score", "rank"):
+        raise InputError(f"rank_by must be 'score' or 'rank', not {rank_by!r}")
+    needed = [names.system, names.query, names.doc, order_column, *by]
+    validate.require_columns(schema, needed, "run")
+    validate.require_numeric(schema, order_column, "run")
+    for column in (names.system, names.query, names.doc):
+        validate.require_id_type(schema, column, "run")
+    clashes = [key for key in by if key in ("system", "query", "doc", "order")]
+    if clashes:
+        raise InputError(f"by= keys {quote_names(clashes)} clash with lexiframe's own columns")
+    return run.lazy().select(
+        *by,
+        pl.col(names.system).cast(pl.String).alias("system"),
+        pl.col(names.query).alias("query"),
+        pl.col(names.doc).alias("doc"),
+        pl.col(order_column).cast(pl.Float64).alias("order"),
+    )
+
+
+def _canonical_qrels(
+    qrels: pl.DataFrame | pl.LazyFrame, names: ColumnNames, by: list[str], run_lf: pl.LazyFrame
+) -> tuple[pl.LazyFrame, list[str]]:
+    """Check the qrels' schema; return them with lexiframe's names and their join keys."""
+    if not isinstance(qrels, pl.DataFrame | pl.LazyFrame):
+        raise TypeError(
+            f"qrels must be a polars DataFrame or LazyFrame, not {type(qrels).__name__}"
+        )
+    schema = qrels.collect_schema()
+    validate.require_columns(schema, [names.query, names.doc, names.relevance], "qrels")
+    validate.require_numeric(schema, names.relevance, "qrels")
+    validate.require_id_type(schema, names.query, "qrels")
+    validate.require_id_type(schema, names.doc, "qrels")
+    qrels_by = [key for key in by if key in schema]
+    renamed = qrels.lazy().select(
+        *qrels_by,
+        pl.col(names.query).alias("query"),
+        pl.col(names.doc).alias("doc"),
+        pl.col(names.relevance).alias("relevance"),
+    )
+    validate.require_same_id_kind(run_lf, "query", renamed, "query", "query")
+    if "doc" in run_lf.collect_schema():
+        validate.require_same_id_kind(run_lf, "doc", renamed, "doc", "document")
+    run_schema = run_lf.collect_schema()
+    # Same kind, maybe another width or a categorical: join on the run's own type.
+    casts = [pl.col(key).cast(run_schema[key]) for key in ("query", "doc") if key in run_schema]
+    return renamed.with_columns(casts), [*qrels_by, "query"]
+
+
+def _sort_keys(rank_by: RankBy, doc_dtype: pl.DataType) -> tuple[list[pl.Expr], list[bool]]:
+    # trec_eval breaks score ties by document id descending, compared as strings.
+    doc = pl.col("doc") if doc_dtype == pl.String else pl.col("doc").cast(pl.String)
+    return [pl.col("order"), doc], [rank_by == "score", True]
+
+
+def _rankings(
+    run: pl.LazyFrame,
+    relevant: pl.LazyFrame,
+    by: list[str],
+    qrels_keys: list[str],
+    depth: int | None,
+    rank_by: RankBy,
+    docs: bool,
+    grades: bool,
+) -> pl.LazyFrame:
+    """One row per ranking of the run, with the ranks of its relevant documents.
+
+    The flag columns ``_n_docs``, ``_bad_scores`` and ``_null_ids`` let the caller reject
+    duplicate documents, NaN scores and null ids without another pass over the run.
+    """
+    keys, descending = _sort_keys(rank_by, run.collect_schema()["doc"])
+    judged = run.join(
+        relevant.select(*qrels_keys, "doc", grade="relevance"),
+        on=[*qrels_keys, "doc"],
+        how="left",
+    )
+
+    def ranked(column: str) -> pl.Expr:
+        ordered = pl.col(column).sort_by(keys, descending=descending)
+        return ordered if depth is None else ordered.head(depth)
+
+    is_relevant = ranked("grade").is_not_null()
+    columns = {
+        "positions": (is_relevant.arg_true() + 1).cast(POSITION),
+        "n_ret": pl.len().cast(POSITION),
+        "_n_docs": pl.col("doc").n_unique().cast(POSITION),
+        "_bad_scores": pl.col("order").is_nan().any() | pl.col("order").is_null().any(),
+        "_null_ids": pl.col("doc").is_null().any(),
+    }
+    if depth is not None:
+        columns["n_ret"] = pl.min_horizontal(pl.len(), pl.lit(depth)).cast(POSITION)
+    if docs:
+        columns["docs"] = ranked("doc").filter(is_relevant)
+    if grades:
+        columns["grades"] = ranked("grade").filter(is_relevant)
+    return judged.group_by(*by, *KEYS).agg(**columns)
+
+
+def _relevant_queries(relevant: pl.LazyFrame, qrels_keys: list[str], grades: bool) -> pl.LazyFrame:
+    """Queries with at least one relevant document, with n_rel (and the ideal grades)."""
+    columns = {"n_rel": pl.len().cast(POSITION)}
+    if grades:
+        columns["ideal_grades"] = pl.col("relevance").sort(descending=True)
+    return relevant.group_by(qrels_keys).agg(**columns)
+
+
+def _grid(
+    systems: pl.LazyFrame, queries: pl.LazyFrame, by: list[str], qrels_keys: list[str]
+) -> pl.LazyFrame:
+    """Every (by…, system) paired with every query it must be evaluated on."""
+    shared = [key for key in by if key in qrels_keys]
+    if shared:
+        return systems.join(queries, on=shared, how="inner")
+    return systems.join(queries, how="cross")
+
+
+def _complete(
+    rankings: pl.LazyFrame,
+    queries: pl.LazyFrame,
+    by: list[str],
+    qrels_keys: list[str],
+    docs: bool,
+    grades: bool,
+) -> pl.LazyFrame:
+    """Give every system a row for every query with a relevant document (worst case if none)."""
+    systems = rankings.select(*by, "system").unique()
+    grid = _grid(systems, queries, by, qrels_keys)
+    found = rankings.drop("_n_docs", "_bad_scores", "_null_ids")
+    empty = pl.lit([], dtype=pl.List(POSITION))
+    filled = [pl.col("positions").fill_null(empty), pl.col("n_ret").fill_null(0)]
+    optional = []
+    if docs:
+        optional.append("docs")
+        filled.append(pl.col("docs").fill_null(pl.lit([], dtype=found.collect_schema()["docs"])))
+    if grades:
+        optional += ["grades", "ideal_grades"]
+        filled.append(
+            pl.col("grades").fill_null(pl.lit([], dtype=found.collect_schema()["grades"]))
+        )
+    return (
+        grid.join(found, on=[*by, *KEYS], how="left")
+        .with_columns(filled)
+        .select(*by, *KEYS, "positions", "n_rel", "n_ret", *optional)
+    )
+
+
+def _checked(
+    rankings: pl.DataFrame, run: pl.LazyFrame, names: ColumnNames, by: list[str]
+) -> pl.DataFrame:
+    """Raise on the first ranking with duplicate documents, NaN scores or null ids."""
+    bad = rankings.filter(
+        (pl.col("_n_docs") != pl.col("n_ret").cast(POSITION))
+        | pl.col("_bad_scores")
+        | pl.col("_null_ids")
+        | pl.col("system").is_null()
+        | pl.col("query").is_null()
+    )
+    if bad.height:
+        first = bad.sort(*by, *KEYS).row(0, named=True)
+        if first["system"] is None or first["query"] is None:
+            column = names.system if first["system"] is None else names.query
+            raise InputError(f"null id in column {column!r} of the run")
+        problem = {key: first[key] for key in [*by, *KEYS]}
+        problem.update(_bad_scores=first["_bad_scores"], _null_ids=first["_null_ids"])
+        validate.raise_ranking_problem(run, problem, _message_names(names))
+    return rankings
+
+
+def _message_names(names: ColumnNames) -> dict[str, str]:
+    return {"system": names.system, "query": names.query, "doc": names.doc, "score": names.score}
+
+
+def _check_qrels(qrels: pl.LazyFrame) -> None:
+    keys = [name for name in qrels.collect_schema() if name != "relevance"]
+    dups = collect(qrels.filter(pl.struct(keys).is_duplicated()).sort(keys).head(2))
+    if dups.height:
+        example = "; ".join(str(row) for row in dups.iter_rows(named=True))
+        raise InputError(
+            f"duplicate (query, doc) rows in the qrels: a document is judged twice for one "
+            f"query; keep one judgment per document. Example: {example}"
+        )
+
+
+def _warn_dropped(
+    rankings: pl.DataFrame,
+    queries: pl.DataFrame,
+    by: list[str],
+    qrels_keys: list[str],
+    names: ColumnNames,
+) -> None:
+    """Warn with the counts of the run's queries that are not evaluated."""
+    dropped = rankings.select(qrels_keys).unique().join(queries, on=qrels_keys, how="anti")
+    if dropped.height == 0:
+        return
+    examples = dropped.sort(qrels_keys).head(3)["query"].to_list()
+    warnings.warn(
+        f"{dropped.height} queries of the run are not evaluated: the qrels have no relevant "
+        f"document for them (e.g. {names.query}={quote_names([str(e) for e in examples])}). "
+        "lexiframe.coverage(run, qrels) counts them per system.",
+        DroppedQueriesWarning,
+        stacklevel=3,
+    )

@@ -1,0 +1,20 @@
+"""Option types of the public API."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Literal
+
+import polars as pl
+
+RankBy = Literal["score", "rank"]
+"""How a ranking is ordered: trec_eval's rule on ``score`` (and ``doc``), or a ``rank`` column."""
+
+ExposureName = Literal["rr", "ap", "ndcg", "rbp", "linear"]
+"""Named exposure functions of the recall-level family (lexirecall paper, Definition 2.1)."""
+
+Exposure = ExposureName | Callable[[pl.Expr], pl.Expr]
+"""A named exposure, or a function from a position expression to an exposure expression."""
+
+SystemFrom = Literal["field", "filename"]
+"""Where a TREC run's system id comes from: its sixth field, or the file name."""
