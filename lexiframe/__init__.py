@@ -16,9 +16,9 @@ from lexiframe.errors import (
     SchemaError,
     UnknownMeasureError,
 )
-from lexiframe.evaluate import evaluate, measures, summarize
-from lexiframe.measures import known_names, parse_measure
-from lexiframe.positions import coverage, positions
+from lexiframe.evaluation import evaluate, measures, summarize
+from lexiframe.metrics import known_names, parse_measure
+from lexiframe.ranking import coverage, positions
 
 __version__ = "0.1.0"
 

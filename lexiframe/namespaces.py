@@ -1,7 +1,7 @@
 """The ``.lexi`` namespaces on Polars DataFrames, LazyFrames and expressions.
 
 The namespaces only delegate: the logic lives in free functions (``lexiframe.positions``,
-``lexiframe.evaluate``, ``lexiframe.measures.exprs``), so every method here is one line.
+``lexiframe.evaluate``, ``lexiframe.metrics.exprs``), so every method here is one line.
 """
 
 from __future__ import annotations
@@ -10,10 +10,9 @@ from typing import Any, Generic, TypeVar
 
 import polars as pl
 
-from lexiframe import evaluate as _evaluate
-from lexiframe import positions as _positions
-from lexiframe.measures import exprs
-from lexiframe.measures.exprs import IntoCount
+from lexiframe import evaluation, ranking
+from lexiframe.metrics import exprs
+from lexiframe.metrics.exprs import IntoCount
 from lexiframe.typing import Exposure, RankBy
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
@@ -36,7 +35,7 @@ class _FrameNamespace(Generic[Frame]):
         **columns: str,
     ) -> Frame:
         """The positions frame of this run against ``qrels``: see :func:`lexiframe.positions`."""
-        return _positions.positions(
+        return ranking.positions(
             self._frame,
             qrels,
             threshold=threshold,
@@ -50,28 +49,28 @@ class _FrameNamespace(Generic[Frame]):
 
     def coverage(self, qrels: pl.DataFrame | pl.LazyFrame, **options: Any) -> pl.DataFrame:
         """Queries evaluated, skipped and dropped per system: see :func:`lexiframe.coverage`."""
-        return _positions.coverage(self._frame, qrels, **options)
+        return ranking.coverage(self._frame, qrels, **options)
 
-    def measures(self, names: _evaluate.MeasureNames, *, n: IntoCount | None = None) -> Frame:
-        """Per-ranking measures of this positions frame: see :func:`lexiframe.measures`."""
-        return _evaluate.measures(self._frame, names, n=n)
+    def measures(self, names: evaluation.MeasureNames, *, n: IntoCount | None = None) -> Frame:
+        """Per-ranking measures of this positions frame: see :func:`lexiframe.metrics`."""
+        return evaluation.measures(self._frame, names, n=n)
 
     def evaluate(
         self,
         qrels: pl.DataFrame | pl.LazyFrame,
-        names: _evaluate.MeasureNames,
+        names: evaluation.MeasureNames,
         *,
         n: IntoCount | None = None,
         **positions_options: Any,
     ) -> Frame:
         """Per-query measures of this run: see :func:`lexiframe.evaluate`."""
-        return _evaluate.evaluate(self._frame, qrels, names, n=n, **positions_options)
+        return evaluation.evaluate(self._frame, qrels, names, n=n, **positions_options)
 
     def summarize(
         self, *, by: str | list[str] | None = None, measures: str | list[str] | None = None
     ) -> Frame:
         """Per-system means of per-query measures: see :func:`lexiframe.summarize`."""
-        return _evaluate.summarize(self._frame, by=by, measures=measures)
+        return evaluation.summarize(self._frame, by=by, measures=measures)
 
 
 @pl.api.register_dataframe_namespace("lexi")
@@ -86,7 +85,7 @@ class LazyFrameNamespace(_FrameNamespace[pl.LazyFrame]):
 
 @pl.api.register_expr_namespace("lexi")
 class ExprNamespace:
-    """``Expr.lexi``: measures of a positions list column (see :mod:`lexiframe.measures.exprs`).
+    """``Expr.lexi``: measures of a positions list column (see :mod:`lexiframe.metrics.exprs`).
 
     Example:
         >>> import polars as pl
@@ -101,11 +100,11 @@ class ExprNamespace:
         self._expr = expr
 
     def rr(self, *, k: int | None = None) -> pl.Expr:
-        """Reciprocal rank (:func:`lexiframe.measures.exprs.rr`)."""
+        """Reciprocal rank (:func:`lexiframe.metrics.exprs.rr`)."""
         return exprs.rr(self._expr, k=k)
 
     def ap(self, *, n_rel: IntoCount = "n_rel", k: int | None = None) -> pl.Expr:
-        """Average precision (:func:`lexiframe.measures.exprs.ap`)."""
+        """Average precision (:func:`lexiframe.metrics.exprs.ap`)."""
         return exprs.ap(self._expr, n_rel=n_rel, k=k)
 
     def ndcg(
@@ -116,23 +115,23 @@ class ExprNamespace:
         grades: str | pl.Expr | None = None,
         ideal_grades: str | pl.Expr | None = None,
     ) -> pl.Expr:
-        """nDCG, binary or graded (:func:`lexiframe.measures.exprs.ndcg`)."""
+        """nDCG, binary or graded (:func:`lexiframe.metrics.exprs.ndcg`)."""
         return exprs.ndcg(self._expr, n_rel=n_rel, k=k, grades=grades, ideal_grades=ideal_grades)
 
     def precision(self, k: int) -> pl.Expr:
-        """Precision at k (:func:`lexiframe.measures.exprs.precision`)."""
+        """Precision at k (:func:`lexiframe.metrics.exprs.precision`)."""
         return exprs.precision(self._expr, k=k)
 
     def recall(self, k: int, *, n_rel: IntoCount = "n_rel") -> pl.Expr:
-        """Recall at k (:func:`lexiframe.measures.exprs.recall`)."""
+        """Recall at k (:func:`lexiframe.metrics.exprs.recall`)."""
         return exprs.recall(self._expr, k=k, n_rel=n_rel)
 
     def r_precision(self, *, n_rel: IntoCount = "n_rel") -> pl.Expr:
-        """R-precision (:func:`lexiframe.measures.exprs.r_precision`)."""
+        """R-precision (:func:`lexiframe.metrics.exprs.r_precision`)."""
         return exprs.r_precision(self._expr, n_rel=n_rel)
 
     def rbp(self, p: float = 0.8) -> pl.Expr:
-        """Rank-biased precision (:func:`lexiframe.measures.exprs.rbp`)."""
+        """Rank-biased precision (:func:`lexiframe.metrics.exprs.rbp`)."""
         return exprs.rbp(self._expr, p=p)
 
     def tse(
@@ -143,23 +142,23 @@ class ExprNamespace:
         n: IntoCount | None = None,
         p: float = 0.8,
     ) -> pl.Expr:
-        """Total search efficiency (:func:`lexiframe.measures.exprs.tse`)."""
+        """Total search efficiency (:func:`lexiframe.metrics.exprs.tse`)."""
         return exprs.tse(self._expr, n_rel=n_rel, exposure=exposure, n=n, p=p)
 
     def sl3(self, *, n_rel: IntoCount = "n_rel", n: IntoCount | None = None) -> pl.Expr:
-        """Type 3 search length (:func:`lexiframe.measures.exprs.sl3`)."""
+        """Type 3 search length (:func:`lexiframe.metrics.exprs.sl3`)."""
         return exprs.sl3(self._expr, n_rel=n_rel, n=n)
 
     def recall_error(self, *, n_rel: IntoCount = "n_rel", n: IntoCount | None = None) -> pl.Expr:
-        """Recall error (:func:`lexiframe.measures.exprs.recall_error`)."""
+        """Recall error (:func:`lexiframe.metrics.exprs.recall_error`)."""
         return exprs.recall_error(self._expr, n_rel=n_rel, n=n)
 
     def asl(self, *, n_rel: IntoCount = "n_rel", n_ret: IntoCount = "n_ret") -> pl.Expr:
-        """Per-document atomized search length (:func:`lexiframe.measures.exprs.asl`)."""
+        """Per-document atomized search length (:func:`lexiframe.metrics.exprs.asl`)."""
         return exprs.asl(self._expr, n_rel=n_rel, n_ret=n_ret)
 
     def asl_mean(
         self, *, n_rel: IntoCount = "n_rel", n_ret: IntoCount = "n_ret", first: int | None = None
     ) -> pl.Expr:
-        """ASL of a query, or ASL@g1-k (:func:`lexiframe.measures.exprs.asl_mean`)."""
+        """ASL of a query, or ASL@g1-k (:func:`lexiframe.metrics.exprs.asl_mean`)."""
         return exprs.asl_mean(self._expr, n_rel=n_rel, n_ret=n_ret, first=first)

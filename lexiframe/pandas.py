@@ -12,8 +12,7 @@ import pandas as pd
 import polars as pl
 import pyarrow as pa
 
-from lexiframe import evaluate as _evaluate
-from lexiframe import positions as _positions
+from lexiframe import evaluation, ranking
 
 
 def to_polars(frame: pd.DataFrame | pl.DataFrame | pl.LazyFrame) -> pl.DataFrame | pl.LazyFrame:
@@ -57,22 +56,22 @@ class PandasAccessor:
 
     def positions(self, qrels: pd.DataFrame | pl.DataFrame, **options: Any) -> pd.DataFrame:
         """The positions frame: see :func:`lexiframe.positions`."""
-        return to_pandas(_positions.positions(self._polars(), to_polars(qrels), **options))
+        return to_pandas(ranking.positions(self._polars(), to_polars(qrels), **options))
 
     def coverage(self, qrels: pd.DataFrame | pl.DataFrame, **options: Any) -> pd.DataFrame:
         """Queries evaluated, skipped and dropped: see :func:`lexiframe.coverage`."""
-        return to_pandas(_positions.coverage(self._polars(), to_polars(qrels), **options))
+        return to_pandas(ranking.coverage(self._polars(), to_polars(qrels), **options))
 
-    def measures(self, names: _evaluate.MeasureNames, **options: Any) -> pd.DataFrame:
-        """Per-ranking measures of a positions frame: see :func:`lexiframe.measures`."""
-        return to_pandas(_evaluate.measures(self._polars(), names, **options))
+    def measures(self, names: evaluation.MeasureNames, **options: Any) -> pd.DataFrame:
+        """Per-ranking measures of a positions frame: see :func:`lexiframe.metrics`."""
+        return to_pandas(evaluation.measures(self._polars(), names, **options))
 
     def evaluate(
-        self, qrels: pd.DataFrame | pl.DataFrame, names: _evaluate.MeasureNames, **options: Any
+        self, qrels: pd.DataFrame | pl.DataFrame, names: evaluation.MeasureNames, **options: Any
     ) -> pd.DataFrame:
         """Per-query measures of a run: see :func:`lexiframe.evaluate`."""
-        return to_pandas(_evaluate.evaluate(self._polars(), to_polars(qrels), names, **options))
+        return to_pandas(evaluation.evaluate(self._polars(), to_polars(qrels), names, **options))
 
     def summarize(self, **options: Any) -> pd.DataFrame:
         """Per-system means: see :func:`lexiframe.summarize`."""
-        return to_pandas(_evaluate.summarize(self._polars(), **options))
+        return to_pandas(evaluation.summarize(self._polars(), **options))

@@ -17,7 +17,7 @@ from typing import Literal
 import polars as pl
 
 from lexiframe.errors import UnknownMeasureError
-from lexiframe.measures import exprs
+from lexiframe.metrics import exprs
 
 CutoffRule = Literal["none", "optional", "required"]
 
@@ -53,7 +53,7 @@ class Measure:
     """A parsed measure: family, parameters and cutoff. ``str(measure)`` is its canonical name.
 
     Example:
-        >>> from lexiframe.measures import parse_measure
+        >>> from lexiframe.metrics import parse_measure
         >>> str(parse_measure("ndcg_cut_10")), str(parse_measure("TSE(exposure='ap')"))
         ('nDCG@10', "TSE(exposure='ap')")
     """
@@ -267,7 +267,7 @@ def parse_measure(name: str | Measure) -> Measure:
     ``map``, ``Rprec``, ``P_10``, ``recall_1000``, ``ndcg_cut_10``) are understood too.
 
     Example:
-        >>> from lexiframe.measures import parse_measure
+        >>> from lexiframe.metrics import parse_measure
         >>> str(parse_measure("ndcg@10")), str(parse_measure("asl@g1-5"))
         ('nDCG@10', 'ASL@g1-5')
     """

@@ -57,7 +57,7 @@ def rr(positions: IntoExpr = "positions", *, k: int | None = None) -> pl.Expr:
 
     Example:
         >>> import polars as pl
-        >>> from lexiframe.measures import exprs
+        >>> from lexiframe.metrics import exprs
         >>> df = pl.DataFrame({"positions": [[2, 5], []]}, schema={"positions": pl.List(pl.UInt32)})
         >>> df.select(exprs.rr()).to_series().to_list()
         [0.5, 0.0]
@@ -77,7 +77,7 @@ def ap(
 
     Example:
         >>> import polars as pl
-        >>> from lexiframe.measures import exprs
+        >>> from lexiframe.metrics import exprs
         >>> df = pl.DataFrame({"positions": [[1, 3]], "n_rel": [4]},
         ...                   schema={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32})
         >>> round(df.select(exprs.ap()).item(), 6)  # (1/1 + 2/3) / 4
@@ -112,7 +112,7 @@ def ndcg(
 
     Example:
         >>> import polars as pl
-        >>> from lexiframe.measures import exprs
+        >>> from lexiframe.metrics import exprs
         >>> df = pl.DataFrame({"positions": [[1, 2]], "n_rel": [2]},
         ...                   schema={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32})
         >>> df.select(exprs.ndcg()).item()
@@ -147,7 +147,7 @@ def precision(positions: IntoExpr = "positions", *, k: int) -> pl.Expr:
 
     Example:
         >>> import polars as pl
-        >>> from lexiframe.measures import exprs
+        >>> from lexiframe.metrics import exprs
         >>> df = pl.DataFrame({"positions": [[1, 3, 12]]}, schema={"positions": pl.List(pl.UInt32)})
         >>> df.select(exprs.precision(k=10)).item()
         0.2
@@ -161,7 +161,7 @@ def recall(positions: IntoExpr = "positions", *, k: int, n_rel: IntoCount = "n_r
 
     Example:
         >>> import polars as pl
-        >>> from lexiframe.measures import exprs
+        >>> from lexiframe.metrics import exprs
         >>> df = pl.DataFrame({"positions": [[1, 3, 12]], "n_rel": [4]},
         ...                   schema={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32})
         >>> df.select(exprs.recall(k=10)).item()
@@ -176,7 +176,7 @@ def r_precision(positions: IntoExpr = "positions", *, n_rel: IntoCount = "n_rel"
 
     Example:
         >>> import polars as pl
-        >>> from lexiframe.measures import exprs
+        >>> from lexiframe.metrics import exprs
         >>> df = pl.DataFrame({"positions": [[1, 3, 12]], "n_rel": [4]},
         ...                   schema={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32})
         >>> df.select(exprs.r_precision()).item()
@@ -190,7 +190,7 @@ def rbp(positions: IntoExpr = "positions", *, p: float = 0.8) -> pl.Expr:
 
     Example:
         >>> import polars as pl
-        >>> from lexiframe.measures import exprs
+        >>> from lexiframe.metrics import exprs
         >>> df = pl.DataFrame({"positions": [[1, 2]]}, schema={"positions": pl.List(pl.UInt32)})
         >>> round(df.select(exprs.rbp(p=0.5)).item(), 6)
         0.75
@@ -254,7 +254,7 @@ def tse(
 
     Example:
         >>> import polars as pl
-        >>> from lexiframe.measures import exprs
+        >>> from lexiframe.metrics import exprs
         >>> df = pl.DataFrame({"positions": [[1, 4], [2]], "n_rel": [2, 2]},
         ...                   schema={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32})
         >>> df.select(exprs.tse()).to_series().to_list()
@@ -273,7 +273,7 @@ def sl3(
 
     Example:
         >>> import polars as pl
-        >>> from lexiframe.measures import exprs
+        >>> from lexiframe.metrics import exprs
         >>> df = pl.DataFrame({"positions": [[1, 4], [2]], "n_rel": [2, 2]},
         ...                   schema={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32})
         >>> df.select(exprs.sl3(n=100)).to_series().to_list()
@@ -292,7 +292,7 @@ def recall_error(
 
     Example:
         >>> import polars as pl
-        >>> from lexiframe.measures import exprs
+        >>> from lexiframe.metrics import exprs
         >>> df = pl.DataFrame({"positions": [[1, 4], [2]], "n_rel": [2, 2]},
         ...                   schema={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32})
         >>> df.select(exprs.recall_error(n=10)).to_series().to_list()
@@ -320,7 +320,7 @@ def asl(
 
     Example:
         >>> import polars as pl
-        >>> from lexiframe.measures import exprs
+        >>> from lexiframe.metrics import exprs
         >>> df = pl.DataFrame({"positions": [[2, 3, 7]], "n_rel": [5], "n_ret": [10]},
         ...                   schema={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32,
         ...                           "n_ret": pl.UInt32})
@@ -348,7 +348,7 @@ def asl_mean(
 
     Example:
         >>> import polars as pl
-        >>> from lexiframe.measures import exprs
+        >>> from lexiframe.metrics import exprs
         >>> df = pl.DataFrame({"positions": [[2, 3, 7]], "n_rel": [5], "n_ret": [10]},
         ...                   schema={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32,
         ...                           "n_ret": pl.UInt32})

@@ -9,8 +9,8 @@ import polars as pl
 
 from lexiframe._utils import as_list, quote_names
 from lexiframe.errors import InputError, SchemaError
-from lexiframe.measures import Context, Measure, parse_measures
-from lexiframe.positions import positions as build_positions
+from lexiframe.metrics import Context, Measure, parse_measures
+from lexiframe.ranking import positions as build_positions
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 

@@ -1,6 +1,6 @@
 """Measures of one ranking: expression functions and the registry of canonical names."""
 
-from lexiframe.measures.registry import (
+from lexiframe.metrics.registry import (
     FAMILIES,
     Context,
     Family,
