@@ -28,6 +28,7 @@ from lexiframe.typing import RankBy
 
 POSITION = pl.UInt32
 KEYS = ("system", "query")
+FLAGS = ("_n_rows", "_n_docs", "_score_sum", "_null_scores", "_null_ids")
 
 
 @dataclass(frozen=True)
@@ -40,9 +41,8 @@ class ColumnNames:
     score: str = "score"
     rank: str = "rank"
     relevance: str = "relevance"
-
-    def as_dict(self) -> dict[str, str]:
-        return dict(self.__dict__)
+    order: str = "score"
+    """The column the rankings are ordered by: ``score``, or ``rank`` with rank_by="rank"."""
 
 
 @overload
@@ -110,7 +110,8 @@ def positions(
         │ b      ┆ q1    ┆ [1]       ┆ 2     ┆ 1     │
         └────────┴───────┴───────────┴───────┴───────┘
     """
-    names = ColumnNames(system, query, doc, score, rank, relevance)
+    order = score if rank_by == "score" else rank
+    names = ColumnNames(system, query, doc, score, rank, relevance, order)
     by = as_list(by)
     validate.require_depth(depth)
     run_lf = _canonical_run(run, names, by, rank_by)
@@ -219,7 +220,7 @@ def _canonical_run(
     if not isinstance(run, pl.DataFrame | pl.LazyFrame):
         raise TypeError(f"run must be a polars DataFrame or LazyFrame, not {type(run).__name__}")
     schema = run.collect_schema()
-    order_column = names.score if rank_by == "score" else names.rank
+    order_column = names.order
     if rank_by not in ("score", "rank"):
         raise InputError(f"rank_by must be 'score' or 'rank', not {rank_by!r}")
     needed = [names.system, names.query, names.doc, order_column, *by]
@@ -286,7 +287,7 @@ def _rankings(
 ) -> pl.LazyFrame:
     """One row per ranking of the run, with the ranks of its relevant documents.
 
-    The flag columns ``_n_docs``, ``_bad_scores`` and ``_null_ids`` let the caller reject
+    The flag columns (:data:`FLAGS`) let the caller reject
     duplicate documents, NaN scores and null ids without another pass over the run.
     """
     keys, descending = _sort_keys(rank_by, run.collect_schema()["doc"])
@@ -304,9 +305,13 @@ def _rankings(
     columns = {
         "positions": (is_relevant.arg_true() + 1).cast(POSITION),
         "n_ret": pl.len().cast(POSITION),
+        # Plain aggregations keep Polars on its fast group-by path: a NaN score makes the
+        # sum NaN, and null counts flag null scores and ids.
+        "_n_rows": pl.len().cast(POSITION),
         "_n_docs": pl.col("doc").n_unique().cast(POSITION),
-        "_bad_scores": pl.col("order").is_nan().any() | pl.col("order").is_null().any(),
-        "_null_ids": pl.col("doc").is_null().any(),
+        "_score_sum": pl.col("order").sum(),
+        "_null_scores": pl.col("order").null_count(),
+        "_null_ids": pl.col("doc").null_count(),
     }
     if depth is not None:
         columns["n_ret"] = pl.min_horizontal(pl.len(), pl.lit(depth)).cast(POSITION)
@@ -346,7 +351,7 @@ def _complete(
     """Give every system a row for every query with a relevant document (worst case if none)."""
     systems = rankings.select(*by, "system").unique()
     grid = _grid(systems, queries, by, qrels_keys)
-    found = rankings.drop("_n_docs", "_bad_scores", "_null_ids")
+    found = rankings.drop(FLAGS)
     empty = pl.lit([], dtype=pl.List(POSITION))
     filled = [pl.col("positions").fill_null(empty), pl.col("n_ret").fill_null(0)]
     optional = []
@@ -369,10 +374,11 @@ def _checked(
     rankings: pl.DataFrame, run: pl.LazyFrame, names: ColumnNames, by: list[str]
 ) -> pl.DataFrame:
     """Raise on the first ranking with duplicate documents, NaN scores or null ids."""
-    bad = rankings.filter(
-        (pl.col("_n_docs") != pl.col("n_ret").cast(POSITION))
+    bad_scores = pl.col("_score_sum").is_nan() | (pl.col("_null_scores") > 0)
+    bad = rankings.with_columns(_bad_scores=bad_scores).filter(
+        (pl.col("_n_docs") != pl.col("_n_rows"))
         | pl.col("_bad_scores")
-        | pl.col("_null_ids")
+        | (pl.col("_null_ids") > 0)
         | pl.col("system").is_null()
         | pl.col("query").is_null()
     )
@@ -382,13 +388,19 @@ def _checked(
             column = names.system if first["system"] is None else names.query
             raise InputError(f"null id in column {column!r} of the run")
         problem = {key: first[key] for key in [*by, *KEYS]}
-        problem.update(_bad_scores=first["_bad_scores"], _null_ids=first["_null_ids"])
+        problem.update(_bad_scores=first["_bad_scores"], _null_ids=first["_null_ids"] > 0)
         validate.raise_ranking_problem(run, problem, _message_names(names))
     return rankings
 
 
 def _message_names(names: ColumnNames) -> dict[str, str]:
-    return {"system": names.system, "query": names.query, "doc": names.doc, "score": names.score}
+    return {
+        "system": names.system,
+        "query": names.query,
+        "doc": names.doc,
+        "score": names.score,
+        "order": names.order,
+    }
 
 
 def _check_qrels(qrels: pl.LazyFrame) -> None:

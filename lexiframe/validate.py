@@ -96,7 +96,7 @@ def raise_ranking_problem(
         detail = rows.filter(pl.col("doc").is_null()).head(1)
         message = f"null document id in column {doc!r}"
     elif problem.get("_bad_scores"):
-        detail = rows.filter(pl.col("score").is_null() | pl.col("score").is_nan()).head(1)
+        detail = rows.filter(pl.col("order").is_null() | pl.col("order").is_nan()).head(1)
         message = f"NaN or null score in column {score!r}"
     else:
         detail = rows.filter(pl.col("doc").is_duplicated()).sort("doc").head(2)
@@ -108,5 +108,6 @@ def raise_ranking_problem(
         )
     if isinstance(detail, pl.LazyFrame):
         detail = detail.collect()
+    detail = detail.rename({name: columns[name] for name in detail.columns if name in columns})
     examples = "; ".join(format_row(row) for row in detail.iter_rows(named=True))
     raise InputError(f"{message}; example: {examples or format_row(keys)}")

@@ -1,0 +1,5 @@
+"""``python -m lexiframe`` runs the command line."""
+
+from lexiframe.cli import main
+
+raise SystemExit(main())
