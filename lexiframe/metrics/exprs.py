@@ -249,7 +249,7 @@ def tse(
 ) -> pl.Expr:
     """Total search efficiency: TSE_e = e(p̂_m), the exposure of the last relevant document.
 
-    Lexirecall paper §3 (Definition 2.1 with all weight on recall level m). It is 0 when the
+    Lexirecall paper §3.2 (Definition 2.1 with all weight on recall level m). It is 0 when the
     last relevant document was not retrieved and ``n`` is None.
 
     Example:

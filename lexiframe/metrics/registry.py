@@ -164,7 +164,7 @@ FAMILIES: tuple[Family, ...] = (
         summary="Total search efficiency: the exposure of the last relevant document.",
         formula="TSE_e = e(p̂_m); e ∈ {rr, ap: 1/p; ndcg: 1/log2(p+1); rbp: (1−p)p^(p−1); "
         "linear: 1 − p/n}",
-        source="lexirecall paper §3, Definition 2.1",
+        source="lexirecall paper §3.2, Definition 2.1",
         build=lambda m, c: exprs.tse(
             exposure=str(m.param("exposure")), n=c.n, p=float(m.param("p"))
         ),
@@ -303,3 +303,40 @@ def parse_measures(names: str | Measure | Iterable[str | Measure]) -> list[Measu
     if not parsed:
         raise UnknownMeasureError("no measure was named; e.g. measures=['RR', 'AP', 'nDCG@10']")
     return list(parsed.values())
+
+
+def markdown_reference() -> str:
+    """The measures page of the documentation, generated from :data:`FAMILIES`.
+
+    ``docs/measures.md`` is this text; a test keeps the two in step.
+    """
+    lines = [
+        "# Measures of one ranking",
+        "",
+        "Generated from `lexiframe.metrics.FAMILIES` (`python -m lexiframe.metrics > "
+        "docs/measures.md`). Type a measure's name as shown; the same string names its output "
+        "column. p_i is the rank of the i-th retrieved relevant document, r how many were "
+        "retrieved, m how many the query has, ñ the ranking's length and p̂ the positions "
+        "after pessimistic imputation (unretrieved relevant documents at the bottom of a corpus "
+        "of n documents).",
+        "",
+        "| name | cutoff | parameters | definition | formula | source |",
+        "|---|---|---|---|---|---|",
+    ]
+    for family in FAMILIES:
+        cutoff = {"none": "—", "optional": "optional", "required": "required"}[family.cutoff]
+        if family.cutoff != "none":
+            cutoff += f" (`{family.name}@{family.cutoff_prefix}10`)"
+        params = ", ".join(f"`{key}={value!r}`" for key, value in family.params.items()) or "—"
+        names = " ".join(f"`{name}`" for name in (family.name, *family.aliases))
+        lines.append(
+            f"| {names} | {cutoff} | {params} | {family.summary} | {family.formula} | "
+            f"{family.source} |"
+        )
+    lines += [
+        "",
+        "trec_eval's spellings of cut-off measures are understood too: `P_10`, `recall_1000`, "
+        "`ndcg_cut_10`, `map_cut_100`.",
+        "",
+    ]
+    return "\n".join(lines)
