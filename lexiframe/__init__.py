@@ -6,8 +6,10 @@ and expressions, and the ``.lexi`` accessor on pandas DataFrames.
 
 from __future__ import annotations
 
+from lexiframe import datasets
 from lexiframe import namespaces as _namespaces  # noqa: F401  (registers .lexi on Polars)
 from lexiframe import pandas as _pandas  # noqa: F401  (registers .lexi on pandas)
+from lexiframe.aggregate import order, summarize_preferences
 from lexiframe.errors import (
     DroppedQueriesWarning,
     InputError,
@@ -18,6 +20,7 @@ from lexiframe.errors import (
 )
 from lexiframe.evaluation import evaluate, measures, summarize
 from lexiframe.metrics import known_names, parse_measure
+from lexiframe.preferences import pairs, preferences
 from lexiframe.ranking import coverage, positions
 
 __version__ = "0.1.0"
@@ -30,10 +33,15 @@ __all__ = [
     "SchemaError",
     "UnknownMeasureError",
     "coverage",
+    "datasets",
     "evaluate",
     "known_names",
     "measures",
+    "order",
+    "pairs",
     "parse_measure",
     "positions",
+    "preferences",
     "summarize",
+    "summarize_preferences",
 ]

@@ -20,8 +20,13 @@ DEFAULT_MEASURES = ["RR", "AP", "nDCG@10", "P@10", "R@1000", "RP"]
 
 def _table(frame: pl.DataFrame) -> str:
     with pl.Config(
-        tbl_rows=-1, tbl_cols=-1, tbl_hide_dataframe_shape=True, float_precision=4,
-        tbl_hide_column_data_types=True, tbl_formatting="ASCII_MARKDOWN", fmt_str_lengths=40,
+        tbl_rows=-1,
+        tbl_cols=-1,
+        tbl_hide_dataframe_shape=True,
+        float_precision=4,
+        tbl_hide_column_data_types=True,
+        tbl_formatting="ASCII_MARKDOWN",
+        fmt_str_lengths=40,
     ):
         return str(frame)
 
@@ -116,7 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("runs", nargs="+", help="TREC run files (plain or .gz), folders or parquet")
     ev.add_argument("--qrels", required=True, help="TREC qrels file (or parquet)")
     ev.add_argument(
-        "--measure", "-m", action="append",
+        "--measure",
+        "-m",
+        action="append",
         help=f"measure name, repeatable (default: {' '.join(DEFAULT_MEASURES)}); e.g. RR, AP, "
         "nDCG@10, P@10, R@1000, RP, 'RBP(p=0.8)', TSE, \"TSE(exposure='ap')\", SL3, ASL, "
         "ASL@g1-10",
@@ -126,7 +133,9 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--threshold", type=int, default=1, help="lowest relevant grade (1)")
     ev.add_argument("--n", type=int, help="corpus size, for TSE/SL3/RecallError imputation")
     ev.add_argument(
-        "--system-from", choices=["field", "filename"], default="field",
+        "--system-from",
+        choices=["field", "filename"],
+        default="field",
         help="system id from the run's sixth field (default) or the file name",
     )
     ev.set_defaults(handler=run_evaluate)

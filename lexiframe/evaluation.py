@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 import polars as pl
 
 from lexiframe._utils import as_list, quote_names
+from lexiframe.aggregate import summarize_preferences
 from lexiframe.errors import InputError, SchemaError
 from lexiframe.metrics import Context, Measure, parse_measures
 from lexiframe.ranking import positions as build_positions
@@ -104,6 +105,9 @@ def summarize(
 ) -> Frame:
     """Mean of each measure per (by…, system), with the number of queries averaged.
 
+    A pair table from :func:`lexiframe.preferences` is summarised per (by…, system_a,
+    system_b) instead: see :func:`lexiframe.summarize_preferences`.
+
     Every (system, query) of a frame from :func:`measures` counts, skipped queries
     included (they score their worst case), as trec_eval's ``-c`` does.
 
@@ -128,8 +132,10 @@ def summarize(
         │ b      ┆ 1         ┆ 0.25 │
         └────────┴───────────┴──────┘
     """
-    keys = [*as_list(by), "system"]
     schema = frame.collect_schema()
+    if "system_a" in schema and "system_b" in schema:
+        return summarize_preferences(frame, by=by, measures=measures)
+    keys = [*as_list(by), "system"]
     missing = [key for key in keys if key not in schema]
     if missing:
         raise SchemaError(f"summarize() needs the key column {quote_names(missing)}")

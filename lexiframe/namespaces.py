@@ -10,7 +10,7 @@ from typing import Any, Generic, TypeVar
 
 import polars as pl
 
-from lexiframe import evaluation, ranking
+from lexiframe import aggregate, evaluation, preferences, ranking
 from lexiframe.metrics import exprs
 from lexiframe.metrics.exprs import IntoCount
 from lexiframe.typing import Exposure, RankBy
@@ -69,8 +69,34 @@ class _FrameNamespace(Generic[Frame]):
     def summarize(
         self, *, by: str | list[str] | None = None, measures: str | list[str] | None = None
     ) -> Frame:
-        """Per-system means of per-query measures: see :func:`lexiframe.summarize`."""
+        """Per-system means of per-query measures, or per-pair means of preferences: see
+        :func:`lexiframe.summarize`."""
         return evaluation.summarize(self._frame, by=by, measures=measures)
+
+    def pairs(self, *, by: str | list[str] | None = None, ordered: bool = False) -> Frame:
+        """Every pair of systems per (by…, query): see :func:`lexiframe.pairs`."""
+        return preferences.pairs(self._frame, by=by, ordered=ordered)
+
+    def preferences(
+        self,
+        measures: str | list[str] = preferences.DEFAULT_MEASURES,
+        *,
+        by: str | list[str] | None = None,
+        extra: list[preferences.Extra] | tuple[preferences.Extra, ...] = (),
+    ) -> Frame:
+        """sgnLP, rrLP, sgnLR for every pair of systems: see :func:`lexiframe.preferences`."""
+        return preferences.preferences(self._frame, measures, by=by, extra=extra)
+
+    def order(
+        self,
+        measure: str,
+        *,
+        method: aggregate.Method = "mc4",
+        damping: float = 0.15,
+        by: str | list[str] | None = None,
+    ) -> Frame:
+        """Order the systems (MC4, Borda, win rate, mean): see :func:`lexiframe.order`."""
+        return aggregate.order(self._frame, measure, method=method, damping=damping, by=by)
 
 
 @pl.api.register_dataframe_namespace("lexi")
@@ -162,3 +188,27 @@ class ExprNamespace:
     ) -> pl.Expr:
         """ASL of a query, or ASL@g1-k (:func:`lexiframe.metrics.exprs.asl_mean`)."""
         return exprs.asl_mean(self._expr, n_rel=n_rel, n_ret=n_ret, first=first)
+
+    def lexiprecision(self, other: str | pl.Expr) -> pl.Expr:
+        """sgnLP against the ranking in ``other`` (:func:`lexiframe.preferences.lexiprecision`)."""
+        return preferences.lexiprecision(self._expr, other)
+
+    def rr_lexiprecision(self, other: str | pl.Expr) -> pl.Expr:
+        """rrLP against ``other`` (:func:`lexiframe.preferences.rr_lexiprecision`)."""
+        return preferences.rr_lexiprecision(self._expr, other)
+
+    def lexirecall(self, other: str | pl.Expr) -> pl.Expr:
+        """sgnLR against ``other`` (:func:`lexiframe.preferences.lexirecall`)."""
+        return preferences.lexirecall(self._expr, other)
+
+    def first_difference(self, other: str | pl.Expr) -> pl.Expr:
+        """i*, the first differing recall level (:func:`lexiframe.preferences.first_difference`)."""
+        return preferences.first_difference(self._expr, other)
+
+    def last_difference(self, other: str | pl.Expr) -> pl.Expr:
+        """j*, the last differing recall level (:func:`lexiframe.preferences.last_difference`)."""
+        return preferences.last_difference(self._expr, other)
+
+    def delta_rr(self, other: str | pl.Expr, level: int) -> pl.Expr:
+        """δRR at a recall level (:func:`lexiframe.preferences.delta_rr`)."""
+        return preferences.delta_rr(self._expr, other, level)

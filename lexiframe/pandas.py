@@ -12,7 +12,7 @@ import pandas as pd
 import polars as pl
 import pyarrow as pa
 
-from lexiframe import evaluation, ranking
+from lexiframe import aggregate, evaluation, preferences, ranking
 
 
 def to_polars(frame: pd.DataFrame | pl.DataFrame | pl.LazyFrame) -> pl.DataFrame | pl.LazyFrame:
@@ -73,5 +73,19 @@ class PandasAccessor:
         return to_pandas(evaluation.evaluate(self._polars(), to_polars(qrels), names, **options))
 
     def summarize(self, **options: Any) -> pd.DataFrame:
-        """Per-system means: see :func:`lexiframe.summarize`."""
+        """Per-system (or per-pair) means: see :func:`lexiframe.summarize`."""
         return to_pandas(evaluation.summarize(self._polars(), **options))
+
+    def pairs(self, **options: Any) -> pd.DataFrame:
+        """Every pair of systems per query: see :func:`lexiframe.pairs`."""
+        return to_pandas(preferences.pairs(self._polars(), **options))
+
+    def preferences(
+        self, measures: str | list[str] = preferences.DEFAULT_MEASURES, **options: Any
+    ) -> pd.DataFrame:
+        """Preferences for every pair of systems: see :func:`lexiframe.preferences`."""
+        return to_pandas(preferences.preferences(self._polars(), measures, **options))
+
+    def order(self, measure: str, **options: Any) -> pd.DataFrame:
+        """System orderings: see :func:`lexiframe.order`."""
+        return to_pandas(aggregate.order(self._polars(), measure, **options))

@@ -22,13 +22,13 @@ import polars as pl
 
 from lexiframe import validate
 from lexiframe._compat import collect
-from lexiframe._utils import as_list, quote_names
+from lexiframe._utils import as_list, format_row, quote_names
 from lexiframe.errors import DroppedQueriesWarning, InputError
 from lexiframe.typing import RankBy
 
 POSITION = pl.UInt32
 KEYS = ("system", "query")
-FLAGS = ("_n_rows", "_n_docs", "_score_sum", "_null_scores", "_null_ids")
+FLAGS = ("_n_rows", "_n_docs", "_score_nan_max", "_null_scores", "_null_ids")
 
 
 @dataclass(frozen=True)
@@ -116,6 +116,10 @@ def positions(
     validate.require_depth(depth)
     run_lf = _canonical_run(run, names, by, rank_by)
     qrels_lf, qrels_keys = _canonical_qrels(qrels, names, by, run_lf)
+    # Qrels are small next to runs: they are read once here and checked in full.
+    qrels_lf = _checked_qrels(collect(qrels_lf), names).lazy()
+    if collect(run_lf.head(1)).height == 0:
+        raise InputError("the run is empty: it has no rows, so there is nothing to evaluate")
     relevant = qrels_lf.filter(pl.col("relevance") >= threshold)
     rankings = _rankings(run_lf, relevant, by, qrels_keys, depth, rank_by, docs, grades)
     queries = _relevant_queries(relevant, qrels_keys, grades)
@@ -128,10 +132,6 @@ def positions(
         )
         return _complete(checked, queries, by, qrels_keys, docs, grades)
 
-    if run.height == 0:
-        raise InputError("the run is empty: it has no rows, so there is nothing to evaluate")
-    if isinstance(qrels, pl.DataFrame):
-        _check_qrels(qrels_lf)
     rankings_df = _checked(collect(rankings), run_lf, names, by)
     queries_df = collect(queries)
     _warn_dropped(rankings_df, queries_df, by, qrels_keys, names)
@@ -305,11 +305,11 @@ def _rankings(
     columns = {
         "positions": (is_relevant.arg_true() + 1).cast(POSITION),
         "n_ret": pl.len().cast(POSITION),
-        # Plain aggregations keep Polars on its fast group-by path: a NaN score makes the
-        # sum NaN, and null counts flag null scores and ids.
+        # Plain aggregations keep Polars on its fast group-by path: nan_max is NaN only
+        # when a score is NaN, and null counts flag null scores and ids.
         "_n_rows": pl.len().cast(POSITION),
         "_n_docs": pl.col("doc").n_unique().cast(POSITION),
-        "_score_sum": pl.col("order").sum(),
+        "_score_nan_max": pl.col("order").nan_max(),
         "_null_scores": pl.col("order").null_count(),
         "_null_ids": pl.col("doc").null_count(),
     }
@@ -374,7 +374,7 @@ def _checked(
     rankings: pl.DataFrame, run: pl.LazyFrame, names: ColumnNames, by: list[str]
 ) -> pl.DataFrame:
     """Raise on the first ranking with duplicate documents, NaN scores or null ids."""
-    bad_scores = pl.col("_score_sum").is_nan() | (pl.col("_null_scores") > 0)
+    bad_scores = pl.col("_score_nan_max").is_nan() | (pl.col("_null_scores") > 0)
     bad = rankings.with_columns(_bad_scores=bad_scores).filter(
         (pl.col("_n_docs") != pl.col("_n_rows"))
         | pl.col("_bad_scores")
@@ -385,8 +385,8 @@ def _checked(
     if bad.height:
         first = bad.sort(*by, *KEYS).row(0, named=True)
         if first["system"] is None or first["query"] is None:
-            column = names.system if first["system"] is None else names.query
-            raise InputError(f"null id in column {column!r} of the run")
+            key = "system" if first["system"] is None else "query"
+            validate.raise_null_key(run, key, _message_names(names))
         problem = {key: first[key] for key in [*by, *KEYS]}
         problem.update(_bad_scores=first["_bad_scores"], _null_ids=first["_null_ids"] > 0)
         validate.raise_ranking_problem(run, problem, _message_names(names))
@@ -403,15 +403,27 @@ def _message_names(names: ColumnNames) -> dict[str, str]:
     }
 
 
-def _check_qrels(qrels: pl.LazyFrame) -> None:
-    keys = [name for name in qrels.collect_schema() if name != "relevance"]
-    dups = collect(qrels.filter(pl.struct(keys).is_duplicated()).sort(keys).head(2))
+def _checked_qrels(qrels: pl.DataFrame, names: ColumnNames) -> pl.DataFrame:
+    """Reject qrels with null values or a document judged twice for one query."""
+    caller = {"query": names.query, "doc": names.doc, "relevance": names.relevance}
+    for column in qrels.columns:
+        nulls = qrels.filter(pl.col(column).is_null())
+        if nulls.height:
+            name = caller.get(column, column)
+            raise InputError(
+                f"null value in column {name!r} of the qrels ({nulls.height} rows); every "
+                f"judgment needs a query, a doc and a grade; example: "
+                f"{format_row(nulls.rename(caller).row(0, named=True))}"
+            )
+    keys = [name for name in qrels.columns if name != "relevance"]
+    dups = qrels.filter(pl.struct(keys).is_duplicated()).sort(keys).head(2)
     if dups.height:
-        example = "; ".join(str(row) for row in dups.iter_rows(named=True))
+        example = "; ".join(format_row(row) for row in dups.rename(caller).iter_rows(named=True))
         raise InputError(
-            f"duplicate (query, doc) rows in the qrels: a document is judged twice for one "
-            f"query; keep one judgment per document. Example: {example}"
+            "duplicate (query, doc) rows in the qrels: a document is judged twice for one "
+            f"query; keep one judgment per document; example: {example}"
         )
+    return qrels
 
 
 def _warn_dropped(

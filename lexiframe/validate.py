@@ -90,14 +90,14 @@ def raise_ranking_problem(
     """
     keys = {name: problem[name] for name in problem if not name.startswith("_")}
     where = pl.all_horizontal(pl.col(name) == value for name, value in keys.items())
-    doc, score = columns["doc"], columns["score"]
+    doc, score = columns["doc"], columns["order"]
     rows = run.filter(where)
     if problem.get("_null_ids"):
         detail = rows.filter(pl.col("doc").is_null()).head(1)
         message = f"null document id in column {doc!r}"
     elif problem.get("_bad_scores"):
         detail = rows.filter(pl.col("order").is_null() | pl.col("order").is_nan()).head(1)
-        message = f"NaN or null score in column {score!r}"
+        message = f"NaN or null score in column {score!r}, which orders the rankings"
     else:
         detail = rows.filter(pl.col("doc").is_duplicated()).sort("doc").head(2)
         names = [columns.get(key, key) for key in keys]
@@ -111,3 +111,16 @@ def raise_ranking_problem(
     detail = detail.rename({name: columns[name] for name in detail.columns if name in columns})
     examples = "; ".join(format_row(row) for row in detail.iter_rows(named=True))
     raise InputError(f"{message}; example: {examples or format_row(keys)}")
+
+
+def raise_null_key(run: Frame, key: str, columns: Mapping[str, str]) -> None:
+    """Raise the error for a null system or query id, showing a row that has it."""
+    detail = run.filter(pl.col(key).is_null()).head(1)
+    if isinstance(detail, pl.LazyFrame):
+        detail = detail.collect()
+    detail = detail.rename({name: columns[name] for name in detail.columns if name in columns})
+    example = format_row(detail.row(0, named=True)) if detail.height else "?"
+    raise InputError(
+        f"null id in column {columns[key]!r} of the run; every row needs a system and a "
+        f"query id; example: {example}"
+    )

@@ -45,6 +45,14 @@ def _count_at_most(positions: IntoExpr, k: IntoCount) -> pl.Expr:
     return (_ranks(positions) - _count(k)).list.agg((pl.element() <= 0).sum()).cast(pl.Int64)
 
 
+def _positive_zero(value: pl.Expr) -> pl.Expr:
+    """Turn -0.0 (the sum of an empty float list) into 0.0, which tables and CSV print as 0.
+
+    ``value + 0.0`` is not enough: Polars skips adding a zero scalar.
+    """
+    return pl.when(value == 0.0).then(pl.lit(0.0)).otherwise(value)
+
+
 def _check_cutoff(k: int | None, name: str) -> None:
     if k is not None and (not isinstance(k, int) or isinstance(k, bool) or k < 1):
         raise InputError(f"the cutoff of {name} must be a positive integer, not {k!r}")
@@ -138,8 +146,7 @@ def ndcg(
         gain = (gains * _log2_discount(ranks)).list.sum()
         ideal_ranks = pl.int_ranges(1, ideal_gains.list.len() + 1)
         ideal = (ideal_gains * _log2_discount(ideal_ranks)).list.sum()
-    # An empty float list sums to -0.0; adding 0.0 prints it as 0.0.
-    return (gain / ideal).fill_nan(0.0).fill_null(0.0) + 0.0
+    return _positive_zero((gain / ideal).fill_nan(0.0).fill_null(0.0))
 
 
 def precision(positions: IntoExpr = "positions", *, k: int) -> pl.Expr:
@@ -196,7 +203,8 @@ def rbp(positions: IntoExpr = "positions", *, p: float = 0.8) -> pl.Expr:
         0.75
     """
     _check_persistence(p)
-    return _ranks(positions).list.eval((1.0 - p) * pl.lit(p) ** (pl.element() - 1)).list.sum()
+    gains = _ranks(positions).list.eval((1.0 - p) * pl.lit(p) ** (pl.element() - 1))
+    return _positive_zero(gains.list.sum())
 
 
 def _check_persistence(p: float) -> None:

@@ -1,0 +1,448 @@
+"""Aggregation of preferences and metrics over queries: pair summaries and system orderings.
+
+DESIGN.md §4. Every function takes ``by=`` keys (e.g. ``track``) and works per group; the
+results are ordinary frames sorted by explicit keys.
+
+Orderings (:func:`order`) are functions of a per-group matrix ``W`` where ``W[a, b]`` is
+the number of queries that rank system a strictly above system b, read from the signs of
+per-query preferences (a pair table) or from the per-query comparison of a metric (a
+metrics table); ``C[a, b]`` is the number of queries where both were evaluated, so
+``C[a, b] − W[a, b] − W[b, a]`` queries tie them. ``b`` *beats* ``a`` when
+``W[b, a] > W[a, b]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from functools import partial
+from typing import Literal, overload
+
+import numpy as np
+import polars as pl
+
+from lexiframe._compat import collect
+from lexiframe._utils import as_list, format_row, quote_names
+from lexiframe.errors import InputError, SchemaError, UnknownMeasureError
+from lexiframe.preferences import MEASURES, preference_measure
+from lexiframe.validate import require_columns, require_numeric
+
+Method = Literal["mc4", "borda", "winrate", "mean"]
+METHODS: tuple[str, ...] = ("mc4", "borda", "winrate", "mean")
+TIE_TOLERANCE = 1e-12
+"""Scores closer than this are tied; ties go to the Copeland score, then the system id."""
+
+_PAIR_KEYS = ("system_a", "system_b")
+
+
+# --- pair summaries -------------------------------------------------------------------------
+
+
+@overload
+def summarize_preferences(
+    prefs: pl.DataFrame,
+    *,
+    by: str | Sequence[str] | None = ...,
+    measures: str | Iterable[str] | None = ...,
+) -> pl.DataFrame: ...
+@overload
+def summarize_preferences(
+    prefs: pl.LazyFrame,
+    *,
+    by: str | Sequence[str] | None = ...,
+    measures: str | Iterable[str] | None = ...,
+) -> pl.LazyFrame: ...
+
+
+def summarize_preferences(
+    prefs: pl.DataFrame | pl.LazyFrame,
+    *,
+    by: str | Sequence[str] | None = None,
+    measures: str | Iterable[str] | None = None,
+) -> pl.DataFrame | pl.LazyFrame:
+    """Mean preference per (by…, system_a, system_b) over queries, with win/loss/tie counts.
+
+    ``prefs`` has one row per (by…, query, system_a, system_b), as
+    :func:`lexiframe.preferences.preferences` returns. For each measure ``<m>`` (default:
+    every preference column it has, ``sgnLP``, ``rrLP``, ``sgnLR``; aliases such as
+    ``lexiprecision`` are accepted, and any other numeric column by its name) the result
+    holds ``<m>`` (the mean over the queries, as pref_eval's ``qid: all`` lines),
+    ``<m>_wins`` (queries with ``<m> > 0``: system_a preferred), ``<m>_losses`` (``< 0``)
+    and ``<m>_ties`` (``== 0``), after ``n_queries``. A query a system skipped was already
+    its worst case in the positions frame, so it counts like any other (DESIGN.md §4).
+
+    >>> import polars as pl
+    >>> prefs = pl.DataFrame({"query": ["1", "2", "3"], "system_a": ["x"] * 3,
+    ...                       "system_b": ["y"] * 3, "sgnLP": [1, -1, 1]})
+    >>> summarize_preferences(prefs)
+    shape: (1, 7)
+    ┌──────────┬──────────┬───────────┬──────────┬────────────┬──────────────┬────────────┐
+    │ system_a ┆ system_b ┆ n_queries ┆ sgnLP    ┆ sgnLP_wins ┆ sgnLP_losses ┆ sgnLP_ties │
+    │ ---      ┆ ---      ┆ ---       ┆ ---      ┆ ---        ┆ ---          ┆ ---        │
+    │ str      ┆ str      ┆ u32       ┆ f64      ┆ u32        ┆ u32          ┆ u32        │
+    ╞══════════╪══════════╪═══════════╪══════════╪════════════╪══════════════╪════════════╡
+    │ x        ┆ y        ┆ 3         ┆ 0.333333 ┆ 2          ┆ 1            ┆ 0          │
+    └──────────┴──────────┴───────────┴──────────┴────────────┴──────────────┴────────────┘
+    """
+    by = as_list(by)
+    lazy = prefs.lazy()
+    schema = lazy.collect_schema()
+    keys = [*by, *_PAIR_KEYS]
+    require_columns(schema, keys, "preferences")
+    columns = _preference_columns(schema, measures)
+    aggregations: list[pl.Expr] = [pl.len().alias("n_queries")]
+    for column in columns:
+        value = pl.col(column)
+        aggregations += [
+            value.cast(pl.Float64).mean().alias(column),
+            (value > 0).sum().alias(f"{column}_wins"),
+            (value < 0).sum().alias(f"{column}_losses"),
+            (value == 0).sum().alias(f"{column}_ties"),
+        ]
+    result = lazy.group_by(keys).agg(aggregations).sort(keys)
+    return result if isinstance(prefs, pl.LazyFrame) else collect(result)
+
+
+def _preference_columns(schema: pl.Schema, measures: str | Iterable[str] | None) -> list[str]:
+    """The preference columns to aggregate: given names (or aliases), else the known ones."""
+    if measures is None:
+        found = [measure.name for measure in MEASURES if measure.name in schema]
+        if not found:
+            raise SchemaError(
+                "the preferences table has no preference column "
+                f"({quote_names([measure.name for measure in MEASURES])}); "
+                f"its columns are {quote_names(list(schema))}: name yours with measures="
+            )
+        return found
+    columns = []
+    for name in as_list(measures):
+        column = name
+        if name not in schema:
+            try:
+                column = preference_measure(name).name
+            except UnknownMeasureError as error:
+                raise UnknownMeasureError(
+                    f"{error}; nor is {name!r} a column of the table ({quote_names(list(schema))})"
+                ) from None
+            if column not in schema:
+                raise SchemaError(
+                    f"the preferences table has no column {column!r} (measure {name!r}); "
+                    f"its columns are {quote_names(list(schema))}"
+                )
+        require_numeric(schema, column, "preferences")
+        columns.append(column)
+    return list(dict.fromkeys(columns))
+
+
+# --- orderings ------------------------------------------------------------------------------
+
+
+@overload
+def order(
+    frame: pl.DataFrame,
+    measure: str,
+    *,
+    method: Method = ...,
+    damping: float = ...,
+    by: str | Sequence[str] | None = ...,
+) -> pl.DataFrame: ...
+@overload
+def order(
+    frame: pl.LazyFrame,
+    measure: str,
+    *,
+    method: Method = ...,
+    damping: float = ...,
+    by: str | Sequence[str] | None = ...,
+) -> pl.LazyFrame: ...
+
+
+def order(
+    frame: pl.DataFrame | pl.LazyFrame,
+    measure: str,
+    *,
+    method: Method = "mc4",
+    damping: float = 0.15,
+    by: str | Sequence[str] | None = None,
+) -> pl.DataFrame | pl.LazyFrame:
+    """Order the systems of each (by…) group: ``by…, system, rank, score``, rank 1 best.
+
+    ``frame`` is one of
+    - a pair table with ``system_a``, ``system_b``, ``query`` and the preference column
+      ``measure`` (positive when system_a is preferred), as
+      :func:`lexiframe.preferences.preferences` returns; only the signs matter, except for
+      ``method="mean"``;
+    - a pair summary (no ``query``) as :func:`summarize_preferences` returns;
+    - a metrics table with ``system``, ``query`` and the metric column ``measure``
+      (larger is better: negate a cost such as ASL first); per-query signs come from
+      comparing the metric of two systems, equal values tying.
+
+    Methods (DESIGN.md §4), with ``W``, ``C`` and *beats* as in the module docstring:
+
+    - ``"mc4"``: Dwork et al. (2001)'s MC4 chain. From system a, pick b uniformly among all
+      n systems (b = a allowed) and move if b beats a; with probability ``damping`` jump
+      to a uniform system: ``G = (1 − damping) P + damping / n``. The score is the
+      stationary probability, solved exactly (a linear solve).
+    - ``"borda"``: the Borda count of the per-query weak orders: in each query a system
+      earns one point per system it is preferred to and half a point per system it ties
+      with, summed over queries (``Σ_b W[a, b] + (C[a, b] − W[a, b] − W[b, a]) / 2``).
+      Without per-query ties this is pref_aggregate's Borda (n − position, summed) minus
+      the number of queries; pref_aggregate breaks ties by run name instead.
+    - ``"winrate"``: the mean over the other systems b of the fraction of the queries
+      deciding a and b that a wins, ``W[a, b] / (W[a, b] + W[b, a])``, 0.5 when no query
+      decides them.
+    - ``"mean"``: the mean metric over queries (metrics table), or the mean preference for
+      the system over all its (opponent, query) pairs (pair tables; for sgnLP it is
+      (wins − losses) / comparisons).
+
+    Scores within 1e-12 tie; ties are broken by the Copeland score (systems beaten minus
+    systems beating), then by system id, so ranks are 1…n without gaps.
+
+    >>> import polars as pl
+    >>> metrics = pl.DataFrame({"system": list("ABCDBADC"), "query": [1] * 4 + [2] * 4,
+    ...                         "score": [4.0, 3, 2, 1] * 2})
+    >>> order(metrics, "score", method="mc4")
+    shape: (4, 3)
+    ┌────────┬──────┬──────────┐
+    │ system ┆ rank ┆ score    │
+    │ ---    ┆ ---  ┆ ---      │
+    │ str    ┆ u32  ┆ f64      │
+    ╞════════╪══════╪══════════╡
+    │ A      ┆ 1    ┆ 0.434783 │
+    │ B      ┆ 2    ┆ 0.434783 │
+    │ C      ┆ 3    ┆ 0.065217 │
+    │ D      ┆ 4    ┆ 0.065217 │
+    └────────┴──────┴──────────┘
+    """
+    if method not in METHODS:
+        raise ValueError(f"unknown ordering method {method!r}; choose from {quote_names(METHODS)}")
+    if isinstance(damping, bool) or not 0.0 <= damping <= 1.0:
+        raise ValueError(f"damping must be a probability in [0, 1], not {damping!r}")
+    by = as_list(by)
+    lazy = frame.lazy()
+    schema = lazy.collect_schema()
+    compute: Callable[[pl.DataFrame], pl.DataFrame]
+    if "system_a" in schema and "system_b" in schema:
+        column = _preference_columns(schema, [measure])[0]
+        table = summarize_preferences(lazy, by=by, measures=[column]) if "query" in schema else lazy
+        needed = [*by, *_PAIR_KEYS, "n_queries", column, f"{column}_wins", f"{column}_losses"]
+        require_columns(table.collect_schema(), needed, "pair summary")
+        table = table.select(needed)
+        system_dtype = schema["system_a"]
+        compute = partial(_order_pairs, column=column, method=method, damping=damping, by=by)
+    elif "system" in schema and "query" in schema:
+        require_columns(schema, [*by, "system", "query", measure], "metrics")
+        require_numeric(schema, measure, "metrics")
+        table = lazy.select(*by, "system", "query", measure)
+        system_dtype = schema["system"]
+        compute = partial(_order_metrics, column=measure, method=method, damping=damping, by=by)
+    else:
+        raise SchemaError(
+            "order() needs a pair table (system_a, system_b, and query or the counts of "
+            "summarize_preferences) or a metrics table (system, query, metric); the columns "
+            f"are {quote_names(list(schema))}"
+        )
+    if isinstance(frame, pl.DataFrame):
+        return compute(collect(table))
+    out_schema = {
+        **{key: schema[key] for key in by},
+        "system": system_dtype,
+        "rank": pl.UInt32,
+        "score": pl.Float64,
+    }
+    return table.map_batches(compute, schema=out_schema)
+
+
+def _groups(table: pl.DataFrame, by: list[str]) -> Iterable[tuple[tuple, pl.DataFrame]]:
+    if not by:
+        if table.height:
+            yield (), table
+        return
+    yield from table.partition_by(by, as_dict=True, maintain_order=False).items()
+
+
+def _assemble(
+    parts: list[pl.DataFrame], table: pl.DataFrame, system_dtype: pl.DataType, by: list[str]
+) -> pl.DataFrame:
+    if not parts:
+        return pl.DataFrame(
+            schema={
+                **{key: table.schema[key] for key in by},
+                "system": system_dtype,
+                "rank": pl.UInt32,
+                "score": pl.Float64,
+            }
+        )
+    return pl.concat(parts).sort([*by, "rank"])
+
+
+def _ordered_group(
+    key: tuple,
+    by: list[str],
+    table: pl.DataFrame,
+    names: pl.Series,
+    score: np.ndarray,
+    wins: np.ndarray,
+) -> pl.DataFrame:
+    """The (by…, system, rank, score) rows of one group, in rank order."""
+    beats = wins > wins.T
+    copeland = beats.sum(axis=1) - beats.sum(axis=0)
+    position = np.argsort(-score, kind="stable")
+    gaps = np.diff(score[position]) < -TIE_TOLERANCE
+    tie_group = np.empty(len(score), dtype=np.int64)
+    tie_group[position] = np.concatenate([[0], np.cumsum(gaps)])
+    # ``names`` is sorted, so its index is the system-id order.
+    ranked = np.lexsort((np.arange(len(score)), -copeland, tie_group))
+    return pl.DataFrame(
+        {
+            **{
+                name: pl.Series(name, [value] * len(ranked), dtype=table.schema[name])
+                for name, value in zip(by, key, strict=True)
+            },
+            "system": names.gather(ranked),
+            "rank": pl.Series(np.arange(1, len(ranked) + 1, dtype=np.uint32)),
+            "score": score[ranked].astype(np.float64),
+        }
+    )
+
+
+def _score(
+    method: str, wins: np.ndarray, compared: np.ndarray, mean: np.ndarray, damping: float
+) -> np.ndarray:
+    n = len(wins)
+    if method == "mc4":
+        return mc4_stationary(wins, damping=damping)
+    if method == "borda":
+        ties = compared - wins - wins.T
+        np.fill_diagonal(ties, 0)
+        return wins.sum(axis=1) + ties.sum(axis=1) / 2
+    if method == "winrate":
+        decided = wins + wins.T
+        rate = np.divide(wins, decided, out=np.full(wins.shape, 0.5), where=decided > 0)
+        np.fill_diagonal(rate, 0)
+        return rate.sum(axis=1) / max(n - 1, 1)
+    return mean
+
+
+def _order_pairs(
+    table: pl.DataFrame, *, column: str, method: str, damping: float, by: list[str]
+) -> pl.DataFrame:
+    parts = []
+    for key, group in _groups(table, by):
+        names = pl.concat([group["system_a"], group["system_b"]]).unique().sort()
+        index = {name: i for i, name in enumerate(names.to_list())}
+        a = group["system_a"].replace_strict(index, return_dtype=pl.Int64).to_numpy()
+        b = group["system_b"].replace_strict(index, return_dtype=pl.Int64).to_numpy()
+        n = len(names)
+        wins = np.zeros((n, n))
+        compared = np.zeros((n, n))
+        total = np.zeros((n, n))
+        count = group["n_queries"].to_numpy().astype(np.float64)
+        value_sum = group[column].cast(pl.Float64).fill_null(0.0).to_numpy() * count
+        wins[a, b] = group[f"{column}_wins"].to_numpy()
+        wins[b, a] = group[f"{column}_losses"].to_numpy()
+        compared[a, b] = compared[b, a] = count
+        total[a, b] = value_sum
+        total[b, a] = -value_sum
+        np.fill_diagonal(compared, 0)
+        mean = np.divide(
+            total.sum(axis=1),
+            compared.sum(axis=1),
+            out=np.zeros(n),
+            where=compared.sum(axis=1) > 0,
+        )
+        score = _score(method, wins, compared, mean, damping)
+        parts.append(_ordered_group(key, by, group, names, score, wins))
+    return _assemble(parts, table, table.schema["system_a"], by)
+
+
+def _order_metrics(
+    table: pl.DataFrame, *, column: str, method: str, damping: float, by: list[str]
+) -> pl.DataFrame:
+    duplicated = table.select(pl.struct(*by, "system", "query").is_duplicated()).to_series()
+    if duplicated.any():
+        example = table.filter(duplicated).row(0, named=True)
+        raise InputError(
+            "the metrics table has several rows for one (by…, system, query): "
+            f"{format_row(example)}"
+        )
+    parts = []
+    for key, group in _groups(table, by):
+        names = group["system"].unique().sort()
+        system = group["system"].replace_strict(
+            {name: i for i, name in enumerate(names.to_list())}, return_dtype=pl.Int64
+        )
+        query = group["query"].rank("dense").cast(pl.Int64) - 1
+        values = np.full((len(names), int(query.max() or 0) + 1), np.nan)
+        values[system.to_numpy(), query.to_numpy()] = (
+            group[column].cast(pl.Float64).fill_null(np.nan).to_numpy()
+        )
+        wins, compared = _metric_wins(values)
+        present = ~np.isnan(values)
+        mean = np.divide(
+            np.where(present, values, 0.0).sum(axis=1),
+            present.sum(axis=1),
+            out=np.zeros(len(names)),
+            where=present.any(axis=1),
+        )
+        score = _score(method, wins, compared, mean, damping)
+        parts.append(_ordered_group(key, by, group, names, score, wins))
+    return _assemble(parts, table, table.schema["system"], by)
+
+
+def _metric_wins(values: np.ndarray, chunk_cells: int = 1 << 24) -> tuple[np.ndarray, np.ndarray]:
+    """``W[a, b]``: queries where a's metric is larger than b's; ``C[a, b]``: queries with
+    both. ``values`` is systems × queries with NaN where missing (never counted)."""
+    n, q = values.shape
+    present = (~np.isnan(values)).astype(np.float64)
+    compared = present @ present.T
+    wins = np.empty((n, n))
+    step = max(1, chunk_cells // max(n * q, 1))
+    for start in range(0, n, step):
+        block = values[start : start + step, None, :] > values[None, :, :]
+        wins[start : start + step] = block.sum(axis=2)
+    return wins, compared
+
+
+def mc4_stationary(wins: np.ndarray, *, damping: float = 0.15) -> np.ndarray:
+    """The stationary distribution of Dwork et al. (2001)'s MC4 chain (DESIGN.md §4).
+
+    ``wins[a, b]`` is the number of queries ranking a strictly above b; b beats a when
+    ``wins[b, a] > wins[a, b]``. From a, the chain picks b uniformly among all n systems
+    and moves there if b beats a: ``P[a, b] = 1/n`` for every b that beats a, the rest on
+    ``P[a, a]``. With probability ``damping`` it jumps to a uniform system instead:
+    ``G = (1 − damping) P + damping/n``. Solved exactly as ``π G = π``, ``Σ π = 1``; where
+    the undamped chain has no unique stationary vector the power iteration from the
+    uniform vector is used (to an L1 change below 1e-13).
+
+    >>> import numpy as np
+    >>> # orders [A, B, C, D] and [B, A, D, C]: π = (10/23, 10/23, 3/46, 3/46)
+    >>> wins = np.array([[0, 1, 2, 2], [1, 0, 2, 2], [0, 0, 0, 1], [0, 0, 1, 0]])
+    >>> np.allclose(mc4_stationary(wins), [10 / 23, 10 / 23, 3 / 46, 3 / 46])
+    True
+    """
+    wins = np.asarray(wins, dtype=np.float64)
+    n = len(wins)
+    if n == 0:
+        return np.zeros(0)
+    beaten_by = wins < wins.T  # beaten_by[a, b]: b beats a
+    transition = beaten_by / n
+    np.fill_diagonal(transition, 0.0)
+    np.fill_diagonal(transition, 1.0 - transition.sum(axis=1))
+    chain = (1.0 - damping) * transition + damping / n
+    system = chain.T - np.eye(n)
+    system[-1] = 1.0
+    rhs = np.zeros(n)
+    rhs[-1] = 1.0
+    # Damping makes the chain ergodic, so the system is regular; without it, the chain may
+    # have several closed classes and no unique stationary vector.
+    if damping > 0.0 or np.linalg.matrix_rank(system) == n:
+        stationary = np.linalg.solve(system, rhs)
+        return np.where(stationary > 0.0, stationary, 0.0)  # no -0.0 or rounding below 0
+    stationary = np.full(n, 1.0 / n)
+    for _ in range(100_000):
+        step = stationary @ chain
+        change = np.abs(step - stationary).sum()
+        stationary = step
+        if change < 1e-13:
+            break
+    return stationary

@@ -1,0 +1,302 @@
+"""A slow, obviously-correct pure-Python reference for lexiframe's positions and measures.
+
+Every kernel of the library is checked against this module (STYLE.md, "What separate from
+how"). It uses plain lists and dicts, one ranking at a time, and follows the definitions
+of DESIGN.md §1–§2 line by line:
+
+- a ranking is the run's rows of one (system, query) sorted by score descending, ties
+  broken by document id descending as a string (trec_eval's rule), cut at ``depth``;
+- every system of the run gets a ranking for every query of the qrels with at least one
+  relevant document (``relevance >= threshold``); a query it skipped is an empty ranking;
+- unretrieved relevant documents take the bottom positions of a corpus of ``n`` documents
+  (pessimistic imputation, lexirecall paper §2.2): p̂_i = n − (m − i) for i > r.
+
+Nothing here is vectorised or clever on purpose.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+RunRow = tuple[object, object, object, float]
+"""(system, query, doc, score)."""
+
+QrelsRow = tuple[object, object, int]
+"""(query, doc, relevance)."""
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """What the positions frame holds for one (system, query)."""
+
+    positions: list[int]
+    n_rel: int
+    n_ret: int
+    docs: list[object] = field(default_factory=list)
+    grades: list[int] = field(default_factory=list)
+    ideal_grades: list[int] = field(default_factory=list)
+
+
+def ranked_docs(rows: Iterable[tuple[object, float]], depth: int | None = None) -> list[object]:
+    """Documents of one ranking in trec_eval order: score desc, then str(doc) desc."""
+    ordered = sorted(rows, key=lambda row: (row[1], str(row[0])), reverse=True)
+    docs = [doc for doc, _ in ordered]
+    return docs if depth is None else docs[:depth]
+
+
+def positions(
+    run: Iterable[RunRow],
+    qrels: Iterable[QrelsRow],
+    *,
+    threshold: int = 1,
+    depth: int | None = None,
+) -> dict[tuple[str, object], Ranking]:
+    """The positions frame as ``{(system, query): Ranking}`` (DESIGN.md §1).
+
+    Systems are keyed by ``str(system)`` (lexiframe casts system ids to strings).
+    """
+    run = list(run)
+    judgments: dict[object, dict[object, int]] = {}
+    for query, doc, relevance in qrels:
+        judgments.setdefault(query, {})[doc] = relevance
+    relevant = {
+        query: {doc: grade for doc, grade in docs.items() if grade >= threshold}
+        for query, docs in judgments.items()
+    }
+    relevant = {query: docs for query, docs in relevant.items() if docs}
+
+    by_ranking: dict[tuple[str, object], list[tuple[object, float]]] = {}
+    systems: list[str] = []
+    for system, query, doc, score in run:
+        if str(system) not in systems:
+            systems.append(str(system))
+        by_ranking.setdefault((str(system), query), []).append((doc, score))
+
+    result = {}
+    for system in systems:
+        for query, rel_docs in relevant.items():
+            docs = ranked_docs(by_ranking.get((system, query), []), depth)
+            found = [(rank, doc) for rank, doc in enumerate(docs, start=1) if doc in rel_docs]
+            result[(system, query)] = Ranking(
+                positions=[rank for rank, _ in found],
+                n_rel=len(rel_docs),
+                n_ret=len(docs),
+                docs=[doc for _, doc in found],
+                grades=[rel_docs[doc] for _, doc in found],
+                ideal_grades=sorted(rel_docs.values(), reverse=True),
+            )
+    return result
+
+
+def dropped_queries(
+    run: Iterable[RunRow], qrels: Iterable[QrelsRow], *, threshold: int = 1
+) -> set[object]:
+    """Queries of the run that are not evaluated (unjudged, or no relevant document)."""
+    with_relevant = {query for query, _, relevance in qrels if relevance >= threshold}
+    return {query for _, query, _, _ in run} - with_relevant
+
+
+def coverage(
+    run: Iterable[RunRow], qrels: Iterable[QrelsRow], *, threshold: int = 1
+) -> dict[str, tuple[int, int, int, int]]:
+    """Per system: (evaluated, skipped, unjudged, no_relevant) query counts.
+
+    evaluated: queries of the qrels with a relevant document; skipped: of those, the ones
+    the system did not answer; unjudged / no_relevant: queries the system answered that the
+    qrels do not know / judge without a relevant document.
+    """
+    run, qrels = list(run), list(qrels)
+    judged = {query for query, _, _ in qrels}
+    with_relevant = {query for query, _, relevance in qrels if relevance >= threshold}
+    answered: dict[str, set[object]] = {}
+    for system, query, _, _ in run:
+        answered.setdefault(str(system), set()).add(query)
+    return {
+        system: (
+            len(with_relevant),
+            len(with_relevant - queries),
+            len(queries - judged),
+            len((queries & judged) - with_relevant),
+        )
+        for system, queries in answered.items()
+    }
+
+
+# ---------------------------------------------------------------------------------------
+# Measures of one ranking (DESIGN.md §2). ``pos`` is the ascending list p_1 < … < p_r.
+
+
+def rr(pos: list[int], k: int | None = None) -> float:
+    """RR = 1/p_1; 0 if nothing relevant was retrieved (at or above k)."""
+    if not pos or (k is not None and pos[0] > k):
+        return 0.0
+    return 1.0 / pos[0]
+
+
+def ap(pos: list[int], m: int, k: int | None = None) -> float:
+    """AP = (1/m) Σ_{i≤r} i/p_i (only p_i ≤ k with a cutoff, as trec_eval's map_cut)."""
+    kept = [p for p in pos if k is None or p <= k]
+    return sum(i / p for i, p in enumerate(kept, start=1)) / m
+
+
+def _dcg(gains: list[float], ranks: list[int]) -> float:
+    return sum(gain / math.log2(rank + 1) for gain, rank in zip(gains, ranks, strict=True))
+
+
+def ndcg(pos: list[int], m: int, k: int | None = None) -> float:
+    """Binary nDCG = Σ_{i≤r} 1/log2(p_i+1) / Σ_{j≤m} 1/log2(j+1), both sums cut at k."""
+    kept = [p for p in pos if k is None or p <= k]
+    ideal_length = m if k is None else min(m, k)
+    ideal = _dcg([1.0] * ideal_length, list(range(1, ideal_length + 1)))
+    return _dcg([1.0] * len(kept), kept) / ideal
+
+
+def ndcg_graded(
+    pos: list[int], grades: list[int], ideal_grades: list[int], k: int | None = None
+) -> float:
+    """trec_eval's ``ndcg`` / ``ndcg_cut_k``: gains are the grades, ideal = grades sorted."""
+    pairs = [(p, g) for p, g in zip(pos, grades, strict=True) if k is None or p <= k]
+    ideal = sorted(ideal_grades, reverse=True)
+    if k is not None:
+        ideal = ideal[:k]
+    ideal_dcg = _dcg([float(g) for g in ideal], list(range(1, len(ideal) + 1)))
+    if ideal_dcg == 0:
+        return 0.0
+    return _dcg([float(g) for _, g in pairs], [p for p, _ in pairs]) / ideal_dcg
+
+
+def precision(pos: list[int], k: int) -> float:
+    """P@k = #{i : p_i ≤ k}/k."""
+    return sum(1 for p in pos if p <= k) / k
+
+
+def recall(pos: list[int], m: int, k: int) -> float:
+    """R@k = #{i : p_i ≤ k}/m."""
+    return sum(1 for p in pos if p <= k) / m
+
+
+def r_precision(pos: list[int], m: int) -> float:
+    """RP = #{i : p_i ≤ m}/m."""
+    return sum(1 for p in pos if p <= m) / m
+
+
+def rbp(pos: list[int], p: float = 0.8) -> float:
+    """RBP(p) = (1 − p) Σ_{i≤r} p^(p_i − 1)."""
+    return (1 - p) * sum(p ** (rank - 1) for rank in pos)
+
+
+def exposure(name: str, *, n: int | None = None, p: float = 0.8) -> Callable[[float], float]:
+    """The named exposures of lexirecall Definition 2.1, as functions of a position."""
+    if name in ("rr", "ap"):
+        return lambda position: 1.0 / position
+    if name == "ndcg":
+        return lambda position: 1.0 / math.log2(position + 1)
+    if name == "rbp":
+        return lambda position: (1 - p) * p ** (position - 1)
+    if name == "linear":
+        if n is None:
+            raise ValueError("linear exposure needs n")
+        return lambda position: 1.0 - position / n
+    raise ValueError(name)
+
+
+def imputed(pos: list[int], m: int, n: int | None) -> list[float | None]:
+    """p̂: retrieved positions, then n − (m − i) for the unretrieved i = r+1 … m.
+
+    ``None`` stands for an imputed position when n is None ("beyond any depth").
+    """
+    r = len(pos)
+    tail = [None if n is None else float(n - (m - i)) for i in range(r + 1, m + 1)]
+    return [float(p) for p in pos] + tail
+
+
+def tse(
+    pos: list[int], m: int, exposure_name: str = "rr", *, n: int | None = None, p: float = 0.8
+) -> float:
+    """TSE_e = e(p̂_m); 0 when the last relevant document is imputed and n is None."""
+    last = imputed(pos, m, n)[m - 1]
+    if last is None:
+        return 0.0
+    return exposure(exposure_name, n=n, p=p)(last)
+
+
+def sl3(pos: list[int], m: int, *, n: int | None = None) -> float | None:
+    """SL3 = p̂_m − m (Cooper's type 3 search length); None when it needs n."""
+    last = imputed(pos, m, n)[m - 1]
+    return None if last is None else last - m
+
+
+def recall_error(pos: list[int], m: int, *, n: int | None = None) -> float | None:
+    """RecallError = mean(p̂) − (m + 1)/2; None when it needs n."""
+    full = imputed(pos, m, n)
+    if any(value is None for value in full):
+        return None
+    return sum(full) / m - (m + 1) / 2
+
+
+def asl_docs(pos: list[int], m: int, n_ret: int) -> list[float]:
+    """Per-document ASL (ASL paper §3.1, eq. 2–3), retrieved in rank order, then unretrieved.
+
+    A retrieved document at p_i: the irrelevant documents above it plus one, p_i − (i − 1).
+    An unretrieved one: the irrelevant documents the system returned, ñ − r.
+    """
+    r = len(pos)
+    retrieved = [float(p - (i - 1)) for i, p in enumerate(pos, start=1)]
+    return retrieved + [float(n_ret - r)] * (m - r)
+
+
+def asl(pos: list[int], m: int, n_ret: int, first: int | None = None) -> float:
+    """ASL of a query (mean over its m documents), or ASL@g1-k over the first min(k, m)."""
+    values = asl_docs(pos, m, n_ret)
+    if first is not None:
+        values = values[: min(first, m)]
+    return sum(values) / len(values)
+
+
+def measure(
+    name: str, ranking: Ranking, *, n: int | None = None, graded: bool = True
+) -> float | None:
+    """A measure of one ranking by its canonical lexiframe name (the subset tests use).
+
+    ``graded``: nDCG with the grades as gains (what ``lexiframe.evaluate`` computes), else
+    binary gains (what ``measures`` computes on a positions frame without grades).
+    """
+    pos, m, n_ret = ranking.positions, ranking.n_rel, ranking.n_ret
+    family, _, cutoff_text = name.partition("@")
+    cutoff = int(cutoff_text.removeprefix("g1-")) if cutoff_text else None
+    if family.startswith("TSE"):
+        params = _params(family)
+        return tse(pos, m, str(params.get("exposure", "rr")), n=n, p=float(params.get("p", 0.8)))
+    if family.startswith("RBP"):
+        return rbp(pos, float(_params(family).get("p", 0.8)))
+    simple: dict[str, Callable[[], float | None]] = {
+        "RR": lambda: rr(pos, cutoff),
+        "AP": lambda: ap(pos, m, cutoff),
+        "nDCG": lambda: (
+            ndcg_graded(pos, ranking.grades, ranking.ideal_grades, cutoff)
+            if graded
+            else ndcg(pos, m, cutoff)
+        ),
+        "P": lambda: precision(pos, cutoff),
+        "R": lambda: recall(pos, m, cutoff),
+        "RP": lambda: r_precision(pos, m),
+        "SL3": lambda: sl3(pos, m, n=n),
+        "RecallError": lambda: recall_error(pos, m, n=n),
+        "ASL": lambda: asl(pos, m, n_ret, cutoff),
+    }
+    return simple[family]()
+
+
+def _params(family: str) -> dict[str, object]:
+    """``TSE(exposure='ap', p=0.5)`` → {'exposure': 'ap', 'p': 0.5} (test names only)."""
+    if "(" not in family:
+        return {}
+    inner = family[family.index("(") + 1 : family.rindex(")")]
+    params: dict[str, object] = {}
+    for item in inner.split(","):
+        key, _, value = item.partition("=")
+        value = value.strip().strip("'\"")
+        params[key.strip()] = float(value) if key.strip() == "p" else value
+    return params

@@ -1,0 +1,577 @@
+"""Hand-computed examples of every measure, and the measure registry.
+
+Each expected value is worked out in a comment next to it, with the definition it comes
+from: DESIGN.md §2, the atomized search length paper (ASL, §3.1, eq. 1–5) and the
+lexirecall paper (TSE §3.2 eq. 3, SL3 and recall error §3.2, imputation §2.2).
+"""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+import pytest
+
+import lexiframe as lf
+from lexiframe.errors import InputError, LexiframeError, UnknownMeasureError
+from lexiframe.metrics import exprs, known_names, parse_measure, parse_measures
+
+
+def positions_frame(*rankings: tuple[list[int], int, int]) -> pl.DataFrame:
+    """A positions frame from (positions, n_rel, n_ret) triples, one system per row."""
+    return pl.DataFrame(
+        {
+            "system": [f"s{i}" for i in range(len(rankings))],
+            "query": ["q"] * len(rankings),
+            "positions": [list(r[0]) for r in rankings],
+            "n_rel": [r[1] for r in rankings],
+            "n_ret": [r[2] for r in rankings],
+        },
+        schema_overrides={
+            "positions": pl.List(pl.UInt32),
+            "n_rel": pl.UInt32,
+            "n_ret": pl.UInt32,
+        },
+    )
+
+
+def column(frame: pl.DataFrame, expr: pl.Expr) -> list[float | None]:
+    return frame.select(expr).to_series().to_list()
+
+
+def approx(values: list[float | None]) -> list[object]:
+    return [None if v is None else pytest.approx(v, abs=1e-12) for v in values]
+
+
+# ---------------------------------------------------------------------------------------
+# Atomized search length (ASL paper §3.1)
+
+
+def test_asl_per_document_eq_2_and_3():
+    # Relevant documents at ranks 2, 3, 7; m = 5; ñ = 10 retrieved.
+    # eq. 2, ASL = rank − (relevant above): 2 − 0 = 2, 3 − 1 = 2, 7 − 2 = 5.
+    # eq. 3, the two unretrieved ones: irrel_q = ñ − r = 10 − 3 = 7 each.
+    frame = positions_frame(([2, 3, 7], 5, 10))
+    assert column(frame, pl.col("positions").lexi.asl()) == [[2.0, 2.0, 5.0, 7.0, 7.0]]
+
+
+def test_asl_per_document_is_irrelevant_above_plus_one():
+    # eq. 1, ASL = irrel + 1. Ranking R N N R N R (ñ = 6), m = 3:
+    # first relevant: 0 irrelevant above → 1; second: 2 → 3; third: 3 → 4.
+    frame = positions_frame(([1, 4, 6], 3, 6))
+    assert column(frame, pl.col("positions").lexi.asl()) == [[1.0, 3.0, 4.0]]
+    # eq. 4 inner mean: (1 + 3 + 4)/3.
+    assert column(frame, pl.col("positions").lexi.asl_mean()) == approx([8 / 3])
+
+
+def test_asl_query_mean_eq_4():
+    # (2 + 2 + 5 + 7 + 7)/5 = 23/5
+    frame = positions_frame(([2, 3, 7], 5, 10))
+    assert column(frame, exprs.asl_mean()) == approx([4.6])
+
+
+@pytest.mark.parametrize(
+    ("k", "expected"),
+    [
+        (1, 2.0),  # first relevant document only: 2 (the MRR replacement, §3.1)
+        (2, 2.0),  # (2 + 2)/2
+        (3, 3.0),  # (2 + 2 + 5)/3
+        (4, 4.0),  # (2 + 2 + 5 + 7)/4: unretrieved ones come last
+        (5, 4.6),  # all five
+        (10, 4.6),  # min(k, m) = 5 documents (DESIGN §2), not divided by 10
+    ],
+)
+def test_asl_at_g1_k_eq_5(k, expected):
+    frame = positions_frame(([2, 3, 7], 5, 10))
+    assert column(frame, exprs.asl_mean(first=k)) == approx([expected])
+    assert lf.measures(frame, [f"ASL@g1-{k}"])[f"ASL@g1-{k}"].to_list() == approx([expected])
+
+
+def test_asl_nothing_relevant_retrieved():
+    # ñ = 4 documents, none relevant, m = 2: each unretrieved scores irrel_q = 4.
+    frame = positions_frame(([], 2, 4))
+    assert column(frame, exprs.asl()) == [[4.0, 4.0]]
+    assert column(frame, exprs.asl_mean()) == approx([4.0])
+
+
+def test_asl_skipped_query_scores_eq_3_literally():
+    # A system that returned nothing: ñ = 0, so eq. 3 gives irrel_q = 0 for each document.
+    # DESIGN §2 asks for eq. 3 "exactly as written" (note: this is the best ASL, not a
+    # worst case).
+    frame = positions_frame(([], 3, 0))
+    assert column(frame, exprs.asl()) == [[0.0, 0.0, 0.0]]
+    assert column(frame, exprs.asl_mean()) == approx([0.0])
+
+
+def test_asl_system_mean_over_queries_eq_4():
+    # Two queries: ASL 4.6 (above) and (1 + 3 + 4)/3 = 8/3; system ASL = their mean.
+    run = pl.DataFrame(
+        {
+            "system": ["s"] * 16,
+            "query": ["q1"] * 10 + ["q2"] * 6,
+            "doc": [f"a{i}" for i in range(10)] + [f"b{i}" for i in range(6)],
+            "score": [float(10 - i) for i in range(10)] + [float(6 - i) for i in range(6)],
+        }
+    )
+    # q1: relevant at ranks 2, 3, 7 (a1, a2, a6) and two never retrieved; q2: ranks 1, 4, 6.
+    qrels = pl.DataFrame(
+        {
+            "query": ["q1"] * 5 + ["q2"] * 3,
+            "doc": ["a1", "a2", "a6", "x1", "x2", "b0", "b3", "b5"],
+            "relevance": [1] * 8,
+        }
+    )
+    per_query = lf.evaluate(run, qrels, ["ASL"]).sort("query")
+    assert per_query["ASL"].to_list() == approx([4.6, 8 / 3])
+    assert lf.summarize(per_query)["ASL"].to_list() == approx([(4.6 + 8 / 3) / 2])
+
+
+# ---------------------------------------------------------------------------------------
+# Total search efficiency, SL3, recall error (lexirecall paper §3.2)
+
+
+# Last relevant document retrieved: positions [1, 4], m = 2, so p̂_m = 4.
+TSE_COMPLETE = [
+    ("rr", None, 1 / 4),  # e(p) = 1/p
+    ("ap", None, 1 / 4),  # AP's exposure is 1/p too
+    ("ndcg", None, 1 / math.log2(5)),  # 1/log2(4 + 1)
+    ("rbp", None, 0.2 * 0.8**3),  # (1 − γ) γ^(4 − 1), γ = 0.8
+    ("linear", 100, 1 - 4 / 100),  # 1 − p/n
+    ("rr", 100, 1 / 4),  # n does not matter when everything was retrieved
+    ("ndcg", 100, 1 / math.log2(5)),
+    ("rbp", 100, 0.2 * 0.8**3),
+]
+
+# Last relevant document not retrieved: positions [2], m = 2, so p̂_2 = n − (m − 2) = n.
+TSE_IMPUTED = [
+    ("rr", None, 0.0),  # n = None: beyond any depth, exposure 0 (trec_eval's behaviour)
+    ("ap", None, 0.0),
+    ("ndcg", None, 0.0),
+    ("rbp", None, 0.0),
+    ("rr", 100, 1 / 100),  # e(100)
+    ("ap", 100, 1 / 100),
+    ("ndcg", 100, 1 / math.log2(101)),
+    ("rbp", 100, 0.2 * 0.8**99),
+    ("linear", 100, 0.0),  # 1 − 100/100
+]
+
+
+@pytest.mark.parametrize(("exposure", "n", "expected"), TSE_COMPLETE)
+def test_tse_last_document_retrieved(exposure, n, expected):
+    frame = positions_frame(([1, 4], 2, 10))
+    got = column(frame, pl.col("positions").lexi.tse(exposure=exposure, n=n))
+    assert got == approx([expected])
+    name = "TSE" if exposure == "rr" else f"TSE(exposure={exposure!r})"
+    assert lf.measures(frame, [name], n=n)[name].to_list() == approx([expected])
+
+
+@pytest.mark.parametrize(("exposure", "n", "expected"), TSE_IMPUTED)
+def test_tse_last_document_imputed(exposure, n, expected):
+    frame = positions_frame(([2], 2, 10))
+    got = column(frame, pl.col("positions").lexi.tse(exposure=exposure, n=n))
+    assert got == approx([expected])
+    name = "TSE" if exposure == "rr" else f"TSE(exposure={exposure!r})"
+    assert lf.measures(frame, [name], n=n)[name].to_list() == approx([expected])
+
+
+def test_tse_rbp_persistence():
+    # γ = 0.5, p̂_m = 4: 0.5 · 0.5³ = 0.0625
+    frame = positions_frame(([1, 4], 2, 10))
+    assert column(frame, exprs.tse(exposure="rbp", p=0.5)) == approx([0.0625])
+    name = "TSE(exposure='rbp', p=0.5)"
+    assert lf.measures(frame, [name])[name].to_list() == approx([0.0625])
+
+
+def test_tse_callable_exposure():
+    # Any strictly decreasing e: here 1/p², p̂_m = 4 → 1/16.
+    frame = positions_frame(([1, 4], 2, 10))
+    assert column(frame, exprs.tse(exposure=lambda p: 1.0 / (p * p))) == approx([1 / 16])
+
+
+def test_tse_linear_needs_n():
+    frame = positions_frame(([1, 4], 2, 10))
+    with pytest.raises(InputError, match="n"):
+        frame.select(exprs.tse(exposure="linear"))
+    with pytest.raises(LexiframeError, match="n"):
+        lf.measures(frame, ["TSE(exposure='linear')"])
+
+
+def test_tse_unknown_exposure():
+    with pytest.raises(InputError, match="'cubic'"):
+        exprs.tse(exposure="cubic")
+
+
+def test_imputation_example_of_section_2_2():
+    # lexirecall §2.2: three of six relevant documents retrieved at 2, 3, 8, so
+    # p̂ = (2, 3, 8, n − 2, n − 1, n). With n = 1000:
+    #   SL3 = p̂_m − m = 1000 − 6 = 994
+    #   RE = mean(p̂) − (m + 1)/2 = (2 + 3 + 8 + 998 + 999 + 1000)/6 − 3.5
+    #   TSE_rr = 1/1000; TSE_linear = 1 − 1000/1000 = 0
+    frame = positions_frame(([2, 3, 8], 6, 100))
+    assert column(frame, exprs.sl3(n=1000)) == approx([994.0])
+    assert column(frame, exprs.recall_error(n=1000)) == approx([3010 / 6 - 3.5])
+    assert column(frame, exprs.tse(n=1000)) == approx([1 / 1000])
+    assert column(frame, exprs.tse(exposure="linear", n=1000)) == approx([0.0])
+
+
+@pytest.mark.parametrize(
+    ("rankings", "n", "expected"),
+    [
+        # SL3 = p̂_m − m: [1, 4], m = 2 → 4 − 2 = 2 (n not needed)
+        ([([1, 4], 2, 10)], None, [2.0]),
+        # optimal ranking: p̂_m = m → 0
+        ([([1, 2, 3], 3, 3)], None, [0.0]),
+        # [2] of m = 2 with n = 100: p̂_2 = 100 → 98; with n = None: undefined (null)
+        ([([2], 2, 10)], 100, [98.0]),
+        ([([2], 2, 10)], None, [None]),
+        # nothing retrieved, m = 3, n = 50: p̂_3 = 50 → 47
+        ([([], 3, 0)], 50, [47.0]),
+    ],
+)
+def test_sl3(rankings, n, expected):
+    frame = positions_frame(*rankings)
+    assert column(frame, pl.col("positions").lexi.sl3(n=n)) == approx(expected)
+    assert lf.measures(frame, ["SL3"], n=n)["SL3"].to_list() == approx(expected)
+
+
+@pytest.mark.parametrize(
+    ("rankings", "n", "expected"),
+    [
+        # RE = mean(p̂) − (m + 1)/2: [1, 4] → 2.5 − 1.5 = 1
+        ([([1, 4], 2, 10)], None, [1.0]),
+        # optimal ranking → 0
+        ([([1, 2, 3], 3, 3)], None, [0.0]),
+        # [2] of m = 2, n = 10: p̂ = (2, 10) → 6 − 1.5 = 4.5
+        ([([2], 2, 10)], 10, [4.5]),
+        ([([2], 2, 10)], None, [None]),
+        # nothing retrieved, m = 3, n = 50: p̂ = (48, 49, 50) → 49 − 2 = 47
+        ([([], 3, 0)], 50, [47.0]),
+    ],
+)
+def test_recall_error(rankings, n, expected):
+    frame = positions_frame(*rankings)
+    assert column(frame, pl.col("positions").lexi.recall_error(n=n)) == approx(expected)
+    assert lf.measures(frame, ["RecallError"], n=n)["RecallError"].to_list() == approx(expected)
+
+
+def test_corpus_size_from_a_column():
+    # n may differ per query: p̂_m = n for the unretrieved last document.
+    frame = positions_frame(([2], 2, 10), ([2], 2, 10)).with_columns(corpus=pl.Series([100, 20]))
+    got = lf.measures(frame, ["SL3", "TSE"], n="corpus").sort("system")
+    assert got["SL3"].to_list() == approx([98.0, 18.0])
+    assert got["TSE"].to_list() == approx([1 / 100, 1 / 20])
+
+
+# ---------------------------------------------------------------------------------------
+# DESIGN.md §2 formulas
+
+
+def test_reciprocal_rank():
+    frame = positions_frame(([3, 5], 2, 10), ([], 2, 10), ([1], 1, 1))
+    # 1/3; nothing retrieved → 0; 1/1
+    assert column(frame, exprs.rr()) == approx([1 / 3, 0.0, 1.0])
+    # RR@2: p_1 = 3 > 2 → 0
+    assert column(frame, exprs.rr(k=2)) == approx([0.0, 0.0, 1.0])
+    assert column(frame, exprs.rr(k=3)) == approx([1 / 3, 0.0, 1.0])
+
+
+def test_average_precision():
+    # (1/m) Σ i/p_i with m = 4: (1/1 + 2/3)/4; m counts the unretrieved ones.
+    frame = positions_frame(([1, 3], 4, 10), ([2, 3, 4], 3, 4), ([], 2, 0))
+    assert column(frame, exprs.ap()) == approx([(1 + 2 / 3) / 4, (1 / 2 + 2 / 3 + 3 / 4) / 3, 0.0])
+    # AP@3 (trec_eval map_cut_3): only p_i ≤ 3 count, still divided by m
+    assert column(frame, exprs.ap(k=3)) == approx([(1 + 2 / 3) / 4, (1 / 2 + 2 / 3) / 3, 0.0])
+
+
+def test_precision_recall_r_precision():
+    frame = positions_frame(([1, 3, 12], 4, 20))
+    assert column(frame, exprs.precision(k=10)) == approx([2 / 10])  # #{p ≤ 10} = 2
+    assert column(frame, exprs.precision(k=1)) == approx([1.0])
+    assert column(frame, exprs.recall(k=10)) == approx([2 / 4])
+    assert column(frame, exprs.recall(k=12)) == approx([3 / 4])
+    assert column(frame, exprs.r_precision()) == approx([2 / 4])  # #{p ≤ m = 4} = 2
+
+
+def test_rank_biased_precision():
+    # (1 − γ) Σ γ^(p_i − 1): γ = 0.5, [1, 2] → 0.5 (1 + 0.5) = 0.75
+    # default γ = 0.8, [1, 3] → 0.2 (1 + 0.64) = 0.328
+    frame = positions_frame(([1, 2], 2, 2), ([1, 3], 2, 3), ([], 1, 0))
+    assert column(frame, exprs.rbp(p=0.5))[:2] == approx([0.75, 0.5 * (1 + 0.25)])
+    assert column(frame, exprs.rbp()) == approx([0.2 * 1.8, 0.328, 0.0])
+    got = lf.measures(frame, ["RBP", "RBP(p=0.5)"])
+    assert got["RBP"].to_list() == approx([0.36, 0.328, 0.0])
+    assert got["RBP(p=0.5)"].to_list() == approx([0.75, 0.625, 0.0])
+
+
+def test_ndcg_binary():
+    # [2], m = 1: (1/log2 3)/(1/log2 2) = 0.6309…
+    # [1, 5], m = 3: (1 + 1/log2 6)/(1 + 1/log2 3 + 1/log2 4)
+    frame = positions_frame(([2], 1, 5), ([1, 5], 3, 10), ([], 2, 3))
+    ideal3 = 1 + 1 / math.log2(3) + 0.5
+    assert column(frame, exprs.ndcg()) == approx(
+        [1 / math.log2(3), (1 + 1 / math.log2(6)) / ideal3, 0.0]
+    )
+    # nDCG@3: both sums cut at 3 → [1, 5] keeps only rank 1; the ideal keeps 3 documents.
+    # nDCG@1 for [2]: 0 / 1.
+    assert column(frame, exprs.ndcg(k=3)) == approx([1 / math.log2(3), 1 / ideal3, 0.0])
+    assert column(frame, exprs.ndcg(k=1)) == approx([0.0, 1.0, 0.0])
+
+
+def test_ndcg_graded_trec_eval_style():
+    # trec_eval gains are the grades. Retrieved grades 1 at rank 1 and 2 at rank 3; all
+    # relevant grades of the query (2, 2, 1).
+    #   DCG  = 1/log2 2 + 2/log2 4 = 1 + 1 = 2
+    #   IDCG = 2/log2 2 + 2/log2 3 + 1/log2 4 = 2 + 1.2619 + 0.5
+    #   nDCG@2: DCG = 1, IDCG@2 = 2 + 2/log2 3
+    frame = pl.DataFrame(
+        {"positions": [[1, 3]], "grades": [[1, 2]], "ideal_grades": [[2, 2, 1]], "n_rel": [3]},
+        schema_overrides={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32},
+    )
+    expr = pl.col("positions").lexi.ndcg(grades="grades", ideal_grades="ideal_grades")
+    idcg = 2 + 2 / math.log2(3) + 0.5
+    assert column(frame, expr) == approx([2 / idcg])
+    cut = exprs.ndcg(k=2, grades="grades", ideal_grades="ideal_grades")
+    assert column(frame, cut) == approx([1 / (2 + 2 / math.log2(3))])
+
+
+def test_graded_ndcg_end_to_end_uses_grades():
+    # evaluate keeps grades for nDCG: d1 (grade 1) at rank 1, d2 (grade 2) at rank 2.
+    #   DCG = 1 + 2/log2 3; IDCG = 2 + 1/log2 3
+    run = pl.DataFrame(
+        {"system": ["s", "s"], "query": ["q", "q"], "doc": ["d1", "d2"], "score": [2.0, 1.0]}
+    )
+    qrels = pl.DataFrame({"query": ["q", "q"], "doc": ["d1", "d2"], "relevance": [1, 2]})
+    got = lf.evaluate(run, qrels, ["nDCG"])["nDCG"].to_list()
+    assert got == approx([(1 + 2 / math.log2(3)) / (2 + 1 / math.log2(3))])
+    # Positions without grades: binary gains → both relevant documents on top → 1.
+    pos = lf.positions(run, qrels)
+    assert lf.measures(pos, ["nDCG"])["nDCG"].to_list() == approx([1.0])
+
+
+def test_threshold_changes_relevant_set():
+    # threshold=2: only d2 is relevant; it sits at rank 2 → RR = 1/2, m = 1.
+    run = pl.DataFrame(
+        {"system": ["s", "s"], "query": ["q", "q"], "doc": ["d1", "d2"], "score": [2.0, 1.0]}
+    )
+    qrels = pl.DataFrame({"query": ["q", "q"], "doc": ["d1", "d2"], "relevance": [1, 2]})
+    got = lf.evaluate(run, qrels, ["RR", "AP", "RP"], threshold=2)
+    assert list(got.select("RR", "AP", "RP").row(0)) == approx([0.5, 0.5, 0.0])
+
+
+def test_trec_eval_tie_breaking():
+    # Scores tie at 1.0 for d1, d2, d10: trec_eval orders ties by doc id descending as a
+    # string: "d2" > "d10" > "d1". So the ranking is dX (3.0), d2, d10, d1.
+    run = pl.DataFrame(
+        {
+            "system": ["s"] * 4,
+            "query": ["q"] * 4,
+            "doc": ["d1", "d10", "d2", "dX"],
+            "score": [1.0, 1.0, 1.0, 3.0],
+        }
+    )
+    qrels = pl.DataFrame({"query": ["q"], "doc": ["d10"], "relevance": [1]})
+    pos = lf.positions(run, qrels, docs=True)
+    assert pos["positions"].to_list() == [[3]]
+    assert pos["docs"].to_list() == [["d10"]]
+
+
+def test_integer_doc_ids_tie_as_strings():
+    # Integer ids 9 and 10 tie: as strings "9" > "10", so 9 comes first (trec_eval reads
+    # every id as a string).
+    run = pl.DataFrame({"system": ["s", "s"], "query": [1, 1], "doc": [10, 9], "score": [1.0] * 2})
+    qrels = pl.DataFrame({"query": [1], "doc": [10], "relevance": [1]})
+    assert lf.positions(run, qrels)["positions"].to_list() == [[2]]
+
+
+def test_rank_by_existing_rank_column():
+    run = pl.DataFrame(
+        {
+            "system": ["s"] * 3,
+            "query": ["q"] * 3,
+            "doc": ["a", "b", "c"],
+            "score": [3.0, 2.0, 1.0],
+            "rank": [3, 1, 2],
+        }
+    )
+    qrels = pl.DataFrame({"query": ["q"], "doc": ["a"], "relevance": [1]})
+    assert lf.positions(run, qrels)["positions"].to_list() == [[1]]
+    assert lf.positions(run, qrels, rank_by="rank")["positions"].to_list() == [[3]]
+
+
+# ---------------------------------------------------------------------------------------
+# The measure registry (STYLE.md 1: canonical names are keys and column names)
+
+CANONICAL = [
+    "RR",
+    "RR@10",
+    "AP",
+    "AP@100",
+    "nDCG",
+    "nDCG@10",
+    "P@10",
+    "R@1000",
+    "RP",
+    "RBP",
+    "RBP(p=0.5)",
+    "TSE",
+    "TSE(exposure='ap')",
+    "TSE(exposure='ndcg')",
+    "TSE(exposure='rbp', p=0.5)",
+    "TSE(exposure='linear')",
+    "SL3",
+    "RecallError",
+    "ASL",
+    "ASL@g1-10",
+]
+
+
+@pytest.mark.parametrize("name", CANONICAL)
+def test_canonical_names_round_trip(name):
+    measure = parse_measure(name)
+    assert str(measure) == name
+    assert measure.name == name
+    assert parse_measure(str(measure)) == measure
+    assert parse_measure(measure) is measure
+
+
+@pytest.mark.parametrize(
+    ("alias", "canonical"),
+    [
+        ("P_10", "P@10"),
+        ("p_5", "P@5"),
+        ("recall_1000", "R@1000"),
+        ("ndcg_cut_10", "nDCG@10"),
+        ("map_cut_100", "AP@100"),
+        ("recip_rank", "RR"),
+        ("map", "AP"),
+        ("Rprec", "RP"),
+        ("ndcg", "nDCG"),
+        ("NDCG@10", "nDCG@10"),
+        ("MRR", "RR"),
+        ("MRR@10", "RR@10"),
+        ("MAP", "AP"),
+        ("Precision@5", "P@5"),
+        ("Recall@100", "R@100"),
+        ("RE", "RecallError"),
+        ("asl@g1-5", "ASL@g1-5"),
+        ("sl3", "SL3"),
+        (" nDCG@10 ", "nDCG@10"),
+        # default parameters are not part of the canonical name
+        ("RBP(p=0.8)", "RBP"),
+        ("TSE(exposure='rr')", "TSE"),
+        ('TSE(exposure="ap")', "TSE(exposure='ap')"),
+        ("TSE(exposure = 'ap')", "TSE(exposure='ap')"),
+        ("TSE(p=0.5, exposure='rbp')", "TSE(exposure='rbp', p=0.5)"),
+    ],
+)
+def test_aliases(alias, canonical):
+    assert str(parse_measure(alias)) == canonical
+
+
+def test_output_columns_are_canonical_names_without_duplicates():
+    frame = positions_frame(([1, 3], 2, 10))
+    got = lf.measures(frame, ["P_10", "recip_rank", "P@10", "ndcg_cut_10", "nDCG@10"])
+    assert got.columns == ["system", "query", "P@10", "RR", "nDCG@10"]
+    assert [str(m) for m in parse_measures(["map", "AP", "MAP"])] == ["AP"]
+    assert all(dtype == pl.Float64 for dtype in got.select("P@10", "RR", "nDCG@10").dtypes)
+
+
+def test_known_names():
+    assert known_names() == lf.known_names()
+    for family in ["RR", "AP", "nDCG", "P", "R", "RP", "RBP", "TSE", "SL3", "RecallError", "ASL"]:
+        assert family in known_names()
+
+
+@pytest.mark.parametrize("name", ["Foo", "MRR10", "nDCG@@10", "", "P_x", "TSE(exposure='ap'"])
+def test_unknown_measure_lists_known_names(name):
+    with pytest.raises(UnknownMeasureError) as info:
+        parse_measure(name)
+    message = str(info.value)
+    assert repr(name) in message
+    for family in known_names():
+        assert family in message
+
+
+def test_unknown_measure_through_evaluate():
+    run = pl.DataFrame({"system": ["s"], "query": ["q"], "doc": ["d"], "score": [1.0]})
+    qrels = pl.DataFrame({"query": ["q"], "doc": ["d"], "relevance": [1]})
+    with pytest.raises(UnknownMeasureError, match=r"'Foo'.*nDCG"):
+        lf.evaluate(run, qrels, ["RR", "Foo"])
+    with pytest.raises(UnknownMeasureError):
+        lf.evaluate(run, qrels, [])
+
+
+@pytest.mark.parametrize(
+    ("name", "fragment"),
+    [
+        ("RBP(q=0.5)", "p"),  # no such parameter
+        ("RR(p=0.5)", "none"),  # RR takes no parameter
+        ("TSE(exposure='cubic')", "exposure"),  # not one of the choices
+        ("TSE(exposure)", "exposure"),  # no value
+        ("P", "cutoff"),  # P needs a cutoff
+        ("R", "cutoff"),
+        ("P@0", "cutoff"),
+        ("P@-1", "cutoff"),
+        ("P@x", "cutoff"),
+        ("P@1.5", "cutoff"),
+        ("RP@10", "cutoff"),  # RP takes no cutoff
+        ("SL3@10", "cutoff"),
+        ("TSE@10", "cutoff"),
+        ("ASL@10", "g1-"),  # ASL's cutoff reads @g1-k
+        ("ASL@g1-0", "g1-"),
+    ],
+)
+def test_bad_parameters_and_cutoffs(name, fragment):
+    with pytest.raises(UnknownMeasureError) as info:
+        parse_measure(name)
+    assert fragment in str(info.value)
+
+
+@pytest.mark.parametrize("name", ["RBP(p=1.5)", "RBP(p=0)", "RBP(p=1)", "TSE(exposure='rbp', p=2)"])
+def test_bad_persistence(name):
+    frame = positions_frame(([1], 1, 1))
+    with pytest.raises(LexiframeError, match="p"):
+        lf.measures(frame, [name])
+
+
+def test_measure_name_must_be_a_string():
+    with pytest.raises(TypeError):
+        parse_measure(10)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: exprs.rr(k=0),
+        lambda: exprs.ap(k=-1),
+        lambda: exprs.ndcg(k=0),
+        lambda: exprs.precision(k=0),
+        lambda: exprs.precision(k=True),
+        lambda: exprs.recall(k=2.5),
+        lambda: exprs.asl_mean(first=0),
+        lambda: exprs.rbp(p=1.0),
+        lambda: exprs.ndcg(grades="grades"),  # graded nDCG needs both lists
+    ],
+)
+def test_bad_expression_arguments(make):
+    with pytest.raises(InputError):
+        make()
+
+
+def test_empty_ranking_scores_positive_zero():
+    # A skipped query scores 0 on every gain measure, and that 0 is +0.0: a -0.0 (the sum
+    # of an empty float list) would print as "-0.0" in tables and CSV exports. The second
+    # ranking keeps the frame from being a single constant row.
+    run = pl.DataFrame({"system": ["s"], "query": ["q1"], "doc": ["d"], "score": [1.0]})
+    qrels = pl.DataFrame({"query": ["q1", "q2"], "doc": ["d", "x"], "relevance": [1, 2]})
+    names = ["RR", "AP", "nDCG", "nDCG@5", "P@5", "R@5", "RP", "RBP", "TSE"]
+    graded = lf.evaluate(run, qrels, names).filter(pl.col("query") == "q2")
+    binary = lf.measures(lf.positions(run, qrels), names).filter(pl.col("query") == "q2")
+    negative = []
+    for kind, frame in (("graded", graded), ("binary", binary)):
+        for name in names:
+            value = frame[name].item()
+            assert value == 0.0
+            if math.copysign(1.0, value) < 0:
+                negative.append(f"{kind} {name}")
+    assert negative == []

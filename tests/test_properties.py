@@ -1,0 +1,504 @@
+"""Property tests: random small runs and qrels, lexiframe against the pure-Python reference.
+
+Hypothesis draws runs with string or integer ids, score ties, skipped and unjudged queries,
+queries without relevant documents, depth cuts and thresholds; ``positions`` and every
+measure must equal :mod:`tests.reference` on every backend (Polars eager, Polars lazy,
+pandas). Pinned ``@example`` cases cover the edges: an empty ranking, everything relevant
+retrieved, a single relevant document, ties in scores.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from dataclasses import dataclass
+
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from lexiframe.errors import DroppedQueriesWarning
+from tests import reference
+from tests.conftest import BACKENDS, Backend
+
+SETTINGS = settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+N = 50  # a corpus size larger than any ranking drawn here
+
+MEASURES = [
+    "RR",
+    "RR@3",
+    "AP",
+    "AP@3",
+    "nDCG",
+    "nDCG@3",
+    "P@1",
+    "P@3",
+    "R@3",
+    "RP",
+    "RBP",
+    "RBP(p=0.5)",
+    "TSE",
+    "TSE(exposure='ap')",
+    "TSE(exposure='ndcg')",
+    "TSE(exposure='rbp')",
+    "TSE(exposure='rbp', p=0.5)",
+    "TSE(exposure='linear')",
+    "SL3",
+    "RecallError",
+    "ASL",
+    "ASL@g1-1",
+    "ASL@g1-3",
+]
+MEASURES_WITHOUT_N = [name for name in MEASURES if "linear" not in name]
+
+
+@dataclass(frozen=True)
+class Case:
+    """A run and qrels as plain rows, plus the options of ``positions``."""
+
+    run: tuple[tuple[object, object, object, float], ...]
+    qrels: tuple[tuple[object, object, int], ...]
+    int_queries: bool = False
+    int_docs: bool = False
+    threshold: int = 1
+    depth: int | None = None
+
+    def run_frame(self) -> pl.DataFrame:
+        return pl.DataFrame(
+            [list(row) for row in self.run],
+            schema={
+                "system": pl.String,
+                "query": pl.Int64 if self.int_queries else pl.String,
+                "doc": pl.Int64 if self.int_docs else pl.String,
+                "score": pl.Float64,
+            },
+            orient="row",
+        )
+
+    def qrels_frame(self) -> pl.DataFrame:
+        return pl.DataFrame(
+            [list(row) for row in self.qrels],
+            schema={
+                "query": pl.Int64 if self.int_queries else pl.String,
+                "doc": pl.Int64 if self.int_docs else pl.String,
+                "relevance": pl.Int64,
+            },
+            orient="row",
+        )
+
+    @property
+    def options(self) -> dict[str, object]:
+        return {"threshold": self.threshold, "depth": self.depth}
+
+    def reference(self) -> dict[tuple[str, object], reference.Ranking]:
+        return reference.positions(self.run, self.qrels, threshold=self.threshold, depth=self.depth)
+
+    def dropped(self) -> set[object]:
+        return reference.dropped_queries(self.run, self.qrels, threshold=self.threshold)
+
+
+STRING_DOCS = ["d1", "d2", "d10", "d11", "d9", "D3", "x", "d100"]  # string order ≠ number order
+INT_DOCS = [1, 2, 9, 10, 11, 100, 7, 0]
+SCORES = [0.0, 0.5, 1.0, 1.0, 2.0, -1.0]  # few values: many ties
+
+
+@st.composite
+def cases(draw, depth=None, int_queries=None, int_docs=None) -> Case:
+    """Strategy of cases; ``depth`` and the id kinds are strategies (default: drawn freely)."""
+    int_queries = draw(st.booleans() if int_queries is None else int_queries)
+    int_docs = draw(st.booleans() if int_docs is None else int_docs)
+    query_ids = [1, 2, 3, 4] if int_queries else ["q1", "q2", "q10", "q3"]
+    doc_ids = INT_DOCS if int_docs else STRING_DOCS
+    queries = query_ids[: draw(st.integers(1, 4))]
+    systems = draw(
+        st.lists(st.sampled_from(["A", "B", "sys10"]), min_size=1, max_size=3, unique=True)
+    )
+
+    run = []
+    for system in systems:
+        for query in queries:
+            if draw(st.integers(0, 4)) == 0:
+                continue  # this system skips this query
+            docs = draw(st.lists(st.sampled_from(doc_ids), min_size=1, max_size=8, unique=True))
+            for doc in docs:
+                run.append((system, query, doc, draw(st.sampled_from(SCORES))))
+    if not run:
+        run.append((systems[0], queries[0], doc_ids[0], 1.0))
+
+    qrels = []
+    for query in queries:
+        if draw(st.integers(0, 5)) == 0:
+            continue  # unjudged query
+        judged = draw(st.lists(st.sampled_from(doc_ids), min_size=1, max_size=6, unique=True))
+        # some relevant documents nobody retrieves
+        extra = f"unseen-{query}" if not int_docs else 1000 + len(qrels)
+        if draw(st.booleans()):
+            judged.append(extra)
+        for doc in judged:
+            qrels.append((query, doc, draw(st.sampled_from([0, 0, 1, 2]))))
+
+    return Case(
+        run=tuple(run),
+        qrels=tuple(qrels),
+        int_queries=int_queries,
+        int_docs=int_docs,
+        threshold=draw(st.sampled_from([1, 1, 2])),
+        depth=draw(st.none() if depth is None else depth),
+    )
+
+
+# Pinned edge cases ----------------------------------------------------------------------
+
+# A system that returned nothing for a judged query: empty positions, n_ret = 0.
+EMPTY_RANKING = Case(
+    run=(("A", "q1", "d1", 1.0), ("B", "q2", "d1", 1.0)),
+    qrels=(("q1", "d1", 1), ("q2", "d2", 1), ("q2", "d1", 0)),
+)
+# Everything relevant retrieved, on top.
+ALL_RELEVANT = Case(
+    run=(("A", "q1", "d1", 3.0), ("A", "q1", "d2", 2.0), ("A", "q1", "d3", 1.0)),
+    qrels=(("q1", "d1", 1), ("q1", "d2", 2), ("q1", "d3", 0)),
+)
+# m = 1, found at rank 2.
+ONE_RELEVANT = Case(
+    run=(("A", 7, 10, 2.0), ("A", 7, 9, 1.0)),
+    qrels=((7, 9, 1),),
+    int_queries=True,
+    int_docs=True,
+)
+# Every score ties: the order is doc id descending as a string: d9, d2, d10, d1.
+ALL_TIES = Case(
+    run=tuple(("A", "q1", doc, 1.0) for doc in ["d1", "d10", "d2", "d9"]),
+    qrels=(("q1", "d10", 1), ("q1", "d1", 2)),
+)
+# Integer doc ids tie: compared as strings, 9 > 100 > 10 > 1.
+INT_TIES = Case(
+    run=tuple(("A", 1, doc, 0.5) for doc in [1, 10, 100, 9]),
+    qrels=((1, 100, 1), (1, 1, 1), (1, 5, 1)),
+    int_queries=True,
+    int_docs=True,
+)
+# The run answers a query that has no relevant document and one that is unjudged.
+DROPPED = Case(
+    run=(("A", "q1", "d1", 1.0), ("A", "q2", "d1", 1.0), ("A", "q3", "d1", 1.0)),
+    qrels=(("q1", "d1", 1), ("q2", "d1", 0)),
+)
+# Grades below the threshold do not count.
+THRESHOLD = Case(
+    run=(("A", "q1", "d1", 2.0), ("A", "q1", "d2", 1.0)),
+    qrels=(("q1", "d1", 1), ("q1", "d2", 2)),
+    threshold=2,
+)
+# A depth cut shorter than the ranking (and one longer).
+DEPTH_CUT = Case(
+    run=(("A", "q1", "d1", 3.0), ("A", "q1", "d2", 2.0), ("A", "q1", "d3", 1.0)),
+    qrels=(("q1", "d3", 1), ("q1", "d2", 1)),
+    depth=2,
+)
+DEPTH_LONGER = Case(
+    run=(("A", "q1", "d1", 3.0), ("A", "q1", "d2", 2.0)),
+    qrels=(("q1", "d2", 1),),
+    depth=5,
+)
+
+
+def expect_drop_warning(case: Case, backend: Backend):
+    """The eager entry points warn with the count of dropped queries; lazy plans cannot."""
+    dropped = case.dropped()
+    if dropped and backend.warns_on_drop:
+        return pytest.warns(DroppedQueriesWarning, match=rf"^{len(dropped)} queries")
+    return contextlib.nullcontext()
+
+
+def as_dict(frame: pl.DataFrame) -> dict[tuple[str, object], dict[str, object]]:
+    keyed = {}
+    for row in frame.iter_rows(named=True):
+        key = (row["system"], row["query"])
+        assert key not in keyed, f"duplicate positions row {key}"
+        keyed[key] = row
+    return keyed
+
+
+def check_positions(case: Case, backend: Backend) -> None:
+    with expect_drop_warning(case, backend):
+        got = backend.positions(
+            case.run_frame(), case.qrels_frame(), docs=True, grades=True, **case.options
+        )
+    assert got.schema["positions"] == pl.List(pl.UInt32)
+    assert got.schema["n_rel"] == pl.UInt32
+    assert got.schema["n_ret"] == pl.UInt32
+    rows = as_dict(got)
+    expected = case.reference()
+    assert set(rows) == set(expected)
+    for key, ranking in expected.items():
+        row = rows[key]
+        assert row["positions"] == ranking.positions, key
+        assert row["n_rel"] == ranking.n_rel, key
+        assert row["n_ret"] == ranking.n_ret, key
+        assert row["docs"] == ranking.docs, key
+        assert row["grades"] == ranking.grades, key
+        assert row["ideal_grades"] == ranking.ideal_grades, key
+
+
+def same(got: float | None, expected: float | None) -> bool:
+    if expected is None or got is None:
+        return got is None and expected is None
+    return math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def check_measures(case: Case, backend: Backend, n: int | None) -> None:
+    names = MEASURES if n is not None else MEASURES_WITHOUT_N
+    with expect_drop_warning(case, backend):
+        got = backend.evaluate(case.run_frame(), case.qrels_frame(), names, n=n, **case.options)
+    rows = as_dict(got)
+    expected = case.reference()
+    assert set(rows) == set(expected)
+    for key, ranking in expected.items():
+        for name in names:
+            want = reference.measure(name, ranking, n=n)
+            assert same(rows[key][name], want), (key, name, rows[key][name], want)
+
+
+EDGE_CASES = [EMPTY_RANKING, ALL_RELEVANT, ONE_RELEVANT, ALL_TIES, INT_TIES, DROPPED, THRESHOLD]
+
+
+def pinned(cases_list):
+    """Decorate a ``@given(case=...)`` test with ``@example`` for each pinned case."""
+
+    def decorate(test):
+        for case in reversed(cases_list):
+            test = example(case=case)(test)
+        return test
+
+    return decorate
+
+
+@pinned(EDGE_CASES)
+@given(case=cases())
+@SETTINGS
+def test_positions_equal_reference(case: Case, backend: Backend):
+    check_positions(case, backend)
+
+
+@pinned([DEPTH_CUT, DEPTH_LONGER])
+@given(case=cases(depth=st.integers(1, 6)))
+@SETTINGS
+def test_positions_with_depth_equal_reference(case: Case, backend: Backend):
+    check_positions(case, backend)
+
+
+@pinned(EDGE_CASES)
+@given(case=cases())
+@SETTINGS
+def test_measures_equal_reference(case: Case, backend: Backend):
+    check_measures(case, backend, n=N)
+
+
+@pinned(EDGE_CASES)
+@given(case=cases())
+@SETTINGS
+def test_measures_without_corpus_size_equal_reference(case: Case, backend: Backend):
+    check_measures(case, backend, n=None)
+
+
+@pinned([DEPTH_CUT, DEPTH_LONGER])
+@given(case=cases(depth=st.integers(1, 6)))
+@SETTINGS
+def test_measures_with_depth_equal_reference(case: Case, backend: Backend):
+    check_measures(case, backend, n=N)
+
+
+@pinned(EDGE_CASES)
+@given(case=cases())
+@SETTINGS
+def test_binary_measures_of_positions_frame_equal_reference(case: Case, backend: Backend):
+    """``measures`` on a positions frame without grades: nDCG has binary gains."""
+    with expect_drop_warning(case, backend):
+        pos = backend.positions(case.run_frame(), case.qrels_frame(), **case.options)
+    names = ["nDCG", "nDCG@3", "RR", "ASL"]
+    rows = as_dict(backend.measures(pos, names))
+    for key, ranking in case.reference().items():
+        for name in names:
+            want = reference.measure(name, ranking, graded=False)
+            assert same(rows[key][name], want), (key, name)
+
+
+@pinned(EDGE_CASES)
+@given(case=cases())
+@SETTINGS
+def test_rank_by_rank_column_equals_reference(case: Case, backend: Backend):
+    """``rank_by="rank"`` follows an existing rank column instead of the scores.
+
+    The rank column holds the reference's trec_eval ranks and the scores are overwritten
+    with the ranks themselves (so ranking by score would reverse every list): ranking by
+    rank must give the reference positions of the original scores.
+    """
+    order: dict[tuple[str, object], list[tuple[object, float]]] = {}
+    for system, query, doc, score in case.run:
+        order.setdefault((system, query), []).append((doc, score))
+    ranks = [
+        next(
+            rank
+            for rank, ranked in enumerate(reference.ranked_docs(order[(s, q)]), start=1)
+            if ranked == d
+        )
+        for s, q, d, _ in case.run
+    ]
+    run = case.run_frame().with_columns(
+        rank=pl.Series(ranks, dtype=pl.Int64), score=pl.Series(ranks, dtype=pl.Float64)
+    )
+    with expect_drop_warning(case, backend):
+        got = backend.positions(run, case.qrels_frame(), rank_by="rank", **case.options)
+    rows = as_dict(got)
+    expected = case.reference()
+    assert set(rows) == set(expected)
+    for key, ranking in expected.items():
+        assert rows[key]["positions"] == ranking.positions, key
+        assert rows[key]["n_ret"] == ranking.n_ret, key
+
+
+def test_pinned_edge_cases_read_as_intended():
+    """The pinned cases are what their comments say (checked on the reference itself)."""
+    assert EMPTY_RANKING.reference()[("A", "q2")].positions == []
+    assert EMPTY_RANKING.reference()[("A", "q2")].n_ret == 0
+    assert ALL_RELEVANT.reference()[("A", "q1")].positions == [1, 2]
+    assert ONE_RELEVANT.reference()[("A", 7)].positions == [2]
+    assert ALL_TIES.reference()[("A", "q1")].docs == ["d10", "d1"]
+    assert ALL_TIES.reference()[("A", "q1")].positions == [3, 4]
+    assert INT_TIES.reference()[("A", 1)].positions == [2, 4]
+    assert DROPPED.dropped() == {"q2", "q3"}
+    assert THRESHOLD.reference()[("A", "q1")].positions == [2]
+    assert DEPTH_CUT.reference()[("A", "q1")].positions == [2]
+
+
+# Invariants -----------------------------------------------------------------------------
+
+UNIT_INTERVAL = [
+    "RR",
+    "RR@3",
+    "AP",
+    "AP@3",
+    "nDCG",
+    "nDCG@3",
+    "P@1",
+    "P@3",
+    "R@3",
+    "RP",
+    "RBP",
+    "TSE",
+    "TSE(exposure='ndcg')",
+    "TSE(exposure='rbp')",
+    "TSE(exposure='linear')",
+]
+
+
+@pinned(EDGE_CASES)
+@given(case=cases())
+@SETTINGS
+def test_coverage_equals_reference(case: Case, backend: Backend):
+    got = backend.coverage(case.run_frame(), case.qrels_frame(), threshold=case.threshold)
+    assert got.columns == ["system", "evaluated", "skipped", "unjudged", "no_relevant"]
+    rows = {row[0]: row[1:] for row in got.rows()}
+    assert rows == reference.coverage(case.run, case.qrels, threshold=case.threshold)
+
+
+BACKEND_EAGER = BACKENDS["polars-eager"]
+
+
+@pinned(EDGE_CASES)
+@given(case=cases(depth=st.one_of(st.none(), st.integers(3, 8))))
+@settings(max_examples=50, deadline=None)
+def test_invariants(case: Case):
+    with expect_drop_warning(case, BACKEND_EAGER):
+        pos = BACKEND_EAGER.positions(case.run_frame(), case.qrels_frame(), **case.options)
+        got = BACKEND_EAGER.evaluate(
+            case.run_frame(), case.qrels_frame(), MEASURES, n=N, **case.options
+        )
+    per_doc = pos.with_columns(asl=pl.col("positions").lexi.asl())
+    for row in per_doc.iter_rows(named=True):
+        p, m, n_ret = row["positions"], row["n_rel"], row["n_ret"]
+        # Per-document ASL: m values; retrieved ones ≥ 1 and non-decreasing in rank order.
+        assert len(row["asl"]) == m
+        retrieved = row["asl"][: len(p)]
+        assert all(value >= 1 for value in retrieved)
+        assert retrieved == sorted(retrieved)
+        assert p == sorted(set(p)), "positions strictly ascending"
+        assert all(1 <= rank <= n_ret for rank in p)
+        assert len(p) <= m
+        if case.depth is not None:
+            assert n_ret <= case.depth
+    for row in got.iter_rows(named=True):
+        for name in UNIT_INTERVAL:
+            assert 0.0 <= row[name] <= 1.0, (name, row)
+        assert row["SL3"] >= 0.0
+        assert row["RecallError"] >= 0.0
+        assert row["ASL"] >= 0.0
+    # ASL ≥ 1 whenever every relevant document was retrieved (each scores irrel above + 1).
+    joined = pos.join(got, on=["system", "query"])
+    for row in joined.iter_rows(named=True):
+        # P@3 and R@3 count the same documents: 3 · P@3 = m · R@3.
+        assert math.isclose(3 * row["P@3"], row["n_rel"] * row["R@3"])
+        if row["positions"]:
+            assert row["RR"] >= row["TSE"]  # 1/p_1 ≥ 1/p̂_m (p̂_m ≤ n)
+        if len(row["positions"]) == row["n_rel"]:
+            assert row["ASL"] >= 1.0
+            assert row["R@3"] == 1.0 or row["positions"][-1] > 3
+        if row["positions"] and row["positions"][0] == 1:
+            assert row["ASL@g1-1"] == 1.0 and row["RR"] == 1.0
+
+
+# Grouped: by= keys against a per-group reference ----------------------------------------
+
+
+@st.composite
+def tracked_cases(draw) -> tuple[Case, Case]:
+    """Two tracks with the same id kinds, judged by the first one's qrels."""
+    int_queries, int_docs = draw(st.booleans()), draw(st.booleans())
+    first = draw(cases(int_queries=st.just(int_queries), int_docs=st.just(int_docs)))
+    second = draw(cases(int_queries=st.just(int_queries), int_docs=st.just(int_docs)))
+    # Default options (threshold 1, no depth) for both tracks.
+    return (
+        Case(first.run, first.qrels, int_queries, int_docs),
+        Case(second.run, first.qrels, int_queries, int_docs),
+    )
+
+
+@given(tracks=tracked_cases())
+@SETTINGS
+def test_by_keys_equal_per_group_reference(tracks: tuple[Case, Case], backend: Backend):
+    first, second = tracks
+    run = pl.concat(
+        [
+            first.run_frame().with_columns(track=pl.lit("t1")),
+            second.run_frame().with_columns(track=pl.lit("t2")),
+        ]
+    )
+    dropped = first.dropped() | second.dropped()
+    warns = dropped and backend.warns_on_drop
+    with pytest.warns(DroppedQueriesWarning) if warns else contextlib.nullcontext():
+        got = backend.evaluate(run, first.qrels_frame(), ["AP", "ASL", "nDCG"], by="track")
+    assert got.columns[:3] == ["track", "system", "query"]
+    for track, case in [("t1", first), ("t2", second)]:
+        mine = as_dict(got.filter(pl.col("track") == track).drop("track"))
+        expected = case.reference()
+        assert set(mine) == set(expected)
+        for key, ranking in expected.items():
+            for name in ["AP", "ASL", "nDCG"]:
+                assert same(mine[key][name], reference.measure(name, ranking)), (track, key, name)
+    # summarize(by="track") is the per-group mean over (track, system).
+    summary = backend.summarize(got, by="track")
+    for row in summary.iter_rows(named=True):
+        case = first if row["track"] == "t1" else second
+        expected = [
+            reference.measure("AP", ranking)
+            for (system, _), ranking in case.reference().items()
+            if system == row["system"]
+        ]
+        assert row["n_queries"] == len(expected)
+        assert same(row["AP"], sum(expected) / len(expected))
