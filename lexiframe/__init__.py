@@ -19,6 +19,15 @@ from lexiframe.errors import (
     UnknownMeasureError,
 )
 from lexiframe.evaluation import evaluate, measures, summarize
+from lexiframe.io import (
+    read_qrels,
+    read_run,
+    scan_qrels,
+    scan_run,
+    write_frame,
+    write_trec_qrels,
+    write_trec_run,
+)
 from lexiframe.metrics import known_names, parse_measure
 from lexiframe.preferences import pairs, preferences
 from lexiframe.ranking import coverage, positions
@@ -42,6 +51,13 @@ __all__ = [
     "parse_measure",
     "positions",
     "preferences",
+    "read_qrels",
+    "read_run",
+    "scan_qrels",
+    "scan_run",
     "summarize",
     "summarize_preferences",
+    "write_frame",
+    "write_trec_qrels",
+    "write_trec_run",
 ]

@@ -23,6 +23,7 @@ import polars as pl
 from lexiframe._compat import collect
 from lexiframe._utils import as_list, format_row, quote_names
 from lexiframe.errors import InputError, SchemaError, UnknownMeasureError
+from lexiframe.metrics import parse_measure
 from lexiframe.preferences import MEASURES, preference_measure
 from lexiframe.validate import require_columns, require_numeric
 
@@ -144,6 +145,7 @@ def order(
     method: Method = ...,
     damping: float = ...,
     by: str | Sequence[str] | None = ...,
+    lower_is_better: bool | None = ...,
 ) -> pl.DataFrame: ...
 @overload
 def order(
@@ -153,6 +155,7 @@ def order(
     method: Method = ...,
     damping: float = ...,
     by: str | Sequence[str] | None = ...,
+    lower_is_better: bool | None = ...,
 ) -> pl.LazyFrame: ...
 
 
@@ -163,6 +166,7 @@ def order(
     method: Method = "mc4",
     damping: float = 0.15,
     by: str | Sequence[str] | None = None,
+    lower_is_better: bool | None = None,
 ) -> pl.DataFrame | pl.LazyFrame:
     """Order the systems of each (by…) group: ``by…, system, rank, score``, rank 1 best.
 
@@ -172,9 +176,11 @@ def order(
       :func:`lexiframe.preferences.preferences` returns; only the signs matter, except for
       ``method="mean"``;
     - a pair summary (no ``query``) as :func:`summarize_preferences` returns;
-    - a metrics table with ``system``, ``query`` and the metric column ``measure``
-      (larger is better: negate a cost such as ASL first); per-query signs come from
-      comparing the metric of two systems, equal values tying.
+    - a metrics table with ``system``, ``query`` and the metric column ``measure``;
+      per-query signs come from comparing the metric of two systems, equal values tying.
+      Larger is better unless ``lower_is_better`` says otherwise; by default it is read
+      from the measure registry (True for the costs ``ASL``, ``SL3``, ``RecallError``),
+      and the ``"mean"`` score is then the mean cost, ranked ascending.
 
     Methods (DESIGN.md §4), with ``W``, ``C`` and *beats* as in the module docstring:
 
@@ -234,7 +240,10 @@ def order(
         require_numeric(schema, measure, "metrics")
         table = lazy.select(*by, "system", "query", measure)
         system_dtype = schema["system"]
-        compute = partial(_order_metrics, column=measure, method=method, damping=damping, by=by)
+        flip = _is_cost(measure) if lower_is_better is None else bool(lower_is_better)
+        compute = partial(
+            _order_metrics, column=measure, method=method, damping=damping, by=by, flip=flip
+        )
     else:
         raise SchemaError(
             "order() needs a pair table (system_a, system_b, and query or the counts of "
@@ -355,8 +364,23 @@ def _order_pairs(
     return _assemble(parts, table, table.schema["system_a"], by)
 
 
+def _is_cost(measure: str) -> bool:
+    """Whether ``measure`` names a registry measure whose smaller values are better."""
+    try:
+        parsed = parse_measure(measure)
+    except (UnknownMeasureError, TypeError):
+        return False
+    return parsed.name == measure and parsed.lower_is_better
+
+
 def _order_metrics(
-    table: pl.DataFrame, *, column: str, method: str, damping: float, by: list[str]
+    table: pl.DataFrame,
+    *,
+    column: str,
+    method: str,
+    damping: float,
+    by: list[str],
+    flip: bool = False,
 ) -> pl.DataFrame:
     duplicated = table.select(pl.struct(*by, "system", "query").is_duplicated()).to_series()
     if duplicated.any():
@@ -376,6 +400,8 @@ def _order_metrics(
         values[system.to_numpy(), query.to_numpy()] = (
             group[column].cast(pl.Float64).fill_null(np.nan).to_numpy()
         )
+        if flip:  # a cost: negated, so that larger is better below
+            values = -values
         wins, compared = _metric_wins(values)
         present = ~np.isnan(values)
         mean = np.divide(
@@ -386,7 +412,10 @@ def _order_metrics(
         )
         score = _score(method, wins, compared, mean, damping)
         parts.append(_ordered_group(key, by, group, names, score, wins))
-    return _assemble(parts, table, table.schema["system"], by)
+    result = _assemble(parts, table, table.schema["system"], by)
+    if flip and method == "mean":  # report the mean cost itself
+        result = result.with_columns(-pl.col("score"))
+    return result
 
 
 def _metric_wins(values: np.ndarray, chunk_cells: int = 1 << 24) -> tuple[np.ndarray, np.ndarray]:

@@ -6,16 +6,22 @@ import argparse
 import sys
 import warnings
 from collections.abc import Sequence
+from pathlib import Path
 
 import polars as pl
 
 from lexiframe import datasets, io
-from lexiframe.errors import LexiframeError, LexiframeWarning
-from lexiframe.evaluation import evaluate, measures, summarize
+from lexiframe.aggregate import order, summarize_preferences
+from lexiframe.errors import LexiframeError, LexiframeWarning, UnknownMeasureError
+from lexiframe.evaluation import measures, summarize
+from lexiframe.metrics import parse_measure
+from lexiframe.preferences import preference_measure, preferences
 from lexiframe.ranking import coverage, positions
 
 DEMO_MEASURES = ["RR", "AP", "nDCG@10", "TSE", "ASL"]
 DEFAULT_MEASURES = ["RR", "AP", "nDCG@10", "P@10", "R@1000", "RP"]
+PAIRS_SHOWN = 30
+ORDER_METHODS = ("mc4", "borda", "winrate", "mean")
 
 
 def _table(frame: pl.DataFrame) -> str:
@@ -31,31 +37,64 @@ def _table(frame: pl.DataFrame) -> str:
         return str(frame)
 
 
-def tie_counts(frame: pl.DataFrame, metric: str) -> pl.DataFrame:
-    """Ranking pairs (same query, two systems) tied by ``metric`` vs with identical positions.
+def _split_measures(names: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Split measure names into per-ranking metrics and preferences between rankings.
 
-    The pairs tied by the metric but with different position vectors are the ties that the
-    lexicographic preferences break (lexiprecision paper §2, §3.3).
+    Unknown names raise the registry's error, which lists both kinds.
+    """
+    metrics, prefs = [], []
+    for name in names:
+        try:
+            prefs.append(preference_measure(name).name)
+        except UnknownMeasureError:
+            metrics.append(str(parse_measure(name)))
+    return list(dict.fromkeys(metrics)), list(dict.fromkeys(prefs))
+
+
+def side_by_side(orderings: dict[str, pl.DataFrame]) -> pl.DataFrame:
+    """Orderings next to each other: one row per rank, one column of systems per ordering.
 
     Example:
         >>> import polars as pl
-        >>> frame = pl.DataFrame({"query": ["1", "1", "1"], "RR": [1.0, 1.0, 0.5],
-        ...                       "positions": [[1, 2], [1, 5], [2]]})
-        >>> tie_counts(frame, "RR").row(0)
-        (3, 1, 0)
+        >>> a = pl.DataFrame({"system": ["x", "y"], "rank": [1, 2], "score": [0.6, 0.4]})
+        >>> b = pl.DataFrame({"system": ["y", "x"], "rank": [1, 2], "score": [0.9, 0.1]})
+        >>> side_by_side({"A": a, "B": b}).rows()
+        [(1, 'x', 'y'), (2, 'y', 'x')]
     """
+    table: pl.DataFrame | None = None
+    for label, ordering in orderings.items():
+        column = ordering.select(pl.col("rank").cast(pl.UInt32), pl.col("system").alias(label))
+        table = (
+            column if table is None else table.join(column, on="rank", how="full", coalesce=True)
+        )
+    if table is None:
+        return pl.DataFrame(schema={"rank": pl.UInt32})
+    return table.sort("rank")
 
-    def tied_pairs(*keys: str) -> int:
-        sizes = frame.group_by(*keys).agg(pl.len().cast(pl.Int64).alias("size"))["size"]
-        return int((sizes * (sizes - 1) // 2).sum())
 
-    sizes = frame.group_by("query").agg(pl.len().cast(pl.Int64).alias("size"))["size"]
-    return pl.DataFrame(
-        {
-            "pairs": [int((sizes * (sizes - 1) // 2).sum())],
-            f"{metric}_ties": [tied_pairs("query", metric)],
-            "identical_positions": [tied_pairs("query", "positions")],
-        }
+def _orderings(
+    per_query: pl.DataFrame | None,
+    prefs: pl.DataFrame | None,
+    metrics: list[str],
+    preference_names: list[str],
+    method: str,
+) -> dict[str, pl.DataFrame]:
+    """One ordering per measure: ``method`` on preferences, the mean on metrics."""
+    result = {}
+    for name in preference_names:
+        result[f"{name} ({method})"] = order(prefs, name, method=method)
+    for name in metrics:
+        result[f"{name} (mean)"] = order(per_query, name, method="mean")
+    return result
+
+
+def _long_orderings(orderings: dict[str, pl.DataFrame]) -> pl.DataFrame:
+    """All orderings in one long frame: ordering, system, rank, score."""
+    return pl.concat(
+        [
+            frame.select(pl.lit(label).alias("ordering"), pl.all())
+            for label, frame in orderings.items()
+        ]
     )
 
 
@@ -74,31 +113,119 @@ def run_demo(args: argparse.Namespace) -> int:
     per_query = measures(frame, DEMO_MEASURES)
     print("\nMean per system over the evaluated queries (ASL: lower is better):")
     print(_table(summarize(per_query).sort("RR", descending=True)))
-    ties = tie_counts(per_query.join(frame, on=["system", "query"]), "RR")
-    pairs, rr_ties, identical = ties.row(0)
+
+    prefs = preferences(frame, ["sgnLP", "sgnLR"])
+    orderings = _orderings(per_query, prefs, ["RR", "AP"], ["sgnLP", "sgnLR"], "mc4")
+    print("\nSystem orderings: MC4 over the per-query lexicographic preferences, next to the")
+    print("mean RR and AP (rank 1 is best):")
+    print(_table(side_by_side(orderings)))
+
+    breaks = rr_ties_broken(per_query, prefs)
+    pairs, rr_ties, broken = breaks.row(0)
     print(
         f"\nRanking pairs (same query, two systems): {pairs}. Tied by RR: {rr_ties} "
-        f"({rr_ties / max(pairs, 1):.1%}); with identical positions vectors: {identical}. "
-        f"The lexicographic preferences break the other {rr_ties - identical} RR ties."
+        f"({rr_ties / max(pairs, 1):.1%}); sgnLP breaks {broken} of them "
+        f"({broken / max(rr_ties, 1):.1%}); the other {rr_ties - broken} have identical "
+        "positions vectors."
     )
     return 0
 
 
+def rr_ties_broken(per_query: pl.DataFrame, prefs: pl.DataFrame) -> pl.DataFrame:
+    """Ranking pairs, the ones RR ties, and how many of those sgnLP decides.
+
+    ``per_query`` holds ``RR`` per (system, query); ``prefs`` holds ``sgnLP`` per (query,
+    system_a, system_b). Lexiprecision paper §2, §3.3: sgnLP agrees with RR wherever RR
+    differs, and decides every RR tie between different positions vectors.
+
+    Example:
+        >>> import polars as pl
+        >>> rr = pl.DataFrame({"system": ["a", "b", "c"], "query": ["1"] * 3,
+        ...                    "RR": [1.0, 1.0, 0.5]})
+        >>> prefs = pl.DataFrame({"query": ["1"] * 3, "system_a": ["a", "a", "b"],
+        ...                       "system_b": ["b", "c", "c"], "sgnLP": [1, 1, 1]})
+        >>> rr_ties_broken(rr, prefs).row(0)
+        (3, 1, 1)
+    """
+    rr = per_query.select("system", "query", "RR")
+    joined = prefs.join(
+        rr.rename({"system": "system_a", "RR": "RR_a"}), on=["query", "system_a"]
+    ).join(rr.rename({"system": "system_b", "RR": "RR_b"}), on=["query", "system_b"])
+    tied = pl.col("RR_a") == pl.col("RR_b")
+    return joined.select(
+        pairs=pl.len(),
+        rr_ties=tied.sum(),
+        broken=(tied & (pl.col("sgnLP") != 0)).sum(),
+    )
+
+
+def _targets(path: str | None, kinds: list[str]) -> dict[str, Path]:
+    """Where each table goes: ``path`` itself for one kind, ``<stem>-<kind><ext>`` for several.
+
+    Raises before any computation when the extension cannot be written.
+    """
+    if path is None or not kinds:
+        return {}
+    target = Path(path)
+    io.check_writable(target)
+    if len(kinds) == 1:
+        return {kinds[0]: target}
+    return {kind: target.with_name(f"{target.stem}-{kind}{target.suffix}") for kind in kinds}
+
+
 def run_evaluate(args: argparse.Namespace) -> int:
-    names = args.measure or DEFAULT_MEASURES
+    metric_names, preference_names = _split_measures(args.measure or DEFAULT_MEASURES)
+    kinds = (["metrics"] if metric_names else []) + (["preferences"] if preference_names else [])
+    outputs = _targets(args.output, kinds)
+    summaries = _targets(args.summary, kinds)
+    orderings_path = _targets(args.orderings, ["orderings"])
     qrels = io.read_qrels(args.qrels)
     run = io.read_run(args.runs, system_from=args.system_from)
+    options = {"depth": args.depth, "threshold": args.threshold}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", LexiframeWarning)
-        per_query = evaluate(
-            run, qrels, names, n=args.n, depth=args.depth, threshold=args.threshold
-        ).sort("system", "query")
+        frame = positions(run, qrels, grades=True, **options)
     for warning in caught:
         print(f"note: {warning.message}", file=sys.stderr)
-    if args.output:
-        io.write_frame(per_query, args.output)
-        print(f"per-query measures written to {args.output}", file=sys.stderr)
-    print(_table(summarize(per_query)))
+
+    tables: dict[str, pl.DataFrame] = {}
+    summary: dict[str, pl.DataFrame] = {}
+    per_query = prefs = None
+    if metric_names:
+        per_query = measures(frame, metric_names, n=args.n).sort("system", "query")
+        tables["metrics"] = per_query
+        summary["metrics"] = summarize(per_query)
+    if preference_names:
+        prefs = preferences(frame, preference_names)
+        tables["preferences"] = prefs
+        summary["preferences"] = summarize_preferences(prefs)
+    orderings = _orderings(per_query, prefs, metric_names, preference_names, args.order)
+
+    written = []
+    for kind, target in outputs.items():
+        written.append((f"per-query {kind}", io.write_frame(tables[kind], target)))
+    for kind, target in summaries.items():
+        written.append((f"{kind} summary", io.write_frame(summary[kind], target)))
+    for target in orderings_path.values():
+        written.append(("orderings", io.write_frame(_long_orderings(orderings), target)))
+
+    if "metrics" in summary:
+        print("Mean per system over the evaluated queries:")
+        print(_table(summary["metrics"]))
+    if "preferences" in summary:
+        pair_summary = summary["preferences"]
+        shown = pair_summary.select("system_a", "system_b", "n_queries", *preference_names)
+        print(
+            f"\nMean preference per pair of systems (positive: system_a preferred; "
+            f"{pair_summary.height} pairs):"
+        )
+        print(_table(shown.head(PAIRS_SHOWN)))
+        if pair_summary.height > PAIRS_SHOWN:
+            print(f"… {pair_summary.height - PAIRS_SHOWN} more pairs (write them with --summary)")
+    print("\nSystem orderings (rank 1 is best):")
+    print(_table(side_by_side(orderings)))
+    for what, target in written:
+        print(f"{what} written to {target}", file=sys.stderr)
     return 0
 
 
@@ -115,8 +242,12 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(handler=run_demo)
     ev = commands.add_parser(
         "evaluate",
-        help="evaluate TREC run files against qrels",
-        description="Per-query measures of TREC runs; prints the per-system means.",
+        help="evaluate TREC run files against qrels: metrics and preferences",
+        description="Per-query measures of TREC runs (metrics such as RR, AP, nDCG@10, and "
+        "preferences between every pair of systems: sgnLP, rrLP, sgnLR); prints the "
+        "per-system means, the per-pair mean preferences and an ordering of the systems per "
+        "measure. With both kinds of measure, each file option writes two files, "
+        "<stem>-metrics<ext> and <stem>-preferences<ext>.",
     )
     ev.add_argument("runs", nargs="+", help="TREC run files (plain or .gz), folders or parquet")
     ev.add_argument("--qrels", required=True, help="TREC qrels file (or parquet)")
@@ -124,11 +255,26 @@ def build_parser() -> argparse.ArgumentParser:
         "--measure",
         "-m",
         action="append",
-        help=f"measure name, repeatable (default: {' '.join(DEFAULT_MEASURES)}); e.g. RR, AP, "
-        "nDCG@10, P@10, R@1000, RP, 'RBP(p=0.8)', TSE, \"TSE(exposure='ap')\", SL3, ASL, "
-        "ASL@g1-10",
+        help=f"measure name, repeatable (default: {' '.join(DEFAULT_MEASURES)}); metrics such "
+        "as RR, AP, nDCG@10, P@10, R@1000, RP, 'RBP(p=0.8)', TSE, \"TSE(exposure='ap')\", SL3, "
+        "ASL, ASL@g1-10; preferences sgnLP, rrLP, sgnLR",
     )
-    ev.add_argument("--output", "-o", help="write per-query measures (.parquet, .csv, .jsonl)")
+    ev.add_argument(
+        "--output",
+        "-o",
+        help="write the per-query table: metrics per (system, query), preferences per (query, "
+        "system_a, system_b) (.parquet, .csv, .jsonl)",
+    )
+    ev.add_argument("--summary", help="write the per-system means and per-pair mean preferences")
+    ev.add_argument(
+        "--orderings", help="write every ordering as one table: ordering, system, rank, score"
+    )
+    ev.add_argument(
+        "--order",
+        choices=ORDER_METHODS,
+        default="mc4",
+        help="how preferences order the systems (default mc4; metrics are ordered by mean)",
+    )
     ev.add_argument("--depth", type=int, help="evaluate the top DEPTH documents of each ranking")
     ev.add_argument("--threshold", type=int, default=1, help="lowest relevant grade (1)")
     ev.add_argument("--n", type=int, help="corpus size, for TSE/SL3/RecallError imputation")

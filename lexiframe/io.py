@@ -691,6 +691,20 @@ def _writer(suffix: str) -> Callable[[pl.DataFrame, Path], None]:
     return writers[suffix]
 
 
+def check_writable(path: PathLike) -> None:
+    """Raise :class:`InputError` now if :func:`write_frame` cannot write ``path``'s format.
+
+    Lets a command check every output path before it computes anything.
+
+    Example:
+        >>> check_writable("results.xlsx")
+        Traceback (most recent call last):
+        ...
+        lexiframe.errors.InputError: cannot write a .xlsx file: ...
+    """
+    _writer(Path(path).suffix.lower())
+
+
 def write_frame(frame: pl.DataFrame | pl.LazyFrame, path: PathLike) -> Path:
     """Write a table by the extension of ``path``, atomically.
 

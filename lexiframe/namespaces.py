@@ -94,9 +94,17 @@ class _FrameNamespace(Generic[Frame]):
         method: aggregate.Method = "mc4",
         damping: float = 0.15,
         by: str | list[str] | None = None,
+        lower_is_better: bool | None = None,
     ) -> Frame:
         """Order the systems (MC4, Borda, win rate, mean): see :func:`lexiframe.order`."""
-        return aggregate.order(self._frame, measure, method=method, damping=damping, by=by)
+        return aggregate.order(
+            self._frame,
+            measure,
+            method=method,
+            damping=damping,
+            by=by,
+            lower_is_better=lower_is_better,
+        )
 
 
 @pl.api.register_dataframe_namespace("lexi")

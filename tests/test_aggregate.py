@@ -401,3 +401,20 @@ def test_toy_mc4_agrees_with_pref_aggregate_on_sign_orders(measure, theirs):
 def test_toy_mean_matches_pref_aggregate(metric):
     got = order(toy_metrics(), metric, method="mean")
     assert ranking(got) == pref_aggregate()[metric]["mean"]
+
+
+def test_costs_are_ordered_from_the_smallest_value():
+    # ASL is a cost (ASL paper §3.1: lower is better): A's ASL is smaller on both queries.
+    metrics = pl.DataFrame(
+        {"system": ["A", "B", "A", "B"], "query": [1, 1, 2, 2], "ASL": [1.0, 3.0, 2.0, 5.0]}
+    )
+    mean = order(metrics, "ASL", method="mean")
+    assert mean["system"].to_list() == ["A", "B"]
+    assert mean["score"].to_list() == [1.5, 4.0]  # the mean cost itself
+    assert order(metrics, "ASL", method="mc4")["system"].to_list() == ["A", "B"]
+    # The registry decides by default; the caller can say otherwise.
+    flipped = order(metrics, "ASL", method="mean", lower_is_better=False)
+    assert flipped["system"].to_list() == ["B", "A"]
+    renamed = metrics.rename({"ASL": "cost"})
+    assert order(renamed, "cost", method="mean")["system"].to_list() == ["B", "A"]
+    assert order(renamed, "cost", method="mean", lower_is_better=True)["system"][0] == "A"

@@ -45,6 +45,8 @@ class Family:
     choices: Mapping[str, tuple[object, ...]] = field(default_factory=dict)
     aliases: tuple[str, ...] = ()
     needs_grades: bool = False
+    lower_is_better: bool = False
+    """A cost (SL3, RecallError, ASL): orderings put the smallest value first."""
     example: str = ""
 
 
@@ -64,6 +66,10 @@ class Measure:
 
     def param(self, name: str) -> object:
         return dict(self.params).get(name, self.family.params[name])
+
+    @property
+    def lower_is_better(self) -> bool:
+        return self.family.lower_is_better
 
     @property
     def name(self) -> str:
@@ -178,6 +184,7 @@ FAMILIES: tuple[Family, ...] = (
         formula="SL3 = p̂_m − m",
         source="lexirecall paper §3.2",
         build=lambda m, c: exprs.sl3(n=c.n),
+        lower_is_better=True,
         example="SL3",
     ),
     Family(
@@ -187,6 +194,7 @@ FAMILIES: tuple[Family, ...] = (
         source="lexirecall paper §3.2",
         build=lambda m, c: exprs.recall_error(n=c.n),
         aliases=("RE",),
+        lower_is_better=True,
         example="RecallError",
     ),
     Family(
@@ -198,6 +206,7 @@ FAMILIES: tuple[Family, ...] = (
         build=lambda m, c: exprs.asl_mean(first=m.cutoff),
         cutoff="optional",
         cutoff_prefix="g1-",
+        lower_is_better=True,
         example="ASL@g1-10",
     ),
 )

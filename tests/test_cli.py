@@ -1,0 +1,136 @@
+"""The ``lexiframe`` command: demo, evaluate with metrics, preferences or both, errors."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+import lexiframe as lf
+from lexiframe.cli import main
+
+TOY = Path(__file__).parent / "data" / "toy"
+RUNS = sorted(str(path) for path in (TOY / "runs").iterdir())
+QRELS = str(TOY / "qrels.txt")
+
+
+def toy_positions() -> pl.DataFrame:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", lf.LexiframeWarning)
+        return lf.positions(lf.read_run(RUNS), lf.read_qrels(QRELS), grades=True)
+
+
+def evaluate(*arguments: str) -> int:
+    return main(["evaluate", "--qrels", QRELS, *arguments, *RUNS])
+
+
+def test_help_documents_both_commands(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    assert "demo" in out and "evaluate" in out
+    with pytest.raises(SystemExit):
+        main(["evaluate", "--help"])
+    out = capsys.readouterr().out
+    for option in ("--measure", "--output", "--summary", "--orderings", "--order", "sgnLP"):
+        assert option in out
+
+
+def test_demo_says_synthetic_and_shows_orderings_and_ties(capsys):
+    assert main(["demo"]) == 0
+    out = capsys.readouterr().out
+    assert "SYNTHETIC" in out
+    assert "sgnLP (mc4)" in out and "RR (mean)" in out
+    assert "Tied by RR" in out and "sgnLP breaks" in out
+
+
+def test_metrics_output_equals_the_library(tmp_path, capsys):
+    target = tmp_path / "per_query.parquet"
+    assert evaluate("-m", "RR", "-m", "nDCG@10", "--output", str(target)) == 0
+    expected = lf.measures(toy_positions(), ["RR", "nDCG@10"]).sort("system", "query")
+    assert_frame_equal(pl.read_parquet(target), expected)
+    captured = capsys.readouterr()
+    assert "per-query metrics written to" in captured.err
+    assert "RR (mean)" in captured.out
+
+
+def test_preferences_output_matches_the_library_and_the_reference(tmp_path, capsys):
+    target = tmp_path / "prefs.parquet"
+    assert evaluate("-m", "sgnLP", "-m", "rrLP", "-m", "sgnLR", "-o", str(target)) == 0
+    written = pl.read_parquet(target)
+    assert_frame_equal(written, lf.preferences(toy_positions()))
+    # One pair checked against pref_eval's own line (runi < runj, so no sign flip).
+    line = next(
+        json.loads(text)
+        for text in (TOY / "expected" / "pref_eval.jsonl").read_text().splitlines()
+        if '"type": "preference"' in text or '"type":"preference"' in text
+    )
+    row = written.filter(
+        (pl.col("query") == line["qid"])
+        & (pl.col("system_a") == min(line["runi"], line["runj"]))
+        & (pl.col("system_b") == max(line["runi"], line["runj"]))
+    ).row(0, named=True)
+    flip = 1 if line["runi"] < line["runj"] else -1
+    assert row["sgnLP"] == flip * line["lexiprecision"]
+    assert row["sgnLR"] == flip * line["lexirecall"]
+    out = capsys.readouterr().out
+    assert "Mean preference per pair of systems" in out
+    assert "sgnLP (mc4)" in out and "sgnLR (mc4)" in out
+
+
+def test_mixed_measures_write_two_tables_and_say_where(tmp_path, capsys):
+    output, summary = tmp_path / "out.parquet", tmp_path / "summary.csv"
+    orderings = tmp_path / "orderings.jsonl"
+    arguments = ["-m", "AP", "-m", "ASL", "-m", "lexiprecision", "--order", "borda"]
+    files = ["-o", str(output), "--summary", str(summary), "--orderings", str(orderings)]
+    assert evaluate(*arguments, *files) == 0
+    err = capsys.readouterr().err
+    names = [
+        "out-metrics.parquet",
+        "out-preferences.parquet",
+        "summary-metrics.csv",
+        "summary-preferences.csv",
+        "orderings.jsonl",
+    ]
+    assert sorted(path.name for path in tmp_path.iterdir()) == sorted(names)
+    for name in names:
+        assert name in err
+    positions = toy_positions()
+    prefs = lf.preferences(positions, "sgnLP")
+    assert_frame_equal(pl.read_parquet(tmp_path / "out-preferences.parquet"), prefs)
+    pair_summary = pl.read_csv(tmp_path / "summary-preferences.csv")
+    assert pair_summary.height == 28 and "sgnLP_wins" in pair_summary.columns
+    table = pl.read_ndjson(orderings)
+    assert set(table["ordering"]) == {"sgnLP (borda)", "AP (mean)", "ASL (mean)"}
+    borda = table.filter(pl.col("ordering") == "sgnLP (borda)").drop("ordering")
+    expected = lf.order(prefs, "sgnLP", method="borda")
+    assert borda["system"].to_list() == expected["system"].to_list()
+    # ASL is a cost: its ordering starts from the smallest mean.
+    asl = table.filter(pl.col("ordering") == "ASL (mean)")
+    assert asl["score"].to_list() == sorted(asl["score"].to_list())
+
+
+def test_unknown_measure_is_an_error_listing_both_kinds(tmp_path, capsys):
+    target = tmp_path / "out.parquet"
+    assert evaluate("-m", "RR", "-m", "sgnXX", "-o", str(target)) == 2
+    err = capsys.readouterr().err
+    assert "'sgnXX'" in err and "sgnLP" in err and "nDCG" in err
+    assert not target.exists()
+
+
+def test_bad_extension_fails_before_anything_is_written(tmp_path, capsys):
+    output, summary = tmp_path / "out.parquet", tmp_path / "summary.xlsx"
+    assert evaluate("-m", "sgnLP", "-o", str(output), "--summary", str(summary)) == 2
+    assert ".xlsx" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_missing_qrels_file_is_an_error(tmp_path, capsys):
+    code = main(["evaluate", "--qrels", str(tmp_path / "none.txt"), *RUNS])
+    assert code == 2
+    assert "none.txt" in capsys.readouterr().err
