@@ -477,13 +477,13 @@ def write_synthetic_track(
     ``directory/qrels.txt`` (``qrels.txt.gz``, ``qrels.parquet``). Memory holds one block
     of queries (all systems), never a whole system, so tracks of hundreds of millions of
     rows fit: e.g. 10 systems x 200,000 users x depth 100 with ``id_type="int"``. Each file
-    is written to a temporary name and renamed when complete.
+    is written to a temporary name and renamed when complete. The other arguments are
+    those of :func:`synthetic_track`.
 
     Args:
         directory: created if missing.
         format: ``"trec"`` (text, space separated), ``"trec.gz"`` or ``"parquet"``.
         compression_level: gzip level of ``"trec.gz"`` (1 is fast, 9 small).
-        others: as :func:`synthetic_track`.
 
     Example:
         >>> import tempfile

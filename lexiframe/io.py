@@ -38,6 +38,7 @@ from typing import IO, Any, Literal
 
 import polars as pl
 
+from lexiframe import _progress
 from lexiframe._compat import collect
 from lexiframe._utils import quote_names
 from lexiframe.errors import InputError, SchemaError
@@ -451,16 +452,26 @@ def _check_system_from(system_from: str) -> None:
         raise InputError(f"system_from must be 'field' or 'filename', not {system_from!r}")
 
 
-def _read(paths: Paths, layout: _Layout, system_from: SystemFrom) -> pl.DataFrame:
+def _read(
+    paths: Paths, layout: _Layout, system_from: SystemFrom, progress: bool | None = False
+) -> pl.DataFrame:
     _check_system_from(system_from)
     files = _files(paths, layout.table)
     text = [path for path in files if not _is_parquet(path)]
     parquet = [path for path in files if _is_parquet(path)]
     frames = []
-    if text:
-        frames.append(_read_text(text, layout, system_from))
-    if parquet:
-        frames.append(collect(_parquet_plan(parquet, layout, system_from)))
+    shown = _progress.enabled(progress)
+    with _progress.bar(len(files), progress=shown, desc=f"reading {layout.table}") as bar:
+        # With a bar, a group of files at a time so that it moves (Polars reads the files of
+        # a group in parallel); without, all files in one go.
+        group = max(4, 2 * pl.thread_pool_size()) if shown else max(len(text), 1)
+        for start in range(0, len(text), group):
+            chunk = text[start : start + group]
+            frames.append(_read_text(chunk, layout, system_from))
+            bar.update(len(chunk))
+        if parquet:
+            frames.append(collect(_parquet_plan(parquet, layout, system_from)))
+            bar.update(len(parquet))
     frame = frames[0] if len(frames) == 1 else pl.concat(frames, how="vertical_relaxed")
     if frame.height == 0:
         raise InputError(f"the {layout.table} files hold no rows: {_names(files)}")
@@ -528,7 +539,11 @@ def read_run(
         system_from: ``"field"`` takes the system from the sixth field (the ``system``
             column of parquet), ``"filename"`` from the file's name without ``.gz`` or
             ``.parquet``.
-        progress: reserved for a progress bar; ignored for now.
+        progress: a progress bar over the files on standard error (``pip install
+            'lexiframe[progress]'``). ``None``, the default, shows one only in interactive
+            use: when standard error is a terminal, tqdm is installed and the environment
+            variable ``LEXIFRAME_PROGRESS`` is not ``"0"``. ``True`` always shows one
+            (``ImportError`` without tqdm), ``False`` never.
 
     Returns:
         system (String), query (String), doc (String), score (Float64), rank (Int64). Query
@@ -559,8 +574,7 @@ def read_run(
         >>> read_run(folder, system_from="filename")["system"].unique().to_list()
         ['bm25.txt']
     """
-    del progress
-    return _read(paths, _RUN, system_from)
+    return _read(paths, _RUN, system_from, progress)
 
 
 def scan_run(

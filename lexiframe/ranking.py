@@ -85,7 +85,12 @@ def positions(
         grades: also return ``grades`` (the grades of the retrieved relevant documents in
             rank order) and ``ideal_grades`` (all relevant grades of the query, descending),
             which graded nDCG needs.
-        system, query, doc, score, rank, relevance: the caller's column names.
+        system: the caller's name of the run's system column.
+        query: of the query column (run and qrels).
+        doc: of the document column (run and qrels).
+        score: of the run's score column.
+        rank: of the run's rank column.
+        relevance: of the qrels' relevance column.
 
     Returns:
         ``by…, system, query, positions: list[u32], n_rel: u32, n_ret: u32`` (plus the

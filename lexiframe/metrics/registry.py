@@ -314,6 +314,128 @@ def parse_measures(names: str | Measure | Iterable[str | Measure]) -> list[Measu
     return list(parsed.values())
 
 
+_DOCS_PREAMBLE = (
+    "p_i is the rank of the i-th retrieved relevant document, r how many were retrieved, m how "
+    "many the query has, ñ the ranking's length and p̂ the positions after pessimistic "
+    "imputation (unretrieved relevant documents at the bottom of a corpus of n documents)."
+)
+
+# The rankings of the examples on the measure pages: one query with 4 relevant documents;
+# system c returned nothing for it.
+_EXAMPLE_CODE = """\
+import polars as pl
+import lexiframe as lf
+
+positions = pl.DataFrame(
+    {
+        "system": ["a", "b", "c"],
+        "query": ["q1", "q1", "q1"],
+        "positions": [[1, 3, 7], [2, 3, 4, 9], []],
+        "n_rel": [4, 4, 4],
+        "n_ret": [10, 10, 0],
+    },
+    schema_overrides={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32, "n_ret": pl.UInt32},
+)"""
+_EXAMPLE_N = 1000
+
+
+def measure_page_name(family: Family) -> str:
+    """The file name of a family's documentation page, e.g. ``rr.md``."""
+    return f"{family.name.lower()}.md"
+
+
+def _cutoff_text(family: Family) -> str:
+    if family.cutoff == "none":
+        return "—"
+    return f"{family.cutoff} (`{family.name}@{family.cutoff_prefix}10`)"
+
+
+def _example_frame() -> pl.DataFrame:
+    namespace: dict[str, object] = {}
+    exec(_EXAMPLE_CODE, namespace)  # the code shown on the page is the code that runs
+    return namespace["positions"]  # type: ignore[return-value]
+
+
+def _number(value: float | None) -> str:
+    return "null" if value is None else f"{value:.4f}".rstrip("0").rstrip(".")
+
+
+def _example(family: Family) -> list[str]:
+    """The example section of a family's page: code, and the table it returns."""
+    from lexiframe.evaluation import measures
+
+    name = family.example or family.name
+    positions = _example_frame()
+    result = measures(positions, [name])
+    call = f"positions.lexi.measures([{name!r}])"
+    if result.to_series(-1).null_count():  # the measure needs the corpus size when r < m
+        result = measures(positions, [name], n=_EXAMPLE_N)
+        call = f"positions.lexi.measures([{name!r}], n={_EXAMPLE_N})"
+    column = result.columns[-1]
+    rows = [
+        f"| {system} | {_number(value)} |"
+        for system, value in result.select("system", column).iter_rows()
+    ]
+    return [
+        "## Example",
+        "",
+        "```python",
+        _EXAMPLE_CODE,
+        call,
+        "```",
+        "",
+        f"| system | {column} |",
+        "|---|---|",
+        *rows,
+        "",
+    ]
+
+
+def markdown_family(family: Family) -> str:
+    """The documentation page of one measure family, generated from its registry entry."""
+    names = ", ".join(f"`{name}`" for name in (family.name, *family.aliases))
+    if family.params:
+        params = []
+        for key, value in family.params.items():
+            text = f"`{key}={value!r}`"
+            if key in family.choices:
+                text += " (one of " + ", ".join(repr(c) for c in family.choices[key]) + ")"
+            params.append(text)
+        parameters = "; ".join(params)
+    else:
+        parameters = "—"
+    lines = [
+        f"# {family.name}",
+        "",
+        f"{family.summary}",
+        "",
+        "| | |",
+        "|---|---|",
+        f"| names | {names} |",
+        f"| cutoff | {_cutoff_text(family)} |",
+        f"| parameters | {parameters} |",
+        f"| formula | {family.formula} |",
+        f"| source | {family.source} |",
+        "",
+        f"{_DOCS_PREAMBLE} The output column is the measure's canonical name, e.g. "
+        f"`{family.example or family.name}`.",
+        "",
+        *_example(family),
+        "Generated from `lexiframe.metrics.FAMILIES`; see [all measures](../measures.md).",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def markdown_pages() -> dict[str, str]:
+    """Every measures page of the documentation: ``measures.md`` (:func:`markdown_reference`)
+    and ``measures/<family>.md`` (:func:`markdown_family`), by path under ``docs/``."""
+    pages = {"measures.md": markdown_reference()}
+    for family in FAMILIES:
+        pages[f"measures/{measure_page_name(family)}"] = markdown_family(family)
+    return pages
+
+
 def markdown_reference() -> str:
     """The measures page of the documentation, generated from :data:`FAMILIES`.
 
@@ -324,10 +446,7 @@ def markdown_reference() -> str:
         "",
         "Generated from `lexiframe.metrics.FAMILIES` (`python -m lexiframe.metrics > "
         "docs/measures.md`). Type a measure's name as shown; the same string names its output "
-        "column. p_i is the rank of the i-th retrieved relevant document, r how many were "
-        "retrieved, m how many the query has, ñ the ranking's length and p̂ the positions "
-        "after pessimistic imputation (unretrieved relevant documents at the bottom of a corpus "
-        "of n documents).",
+        f"column. {_DOCS_PREAMBLE} Each family has a page with its parameters and an example.",
         "",
         "| name | cutoff | parameters | definition | formula | source |",
         "|---|---|---|---|---|---|",
@@ -337,7 +456,8 @@ def markdown_reference() -> str:
         if family.cutoff != "none":
             cutoff += f" (`{family.name}@{family.cutoff_prefix}10`)"
         params = ", ".join(f"`{key}={value!r}`" for key, value in family.params.items()) or "—"
-        names = " ".join(f"`{name}`" for name in (family.name, *family.aliases))
+        link = f"[`{family.name}`](measures/{measure_page_name(family)})"
+        names = " ".join([link, *(f"`{name}`" for name in family.aliases)])
         lines.append(
             f"| {names} | {cutoff} | {params} | {family.summary} | {family.formula} | "
             f"{family.source} |"

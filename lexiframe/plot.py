@@ -1,0 +1,489 @@
+"""Plots of the papers' figures, drawn on matplotlib axes (``pip install 'lexiframe[plot]'``).
+
+Every function takes the frame it plots (a positions frame, a preferences table, a pair
+summary or system orderings), draws on ``ax`` (a new figure's axes when ``ax`` is None)
+and returns the axes. Nothing is shown: call ``ax.figure.savefig(...)`` or ``plt.show()``
+yourself. matplotlib is imported when a function runs, never when lexiframe is imported.
+
+- :func:`asl_histogram`: relevant documents by per-document ASL for one system (atomized
+  search length paper, figure 5);
+- :func:`asl_delta_histogram`: per-document ASL changes between two systems (figure 6);
+- :func:`ties_by_recall_level`: the fraction of ranking pairs tied at each recall level,
+  δRR_i = 0 (lexiprecision paper §3.6, figure 5);
+- :func:`first_difference_ecdf`: the ECDF of i*, the recall levels lexiprecision needs to
+  decide (lexiprecision paper §3.6, figure 6);
+- :func:`preference_matrix`: mean pairwise preferences as a heatmap;
+- :func:`orderings`: several system orderings side by side (a bump chart).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import polars as pl
+
+from lexiframe._utils import as_list, quote_names
+from lexiframe.errors import SchemaError
+from lexiframe.metrics import exprs
+from lexiframe.preferences import delta_rr, pairs
+from lexiframe.validate import require_columns
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+Bins = int | Sequence[float]
+
+__all__ = [
+    "asl_delta_histogram",
+    "asl_deltas",
+    "asl_histogram",
+    "first_difference_ecdf",
+    "orderings",
+    "preference_matrix",
+    "ties_by_recall_level",
+]
+
+
+def _pyplot() -> Any:
+    """matplotlib.pyplot, or an ImportError saying what to install."""
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as error:
+        raise ImportError(
+            "lexiframe.plot needs matplotlib: pip install 'lexiframe[plot]' "
+            "(or pip install matplotlib)"
+        ) from error
+    return plt
+
+
+def _axes(ax: Axes | None) -> Axes:
+    plt = _pyplot()
+    if ax is None:
+        _, ax = plt.subplots()
+    return ax
+
+
+def _eager(frame: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
+    return frame.collect() if isinstance(frame, pl.LazyFrame) else frame
+
+
+def _one_system(positions: pl.DataFrame, system: str | None) -> str:
+    systems = positions["system"].unique().sort().to_list()
+    if system is None:
+        if len(systems) != 1:
+            raise ValueError(
+                f"the positions frame holds {len(systems)} systems; choose one with system="
+                f" (e.g. {quote_names(systems[:3])})"
+            )
+        return systems[0]
+    if system not in systems:
+        raise ValueError(f"no system {system!r} in the positions frame")
+    return system
+
+
+def _bars(ax: Axes, values: np.ndarray, bins: Bins, **bar: Any) -> Axes:
+    counts, edges = np.histogram(values, bins=bins)
+    ax.bar(edges[:-1], counts, width=np.diff(edges), align="edge", **bar)
+    return ax
+
+
+# --- atomized search length -----------------------------------------------------------------
+
+
+def asl_histogram(
+    positions: pl.DataFrame | pl.LazyFrame,
+    *,
+    system: str | None = None,
+    bins: Bins = 20,
+    ax: Axes | None = None,
+    **bar: Any,
+) -> Axes:
+    """Relevant documents by per-document ASL, for one system (ASL paper §4.5, figure 5).
+
+    Each relevant document of each evaluated query counts once: a retrieved one with the
+    irrelevant documents ranked above it plus one, an unretrieved one with ñ − r
+    (:func:`lexiframe.metrics.exprs.asl`); the unretrieved ones pile up in the rightmost bar.
+
+    Args:
+        positions: a positions frame (system, query, positions, n_rel, n_ret).
+        system: the system to plot; may be omitted when the frame holds one system.
+        bins: number of equal-width bins, or the bin edges (as ``numpy.histogram``).
+        ax: the axes to draw on; a new figure's when None.
+        **bar: passed to ``Axes.bar`` (color, alpha, …).
+
+    Returns:
+        The axes, with one bar per bin whose height is the number of relevant documents.
+    """
+    frame = _eager(positions)
+    require_columns(frame.schema, ["system", "positions", "n_rel", "n_ret"], "positions")
+    name = _one_system(frame, system)
+    values = (
+        frame.filter(pl.col("system") == name)
+        .select(exprs.asl().alias("asl"))
+        .explode("asl")["asl"]
+        .drop_nulls()
+        .to_numpy()
+    )
+    ax = _axes(ax)
+    _bars(ax, values, bins, **bar)
+    ax.set_xlabel("per-document ASL (irrelevant documents above, plus one)")
+    ax.set_ylabel("relevant documents")
+    ax.set_title(f"{name}: per-document ASL")
+    return ax
+
+
+def _documents_asl(frame: pl.DataFrame, system: str, keys: list[str], side: str) -> pl.DataFrame:
+    one = frame.filter(pl.col("system") == system)
+    if one.height == 0:
+        raise ValueError(f"no system {system!r} in the positions frame")
+    scored = one.select(
+        *keys,
+        "docs",
+        "n_rel",
+        exprs.asl().list.head(pl.col("docs").list.len()).alias(side),
+        (pl.col("n_ret").cast(pl.Int64) - pl.col("positions").list.len()).alias(f"missing_{side}"),
+    )
+    return scored
+
+
+def asl_deltas(
+    positions: pl.DataFrame | pl.LazyFrame,
+    system: str,
+    baseline: str,
+    *,
+    by: str | Sequence[str] | None = None,
+) -> np.ndarray:
+    """Per-document ASL of ``system`` minus that of ``baseline``, one value per relevant
+    document of each query both were evaluated on (negative: ``system`` ranks it higher).
+
+    Documents are matched by id, so the positions frame needs the ``docs`` column
+    (``run.lexi.positions(qrels, docs=True)``). A relevant document that a system did not
+    retrieve scores ñ − r for it, as in :func:`lexiframe.metrics.exprs.asl`.
+
+    Example:
+        >>> import polars as pl
+        >>> pos = pl.DataFrame({"system": ["a", "b"], "query": ["q", "q"],
+        ...                     "positions": [[1, 4], [2]], "docs": [["x", "y"], ["y"]],
+        ...                     "n_rel": [3, 3], "n_ret": [10, 5]},
+        ...                    schema_overrides={"positions": pl.List(pl.UInt32),
+        ...                                      "n_rel": pl.UInt32, "n_ret": pl.UInt32})
+        >>> sorted(asl_deltas(pos, "a", "b").tolist())
+        [-3.0, 1.0, 4.0]
+    """
+    frame = _eager(positions)
+    keys = [*as_list(by), "query"]
+    require_columns(frame.schema, [*keys, "system", "positions", "n_rel", "n_ret"], "positions")
+    if "docs" not in frame.schema:
+        raise SchemaError(
+            "per-document ASL deltas match documents by id: build the positions frame with "
+            "docs=True (run.lexi.positions(qrels, docs=True))"
+        )
+    a = _documents_asl(frame, system, keys, "a")
+    b = _documents_asl(frame, baseline, keys, "b")
+    queries = a.select(*keys, "n_rel", "missing_a").join(
+        b.select(*keys, "missing_b"), on=keys, how="inner"
+    )
+    docs_a = a.select(*keys, "docs", "a").explode("docs", "a")
+    docs_b = b.select(*keys, "docs", "b").explode("docs", "b")
+    retrieved = (
+        docs_a.drop_nulls("docs")
+        .join(docs_b.drop_nulls("docs"), on=[*keys, "docs"], how="full", coalesce=True)
+        .join(queries, on=keys, how="inner")
+        .select(
+            *keys,
+            (
+                pl.coalesce("a", pl.col("missing_a").cast(pl.Float64))
+                - pl.coalesce("b", pl.col("missing_b").cast(pl.Float64))
+            ).alias("delta"),
+        )
+    )
+    union = retrieved.group_by(keys).agg(pl.len().alias("union"))
+    neither = (
+        queries.join(union, on=keys, how="left")
+        .select(
+            (pl.col("n_rel").cast(pl.Int64) - pl.col("union").fill_null(0)).alias("count"),
+            (pl.col("missing_a") - pl.col("missing_b")).cast(pl.Float64).alias("delta"),
+        )
+        .filter(pl.col("count") > 0)
+    )
+    return np.concatenate(
+        [
+            retrieved["delta"].to_numpy(),
+            np.repeat(neither["delta"].to_numpy(), neither["count"].to_numpy()),
+        ]
+    )
+
+
+def asl_delta_histogram(
+    positions: pl.DataFrame | pl.LazyFrame,
+    system: str,
+    baseline: str,
+    *,
+    by: str | Sequence[str] | None = None,
+    bins: Bins = 21,
+    ax: Axes | None = None,
+    **bar: Any,
+) -> Axes:
+    """Relevant documents by per-document ASL change, ``system`` minus ``baseline``
+    (ASL paper §4.5, figure 6: best system minus median system).
+
+    Negative changes are documents ``system`` ranks higher (wins), positive ones losses.
+    The values are :func:`asl_deltas`; the positions frame needs ``docs=True``.
+
+    Args:
+        positions: a positions frame with the ``docs`` column.
+        system: the system compared.
+        baseline: the system it is compared with.
+        by: extra key columns of the frame (e.g. ``"track"``).
+        bins: number of equal-width bins, symmetric around 0 by default, or the bin edges.
+        ax: the axes to draw on; a new figure's when None.
+        **bar: passed to ``Axes.bar``.
+
+    Returns:
+        The axes, with one bar per bin whose height is the number of relevant documents.
+    """
+    deltas = asl_deltas(positions, system, baseline, by=by)
+    if isinstance(bins, int):
+        reach = max(float(np.abs(deltas).max()) if deltas.size else 0.0, 0.5)
+        bins = np.linspace(-reach, reach, bins + 1)
+    ax = _axes(ax)
+    _bars(ax, deltas, bins, **bar)
+    ax.axvline(0.0, color="0.3", linewidth=0.8)
+    ax.set_xlabel(f"per-document ASL change ({system} − {baseline}; < 0: {system} wins)")
+    ax.set_ylabel("relevant documents")
+    return ax
+
+
+# --- ties and recall levels -----------------------------------------------------------------
+
+
+def _ties_by_level(
+    positions: pl.DataFrame | pl.LazyFrame, levels: int, by: list[str]
+) -> pl.DataFrame:
+    """Per (by…, level): ranking pairs, those with δRR_level = 0, and their fraction."""
+    table = pairs(_eager(positions), by=by)
+    ties = table.select(
+        *by,
+        *(
+            (delta_rr("positions_a", "positions_b", level) == 0).alias(str(level))
+            for level in range(1, levels + 1)
+        ),
+    )
+    long = ties.unpivot(index=by, variable_name="level", value_name="tie").with_columns(
+        pl.col("level").cast(pl.UInt32)
+    )
+    return (
+        long.group_by(*by, "level")
+        .agg(pl.len().alias("pairs"), pl.col("tie").sum().alias("ties"))
+        .with_columns(fraction=pl.col("ties") / pl.col("pairs"))
+        .sort(*by, "level")
+    )
+
+
+def _label(group: tuple[object, ...]) -> str:
+    return " / ".join(str(value) for value in group)
+
+
+def ties_by_recall_level(
+    positions: pl.DataFrame | pl.LazyFrame,
+    *,
+    levels: int = 20,
+    by: str | Sequence[str] | None = None,
+    ax: Axes | None = None,
+    **line: Any,
+) -> Axes:
+    """Fraction of ranking pairs tied at each recall level i, δRR_i = 0 (lexiprecision paper
+    §3.6, figure 5).
+
+    Ranking pairs are every two systems of a query (:func:`lexiframe.pairs`); a level that
+    neither ranking reaches is a tie (both reciprocal ranks are 0).
+
+    Args:
+        positions: a positions frame.
+        levels: recall levels 1 … ``levels`` on the x axis.
+        by: group keys (e.g. ``"track"``): one line per group.
+        ax: the axes to draw on; a new figure's when None.
+        **line: passed to ``Axes.plot``.
+
+    Returns:
+        The axes, with one line per group: x the levels, y the fraction of tied pairs.
+    """
+    if isinstance(levels, bool) or not isinstance(levels, int) or levels < 1:
+        raise ValueError(f"levels must be an integer >= 1, not {levels!r}")
+    keys = as_list(by)
+    table = _ties_by_level(positions, levels, keys)
+    ax = _axes(ax)
+    groups = table.partition_by(keys, as_dict=True, maintain_order=True) if keys else {(): table}
+    for group, part in sorted(groups.items()):
+        ax.plot(
+            part["level"].to_numpy(),
+            part["fraction"].to_numpy(),
+            marker="o",
+            label=_label(group) if keys else None,
+            **line,
+        )
+    ax.set_xlabel("recall level i")
+    ax.set_ylabel("fraction of ranking pairs with δRR_i = 0")
+    ax.set_ylim(0.0, 1.0)
+    if keys:
+        ax.legend()
+    return ax
+
+
+def _ecdf(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values and the fraction of values at most each."""
+    distinct, counts = np.unique(values, return_counts=True)
+    return distinct, np.cumsum(counts) / values.size
+
+
+def first_difference_ecdf(
+    prefs: pl.DataFrame | pl.LazyFrame,
+    *,
+    by: str | Sequence[str] | None = None,
+    ax: Axes | None = None,
+    **line: Any,
+) -> Axes:
+    """ECDF of i*, the recall level needed to distinguish two rankings (lexiprecision paper
+    §3.6, figure 6).
+
+    Args:
+        prefs: a preferences table with the ``first_difference`` column:
+            ``positions.lexi.preferences(extra=["first_difference"])``. Pairs with identical
+            position vectors (null i*) are left out: no level distinguishes them.
+        by: group keys (e.g. ``"track"``): one line per group.
+        ax: the axes to draw on; a new figure's when None.
+        **line: passed to ``Axes.step``.
+
+    Returns:
+        The axes, with one step line per group: x the recall levels, y the fraction of
+        distinguished pairs decided at that level or before.
+    """
+    frame = _eager(prefs)
+    keys = as_list(by)
+    if "first_difference" not in frame.schema:
+        raise SchemaError(
+            "the preferences table has no first_difference column: compute it with "
+            "positions.lexi.preferences(extra=['first_difference'])"
+        )
+    require_columns(frame.schema, keys, "preferences")
+    frame = frame.select(*keys, "first_difference").drop_nulls("first_difference")
+    ax = _axes(ax)
+    groups = frame.partition_by(keys, as_dict=True, maintain_order=True) if keys else {(): frame}
+    for group, part in sorted(groups.items()):
+        x, y = _ecdf(part["first_difference"].to_numpy())
+        ax.step(x, y, where="post", label=_label(group) if keys else None, **line)
+    ax.set_xlabel("recall level needed, i*")
+    ax.set_ylabel("fraction of distinguished ranking pairs")
+    ax.set_ylim(0.0, 1.0)
+    if keys:
+        ax.legend()
+    return ax
+
+
+# --- preferences and orderings --------------------------------------------------------------
+
+
+def preference_matrix(
+    summary: pl.DataFrame | pl.LazyFrame,
+    measure: str = "sgnLP",
+    *,
+    systems: Sequence[str] | None = None,
+    ax: Axes | None = None,
+    colorbar: bool = True,
+    cmap: str = "RdBu",
+) -> Axes:
+    """Mean pairwise preferences as a heatmap: the cell (row a, column b) is the mean
+    preference of a over b.
+
+    Args:
+        summary: a pair summary, ``lexiframe.summarize_preferences(prefs)``, of one group
+            (filter a ``by`` group first). Only pairs a < b are needed: preferences are
+            antisymmetric, so the cell (b, a) is minus the cell (a, b); the diagonal is 0.
+        measure: the preference column (``sgnLP``, ``rrLP``, ``sgnLR``, …).
+        systems: the row and column order, e.g. an ordering's ``system`` column; by default
+            the systems sorted by name.
+        ax: the axes to draw on; a new figure's when None.
+        colorbar: add a colour bar next to the axes.
+        cmap: a diverging colour map, centred on 0.
+
+    Returns:
+        The axes, with the image (``ax.images[0]``) holding the matrix.
+    """
+    frame = _eager(summary)
+    require_columns(frame.schema, ["system_a", "system_b", measure], "pair summary")
+    if frame.select(pl.struct("system_a", "system_b").is_duplicated().any()).item():
+        raise ValueError(
+            "the pair summary has several rows for one (system_a, system_b): plot one by "
+            "group at a time (filter it first)"
+        )
+    names = sorted(set(frame["system_a"].to_list()) | set(frame["system_b"].to_list()))
+    order = list(systems) if systems is not None else names
+    unknown = sorted(set(names) - set(order))
+    if unknown:
+        raise ValueError(f"systems= leaves out {quote_names(unknown)}")
+    index = {name: i for i, name in enumerate(order)}
+    matrix = np.zeros((len(order), len(order)))
+    for a, b, value in frame.select("system_a", "system_b", measure).iter_rows():
+        matrix[index[a], index[b]] = value
+        matrix[index[b], index[a]] = -value
+    reach = float(np.abs(matrix).max()) or 1.0
+    ax = _axes(ax)
+    image = ax.imshow(matrix, cmap=cmap, vmin=-reach, vmax=reach)
+    ax.set_xticks(range(len(order)), labels=order, rotation=90)
+    ax.set_yticks(range(len(order)), labels=order)
+    ax.set_xlabel("system b")
+    ax.set_ylabel("system a")
+    ax.set_title(f"mean {measure} of a over b")
+    if colorbar:
+        ax.figure.colorbar(image, ax=ax)
+    return ax
+
+
+def orderings(
+    frames: Mapping[str, pl.DataFrame | pl.LazyFrame],
+    *,
+    ax: Axes | None = None,
+    **line: Any,
+) -> Axes:
+    """Several orderings of the same systems side by side (a bump chart).
+
+    Args:
+        frames: a label per ordering (e.g. ``"MC4 sgnLP"``, ``"mean AP"``) and the frame
+            :func:`lexiframe.order` returned (``system``, ``rank``), for one group.
+        ax: the axes to draw on; a new figure's when None.
+        **line: passed to ``Axes.plot``.
+
+    Returns:
+        The axes: one line per system (labelled by the system), x the orderings in the
+        given order, y the rank (rank 1 at the top).
+    """
+    if not frames:
+        raise ValueError("orderings() needs at least one ordering")
+    labels = list(frames)
+    ranks: dict[str, dict[str, int]] = {}
+    for label, frame in frames.items():
+        table = _eager(frame)
+        require_columns(table.schema, ["system", "rank"], "ordering")
+        if table["system"].is_duplicated().any():
+            raise ValueError(
+                f"ordering {label!r} ranks a system twice: plot one by group at a time"
+            )
+        ranks[label] = dict(zip(table["system"].to_list(), table["rank"].to_list(), strict=True))
+    systems = sorted(ranks[labels[0]], key=ranks[labels[0]].__getitem__)
+    for label in labels[1:]:
+        if set(ranks[label]) != set(systems):
+            raise ValueError(f"ordering {label!r} does not hold the same systems as {labels[0]!r}")
+    ax = _axes(ax)
+    x = np.arange(len(labels))
+    for system in systems:
+        y = [ranks[label][system] for label in labels]
+        ax.plot(x, y, marker="o", label=system, **line)
+        ax.annotate(system, (x[-1], y[-1]), xytext=(6, 0), textcoords="offset points", va="center")
+    ax.set_xticks(x, labels=labels)
+    ax.set_ylabel("rank")
+    ax.set_yticks(range(1, len(systems) + 1))
+    ax.set_ylim(len(systems) + 0.5, 0.5)
+    ax.set_xlim(-0.3, len(labels) - 0.4)
+    return ax
