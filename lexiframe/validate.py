@@ -16,14 +16,24 @@ from lexiframe.errors import InputError, SchemaError
 Frame = pl.DataFrame | pl.LazyFrame
 
 
+_WHAT_TO_DO = {
+    "run": "Name yours with the keyword arguments, e.g. query='qid', or rename them.",
+    "qrels": "Name yours with the keyword arguments, e.g. query='qid', or rename them.",
+    "positions": "Build it with run.lexi.positions(qrels); name extra keys with by=.",
+    "preferences": "Build it with positions.lexi.preferences(); name extra keys with by=.",
+    "pair": "Build it with positions.lexi.preferences(); name extra keys with by=.",
+    "pair summary": "Build it with prefs.lexi.summarize().",
+    "metrics": "Build it with positions.lexi.measures([...]); name extra keys with by=.",
+}
+
+
 def require_columns(schema: Mapping[str, pl.DataType], columns: Sequence[str], table: str) -> None:
     """Raise :class:`SchemaError` when ``columns`` are not all in ``schema``."""
     missing = [name for name in columns if name not in schema]
     if missing:
         raise SchemaError(
             f"the {table} table has no column {quote_names(missing)}; its columns are "
-            f"{quote_names(list(schema))}. Name yours with the keyword arguments, e.g. "
-            f"query='qid', or rename them."
+            f"{quote_names(list(schema))}. {_WHAT_TO_DO.get(table, 'Rename them.')}"
         )
 
 
