@@ -6,7 +6,7 @@ and expressions, and the ``.lexi`` accessor on pandas DataFrames.
 
 from __future__ import annotations
 
-from lexiframe import datasets
+from lexiframe import datasets, stats
 from lexiframe import namespaces as _namespaces  # noqa: F401  (registers .lexi on Polars)
 from lexiframe import pandas as _pandas  # noqa: F401  (registers .lexi on pandas)
 from lexiframe.aggregate import order, summarize_preferences
@@ -55,6 +55,7 @@ __all__ = [
     "read_run",
     "scan_qrels",
     "scan_run",
+    "stats",
     "summarize",
     "summarize_preferences",
     "write_frame",

@@ -1,0 +1,76 @@
+"""The papers' analyses over positions, preference and metric frames (DESIGN.md §5).
+
+- ties: :func:`tie_fraction`, :func:`tie_fraction_by_level`, :func:`first_difference_ecdf`;
+- agreement: :func:`sign_agreement`, :func:`kendall_tau`, :func:`system_scores`,
+  :func:`metric_pairs`;
+- significance: :func:`significance`, :func:`tukey_hsd`, :func:`randomized_tukey_hsd`,
+  :func:`discriminative_power`, :func:`sign_test`, :func:`t_test`,
+  :func:`adjust_p_values`;
+- degradation: :func:`degrade_labels`, :func:`subsample_queries`,
+  :func:`degradation_curve`, :func:`average_over_samples`, :func:`label_degradation`;
+- closed forms and simulation: :func:`tie_probability`, :func:`rr_tie_probability`,
+  :func:`random_positions`, :func:`random_rankings`, :func:`simulate_ties`;
+- atomized search length: :func:`rrie`, :func:`asl_deltas`;
+- reports: :func:`report`, :func:`to_markdown`, :func:`to_latex`.
+
+Every function returns a Polars DataFrame sorted by explicit keys (the closed forms and
+elementary tests return numbers or NumPy arrays), groups by ``by=`` keys where that makes
+sense, and takes an explicit ``seed`` (an integer or a ``numpy.random.Generator``) when it
+draws random numbers.
+"""
+
+from lexiframe.stats._common import metric_pairs
+from lexiframe.stats.agreement import kendall_tau, sign_agreement, system_scores
+from lexiframe.stats.asl import asl_deltas, rrie
+from lexiframe.stats.closed_forms import rr_tie_probability, tie_probability
+from lexiframe.stats.corrections import adjust_p_values
+from lexiframe.stats.degradation import (
+    average_over_samples,
+    degradation_curve,
+    degrade_labels,
+    label_degradation,
+    subsample_queries,
+)
+from lexiframe.stats.report import report, to_latex, to_markdown
+from lexiframe.stats.significance import (
+    discriminative_power,
+    randomized_tukey_hsd,
+    sign_test,
+    significance,
+    t_test,
+    tukey_hsd,
+)
+from lexiframe.stats.simulate import random_positions, random_rankings, simulate_ties
+from lexiframe.stats.ties import first_difference_ecdf, tie_fraction, tie_fraction_by_level
+
+__all__ = [
+    "adjust_p_values",
+    "asl_deltas",
+    "average_over_samples",
+    "degradation_curve",
+    "degrade_labels",
+    "discriminative_power",
+    "first_difference_ecdf",
+    "kendall_tau",
+    "label_degradation",
+    "metric_pairs",
+    "random_positions",
+    "random_rankings",
+    "randomized_tukey_hsd",
+    "report",
+    "rr_tie_probability",
+    "rrie",
+    "sign_agreement",
+    "sign_test",
+    "significance",
+    "simulate_ties",
+    "subsample_queries",
+    "system_scores",
+    "t_test",
+    "tie_fraction",
+    "tie_fraction_by_level",
+    "tie_probability",
+    "to_latex",
+    "to_markdown",
+    "tukey_hsd",
+]

@@ -1,0 +1,566 @@
+"""Significance tests between systems and discriminative power (DESIGN.md §5).
+
+Tests, as the papers run them:
+
+- ``"sign"``: the two-sided sign test of a preference (sgnLP, sgnLR) or of per-query
+  metric differences, ``scipy.stats.binomtest(wins, wins + losses)``; tied queries are
+  ignored, and p = 1 when no query is untied (lexiprecision paper §4.2, lexirecall §6.2.3);
+- ``"t"``: the one-sample t-test of real-valued per-query preferences (rrLP) against 0.
+  All values zero: p = 1; all values equal and non-zero (no variance): the sign test is
+  used instead, and the row's ``test`` says ``"sign"``;
+- ``"paired_t"``: the paired t-test of a per-query metric (Student's t on the per-query
+  differences; the same zero and constant rules);
+- ``"hsd"``: Tukey's HSD with topic blocking, :func:`tukey_hsd` (Carterette 2012);
+- ``"randomized_hsd"``: the randomised Tukey HSD, :func:`randomized_tukey_hsd`.
+
+Every result row records the ``test`` that produced it and the ``correction`` applied to
+its family (one family per by-group and measure): ``"none"``, ``"bonferroni"`` or
+``"holm"`` (see :mod:`lexiframe.stats.corrections`).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import polars as pl
+from numpy.typing import ArrayLike
+from scipy import stats
+
+from lexiframe._utils import as_list, format_row, quote_names
+from lexiframe.errors import InputError
+from lexiframe.stats._common import (
+    PAIR_KEYS,
+    Seed,
+    check_fraction,
+    check_no_nulls,
+    check_unique,
+    eager,
+    generator,
+    is_pair_table,
+    measure_columns,
+    metric_pairs,
+)
+from lexiframe.stats.corrections import Correction, adjust_p_values, check_correction
+from lexiframe.validate import require_columns
+
+Test = Literal["auto", "sign", "t", "paired_t", "hsd", "randomized_hsd"]
+TESTS: tuple[str, ...] = ("auto", "sign", "t", "paired_t", "hsd", "randomized_hsd")
+_FAMILY_TESTS = ("hsd", "randomized_hsd")
+_REPLICATE_BLOCK = 1 << 22  # values per block of permuted replicates
+_TOLERANCE = 1e-12
+
+RESULT_COLUMNS = (
+    "measure",
+    "system_a",
+    "system_b",
+    "n_queries",
+    "mean",
+    "statistic",
+    "p_value",
+    "p_adjusted",
+    "test",
+    "correction",
+)
+
+
+# --- elementary tests ------------------------------------------------------------------------
+
+
+def sign_test(wins: ArrayLike, losses: ArrayLike) -> np.ndarray:
+    """Two-sided sign test p-values, vectorised: ``binomtest(wins, wins + losses).pvalue``.
+
+    For p = 1/2 the binomial distribution is symmetric, so the two-sided p-value is
+    min(1, 2·F(min(w, l); w + l, 1/2)), F the binomial CDF; p = 1 when w + l = 0.
+
+    >>> sign_test([9, 5, 0], [1, 5, 0]).round(6).tolist()
+    [0.021484, 1.0, 1.0]
+    """
+    wins = np.asarray(wins, dtype=np.int64)
+    losses = np.asarray(losses, dtype=np.int64)
+    if (wins < 0).any() or (losses < 0).any():
+        raise InputError("wins and losses must be non-negative counts")
+    total = wins + losses
+    p = 2.0 * stats.binom.cdf(np.minimum(wins, losses), total, 0.5)
+    return np.where(total > 0, np.minimum(p, 1.0), 1.0)
+
+
+def t_test(mean: ArrayLike, std: ArrayLike, n: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """Student's one-sample t-test against 0 from moments: t = x̄ / (s/√n), df = n − 1.
+
+    Returns ``(t, p)`` with the two-sided p = 2·(1 − F_t(|t|; n − 1)), what
+    ``scipy.stats.ttest_1samp`` computes. Rows with s = 0 or n < 2 give NaN.
+
+    >>> t, p = t_test([0.5], [1.0], [16])
+    >>> t.tolist(), p.round(6).tolist()
+    ([2.0], [0.063945])
+    """
+    mean = np.asarray(mean, dtype=np.float64)
+    std = np.asarray(std, dtype=np.float64)
+    n = np.asarray(n, dtype=np.float64)
+    valid = (n >= 2) & (std > 0)
+    t = np.full(mean.shape, np.nan)
+    t[valid] = mean[valid] / (std[valid] / np.sqrt(n[valid]))
+    p = np.full(mean.shape, np.nan)
+    p[valid] = 2.0 * stats.t.sf(np.abs(t[valid]), n[valid] - 1)
+    return t, p
+
+
+# --- significance over a table -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Plan:
+    test: str
+    correction: str
+
+
+def _resolve(test: str, correction: str | None, pair_table: bool, dtype: pl.DataType) -> _Plan:
+    if test not in TESTS:
+        raise InputError(f"unknown test {test!r}; choose from {quote_names(TESTS)}")
+    if test == "auto":
+        integer = dtype.is_integer()
+        test = ("sign" if integer else "t") if pair_table else "paired_t"
+    elif pair_table and test in _FAMILY_TESTS:
+        raise InputError(
+            f"test {test!r} needs per-query metrics (system, query, metric), not a pair "
+            "table: it blocks on queries over all systems at once"
+        )
+    elif pair_table and test == "paired_t":
+        test = "t"
+    elif not pair_table and test == "t":
+        test = "paired_t"
+    if correction is None:
+        correction = "none" if test in _FAMILY_TESTS else "holm"
+    return _Plan(test, check_correction(correction))
+
+
+def significance(
+    frame: pl.DataFrame | pl.LazyFrame,
+    measure: str,
+    *,
+    test: Test = "auto",
+    correction: Correction | None = None,
+    by: str | Sequence[str] | None = None,
+    n_replicates: int = 1000,
+    seed: Seed | None = None,
+) -> pl.DataFrame:
+    """Test every pair of systems of each (by…) group on one measure.
+
+    ``frame`` is either a pair table (``by…, query, system_a, system_b, <measure>``, as
+    :func:`lexiframe.preferences` or :func:`lexiframe.stats.metric_pairs` return; positive
+    when system_a is preferred) or a metrics table (``by…, system, query, <measure>``, as
+    :func:`lexiframe.measures` returns). ``test="auto"`` picks the papers' choice: the sign
+    test for integer preferences (sgnLP, sgnLR), the one-sample t-test for real-valued
+    preferences (rrLP), the paired t-test for metrics. ``correction`` defaults to
+    ``"holm"``, and to ``"none"`` for the HSD tests (they already control the family-wise
+    error). ``n_replicates`` and ``seed`` are for ``test="randomized_hsd"``.
+
+    Returns:
+        ``by…, measure, system_a, system_b, n_queries, mean, statistic, p_value,
+        p_adjusted, test, correction`` sorted by ``by…, system_a, system_b``, with
+        ``system_a < system_b``. ``mean`` is the mean preference, or the difference of
+        the metric means (a − b); ``statistic`` is the number of wins (sign), t (t-tests),
+        q (HSD) or |x̄_a − x̄_b| (randomised HSD); ``test`` is the test of that row.
+
+    >>> import polars as pl
+    >>> prefs = pl.DataFrame({"query": list("123456"), "system_a": ["x"] * 6,
+    ...                       "system_b": ["y"] * 6, "sgnLP": [1, 1, 1, 1, 1, 0]},
+    ...                      schema_overrides={"sgnLP": pl.Int8})
+    >>> significance(prefs, "sgnLP").select("system_a", "system_b", "p_value", "test",
+    ...                                     "correction")
+    shape: (1, 5)
+    ┌──────────┬──────────┬─────────┬──────┬────────────┐
+    │ system_a ┆ system_b ┆ p_value ┆ test ┆ correction │
+    │ ---      ┆ ---      ┆ ---     ┆ ---  ┆ ---        │
+    │ str      ┆ str      ┆ f64     ┆ str  ┆ str        │
+    ╞══════════╪══════════╪═════════╪══════╪════════════╡
+    │ x        ┆ y        ┆ 0.0625  ┆ sign ┆ holm       │
+    └──────────┴──────────┴─────────┴──────┴────────────┘
+    """
+    result, _ = _significance(
+        frame,
+        measure,
+        test=test,
+        correction=correction,
+        by=by,
+        n_replicates=n_replicates,
+        seed=seed,
+    )
+    return result
+
+
+def _significance(
+    frame: pl.DataFrame | pl.LazyFrame,
+    measure: str,
+    *,
+    test: str,
+    correction: str | None,
+    by: str | Sequence[str] | None,
+    n_replicates: int,
+    seed: Seed | None,
+) -> tuple[pl.DataFrame, _Plan]:
+    by = as_list(by)
+    table = eager(frame, "input")
+    pair_table = is_pair_table(table.schema)
+    keys = [*by, "query", *PAIR_KEYS] if pair_table else [*by, "query", "system"]
+    require_columns(table.schema, [*keys, measure], "pair" if pair_table else "metrics")
+    measure_columns(table.schema, [measure], keys, "input")
+    plan = _resolve(test, correction, pair_table, table.schema[measure])
+    table = table.select(*keys, measure)
+    check_unique(table, keys, "input")
+    check_no_nulls(table, [measure], keys, "input")
+    if plan.test == "hsd":
+        result = _hsd(table, measure, by)
+    elif plan.test == "randomized_hsd":
+        if seed is None:
+            raise InputError("test='randomized_hsd' needs an explicit seed=, e.g. seed=0")
+        result = _randomized_hsd(table, measure, by, n_replicates, generator(seed))
+    else:
+        pairs = table if pair_table else metric_pairs(table, [measure], by=by)
+        result = _pairwise(pairs, measure, by, plan.test)
+    return _finish(result, measure, by, plan.correction), plan
+
+
+def _pairwise(pairs: pl.DataFrame, measure: str, by: list[str], test: str) -> pl.DataFrame:
+    value = pl.col(measure).cast(pl.Float64)
+    summary = (
+        pairs.group_by([*by, *PAIR_KEYS])
+        .agg(
+            pl.len().alias("n_queries"),
+            value.mean().alias("mean"),
+            value.std(ddof=1).fill_null(0.0).alias("std"),
+            (value > 0).sum().alias("wins"),
+            (value < 0).sum().alias("losses"),
+            value.min().alias("min"),
+            value.max().alias("max"),
+        )
+        .sort([*by, *PAIR_KEYS])
+    )
+    wins = summary["wins"].to_numpy()
+    losses = summary["losses"].to_numpy()
+    p_sign = sign_test(wins, losses)
+    if test == "sign":
+        return summary.select(
+            *by,
+            *PAIR_KEYS,
+            "n_queries",
+            "mean",
+            pl.Series("statistic", wins.astype(np.float64)),
+            pl.Series("p_value", p_sign),
+            pl.lit("sign").alias("test"),
+        )
+    constant = (summary["min"] == summary["max"]).to_numpy()
+    all_zero = constant & (summary["max"] == 0).to_numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # huge |t| from near-constant data
+        t, p_t = t_test(summary["mean"], summary["std"], summary["n_queries"])
+    fallback = constant & ~all_zero | np.isnan(p_t) & ~all_zero
+    p = np.where(all_zero, 1.0, np.where(fallback, p_sign, p_t))
+    statistic = np.where(fallback, wins.astype(np.float64), t)
+    return summary.select(
+        *by,
+        *PAIR_KEYS,
+        "n_queries",
+        "mean",
+        pl.Series("statistic", statistic, nan_to_null=True),
+        pl.Series("p_value", p),
+        pl.Series("test", np.where(fallback, "sign", test)),
+    )
+
+
+def _finish(result: pl.DataFrame, measure: str, by: list[str], correction: str) -> pl.DataFrame:
+    result = result.sort([*by, *PAIR_KEYS])
+    family = (
+        result.select(pl.struct(by).rank("dense")).to_series().to_numpy()
+        if by
+        else np.zeros(result.height, dtype=np.int64)
+    )
+    adjusted = adjust_p_values(result["p_value"].to_numpy(), correction, groups=family)
+    return result.select(
+        *by,
+        pl.lit(measure).alias("measure"),
+        *PAIR_KEYS,
+        pl.col("n_queries").cast(pl.UInt32),
+        pl.col("mean").cast(pl.Float64),
+        pl.col("statistic").cast(pl.Float64),
+        pl.col("p_value").cast(pl.Float64),
+        pl.Series("p_adjusted", adjusted, dtype=pl.Float64),
+        pl.col("test").cast(pl.String),
+        pl.lit(correction).alias("correction"),
+    )
+
+
+# --- Tukey's HSD -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Block:
+    """One by-group as a systems × queries matrix."""
+
+    key: dict[str, object]
+    systems: pl.Series
+    values: np.ndarray
+
+
+def _blocks(table: pl.DataFrame, measure: str, by: list[str]) -> list[_Block]:
+    groups = (
+        table.partition_by(by, as_dict=True, maintain_order=False).items() if by else [((), table)]
+    )
+    blocks = []
+    for key, group in groups:
+        systems = group["system"].unique().sort()
+        queries = group["query"].unique().sort()
+        if group.height != len(systems) * len(queries):
+            present = group.select("system", "query")
+            grid = systems.to_frame().join(queries.to_frame(), how="cross")
+            missing = grid.join(present, on=["system", "query"], how="anti").row(0, named=True)
+            where = format_row({**dict(zip(by, key, strict=True)), **missing})
+            raise InputError(
+                "Tukey's HSD blocks on queries and needs every system scored on every query "
+                f"of its group; missing: {where}"
+                " (a skipped query should score its worst case, as lexiframe.measures gives)"
+            )
+        if len(systems) < 2 or len(queries) < 2:
+            raise InputError(
+                "Tukey's HSD needs at least two systems and two queries per group; "
+                f"group {format_row(dict(zip(by, key, strict=True)))} has {len(systems)} "
+                f"systems and {len(queries)} queries"
+            )
+        row = group["system"].replace_strict(
+            {name: i for i, name in enumerate(systems.to_list())}, return_dtype=pl.Int64
+        )
+        column = group["query"].rank("dense").cast(pl.Int64) - 1
+        values = np.empty((len(systems), len(queries)))
+        values[row.to_numpy(), column.to_numpy()] = group[measure].cast(pl.Float64).to_numpy()
+        blocks.append(_Block(dict(zip(by, key, strict=True)), systems, values))
+    return blocks
+
+
+def _pair_frame(block: _Block, by: list[str], columns: dict[str, np.ndarray]) -> pl.DataFrame:
+    s = len(block.systems)
+    a, b = np.triu_indices(s, k=1)
+    return pl.DataFrame(
+        {
+            **{name: [block.key[name]] * len(a) for name in by},
+            "system_a": block.systems.gather(a),
+            "system_b": block.systems.gather(b),
+            "n_queries": np.full(len(a), block.values.shape[1], dtype=np.uint32),
+            **{name: values[a, b] for name, values in columns.items()},
+        }
+    )
+
+
+def _empty_result(table: pl.DataFrame, by: list[str]) -> pl.DataFrame:
+    return pl.DataFrame(
+        schema={
+            **{name: table.schema[name] for name in by},
+            "system_a": table.schema["system"],
+            "system_b": table.schema["system"],
+            "n_queries": pl.UInt32,
+            "mean": pl.Float64,
+            "statistic": pl.Float64,
+            "p_value": pl.Float64,
+            "test": pl.String,
+        }
+    )
+
+
+def _hsd(table: pl.DataFrame, measure: str, by: list[str]) -> pl.DataFrame:
+    parts = []
+    for block in _blocks(table, measure, by):
+        x = block.values
+        s, q = x.shape
+        system_mean = x.mean(axis=1)
+        residual = x - system_mean[:, None] - x.mean(axis=0)[None, :] + x.mean()
+        df = (s - 1) * (q - 1)
+        variance = float((residual**2).sum()) / df
+        difference = system_mean[:, None] - system_mean[None, :]
+        spread = np.abs(difference)
+        if variance > 0:
+            q_stat = spread / np.sqrt(variance / q)
+            p = stats.studentized_range.sf(q_stat, s, df)
+        else:  # no residual noise: any difference is certain, no difference is none
+            q_stat = np.where(spread > _TOLERANCE, np.inf, 0.0)
+            p = np.where(spread > _TOLERANCE, 0.0, 1.0)
+        p = np.clip(p, 0.0, 1.0)
+        columns = {"mean": difference, "statistic": q_stat, "p_value": p}
+        parts.append(_pair_frame(block, by, columns).with_columns(test=pl.lit("hsd")))
+    return pl.concat(parts) if parts else _empty_result(table, by)
+
+
+def _randomized_hsd(
+    table: pl.DataFrame, measure: str, by: list[str], n_replicates: int, rng: np.random.Generator
+) -> pl.DataFrame:
+    if isinstance(n_replicates, bool) or not isinstance(n_replicates, int) or n_replicates < 1:
+        raise InputError(f"n_replicates must be a positive integer, not {n_replicates!r}")
+    parts = []
+    blocks = sorted(
+        _blocks(table, measure, by), key=lambda block: tuple(map(str, block.key.values()))
+    )
+    for block in blocks:
+        x = block.values
+        s, q = x.shape
+        system_mean = x.mean(axis=1)
+        difference = system_mean[:, None] - system_mean[None, :]
+        ranges = np.empty(n_replicates)
+        step = max(1, _REPLICATE_BLOCK // x.size)
+        for start in range(0, n_replicates, step):
+            count = min(step, n_replicates - start)
+            # shuffle the system labels of each query (column) independently, per replicate
+            shuffled = rng.permuted(np.broadcast_to(x, (count, s, q)), axis=1)
+            means = shuffled.mean(axis=2)
+            ranges[start : start + count] = means.max(axis=1) - means.min(axis=1)
+        ranges.sort()
+        observed = np.abs(difference)
+        exceed = n_replicates - np.searchsorted(ranges, observed - _TOLERANCE, side="left")
+        p = exceed / n_replicates
+        columns = {"mean": difference, "statistic": observed, "p_value": p}
+        parts.append(_pair_frame(block, by, columns).with_columns(test=pl.lit("randomized_hsd")))
+    return pl.concat(parts) if parts else _empty_result(table, by)
+
+
+def tukey_hsd(
+    scores: pl.DataFrame | pl.LazyFrame, measure: str, *, by: str | Sequence[str] | None = None
+) -> pl.DataFrame:
+    """Tukey's HSD with topic blocking (Carterette 2012), per (by…) group.
+
+    Two-way ANOVA without replication on the systems × queries matrix x_ij of a per-query
+    metric: residual r_ij = x_ij − x̄_i· − x̄_·j + x̄_··, V_E = Σ r² / ((s − 1)(q − 1)),
+    q_stat = |x̄_a − x̄_b| / √(V_E / q), and p = ``scipy.stats.studentized_range.sf(q_stat,
+    s, (s − 1)(q − 1))``. Unlike the one-way HSD (``scipy.stats.tukey_hsd``), the
+    variance between queries is removed from the error term. The lexiprecision paper's
+    Table 3a and the lexirecall paper's Figure 11b use it. Every system must be scored on
+    every query of its group.
+
+    Returns the columns of :func:`significance` with ``test="hsd"`` and
+    ``correction="none"`` (the test controls the family-wise error itself).
+
+    >>> import polars as pl
+    >>> scores = pl.DataFrame({"system": list("xxxyyyzzz"), "query": list("123") * 3,
+    ...                        "AP": [0.9, 0.5, 0.3, 0.7, 0.4, 0.1, 0.8, 0.4, 0.3]})
+    >>> tukey_hsd(scores, "AP").select("system_a", "system_b", "statistic", "p_value")
+    shape: (3, 4)
+    ┌──────────┬──────────┬───────────┬──────────┐
+    │ system_a ┆ system_b ┆ statistic ┆ p_value  │
+    │ ---      ┆ ---      ┆ ---       ┆ ---      │
+    │ str      ┆ str      ┆ f64       ┆ f64      │
+    ╞══════════╪══════════╪═══════════╪══════════╡
+    │ x        ┆ y        ┆ 5.477226  ┆ 0.03846  │
+    │ x        ┆ z        ┆ 2.19089   ┆ 0.363481 │
+    │ y        ┆ z        ┆ 3.286335  ┆ 0.162741 │
+    └──────────┴──────────┴───────────┴──────────┘
+    """
+    return significance(scores, measure, test="hsd", correction="none", by=by)
+
+
+def randomized_tukey_hsd(
+    scores: pl.DataFrame | pl.LazyFrame,
+    measure: str,
+    *,
+    seed: Seed,
+    n_replicates: int = 1000,
+    by: str | Sequence[str] | None = None,
+) -> pl.DataFrame:
+    """The randomised Tukey HSD test (Carterette 2012; Sakai 2014), per (by…) group.
+
+    Each of the B = ``n_replicates`` replicates permutes the system labels within each
+    query (the scores of one query are shuffled among the systems), recomputes the system
+    means and keeps their range max − min. The p-value of a pair is the fraction of
+    replicates whose range reaches the observed |x̄_a − x̄_b|:
+    p = #{b : range_b ≥ |x̄_a − x̄_b|} / B. The same ``seed`` gives the same p-values; by-groups
+    are processed in sorted order from one generator.
+
+    >>> import polars as pl
+    >>> scores = pl.DataFrame({"system": list("xxxxyyyy"), "query": list("1234") * 2,
+    ...                        "AP": [0.9, 0.8, 0.7, 0.9, 0.1, 0.2, 0.1, 0.3]})
+    >>> randomized_tukey_hsd(scores, "AP", seed=1, n_replicates=200)["p_value"].to_list()
+    [0.12]
+    """
+    return significance(
+        scores,
+        measure,
+        test="randomized_hsd",
+        correction="none",
+        by=by,
+        n_replicates=n_replicates,
+        seed=seed,
+    )
+
+
+# --- discriminative power -----------------------------------------------------------------------
+
+
+def discriminative_power(
+    frame: pl.DataFrame | pl.LazyFrame,
+    measures: str | Iterable[str],
+    *,
+    test: Test = "auto",
+    correction: Correction | None = None,
+    alpha: float = 0.05,
+    by: str | Sequence[str] | None = None,
+    n_replicates: int = 1000,
+    seed: Seed | None = None,
+) -> pl.DataFrame:
+    """Sakai's discriminative power: the fraction of system pairs significant at ``alpha``.
+
+    For each measure, :func:`significance` tests every pair of systems of each (by…)
+    group, and a pair counts when its adjusted p-value is below ``alpha`` (default 0.05).
+    Reproduces the lexiprecision paper's Table 3 and the lexirecall paper's Figure 11.
+
+    Returns:
+        ``by…, measure, test, correction, alpha, n_pairs, n_significant,
+        discriminative_power`` sorted by ``by…, measure``; ``test`` is the test asked for
+        (a t-test row that fell back to the sign test counts under it).
+
+    >>> import polars as pl
+    >>> prefs = pl.DataFrame({"query": [str(q) for q in range(8)] * 2,
+    ...                       "system_a": ["x"] * 16, "system_b": ["y"] * 8 + ["z"] * 8,
+    ...                       "sgnLP": [1] * 8 + [1, -1] * 4},
+    ...                      schema_overrides={"sgnLP": pl.Int8})
+    >>> discriminative_power(prefs, ["sgnLP"])
+    shape: (1, 7)
+    ┌─────────┬──────┬────────────┬───────┬─────────┬───────────────┬──────────────────────┐
+    │ measure ┆ test ┆ correction ┆ alpha ┆ n_pairs ┆ n_significant ┆ discriminative_power │
+    │ ---     ┆ ---  ┆ ---        ┆ ---   ┆ ---     ┆ ---           ┆ ---                  │
+    │ str     ┆ str  ┆ str        ┆ f64   ┆ u32     ┆ u32           ┆ f64                  │
+    ╞═════════╪══════╪════════════╪═══════╪═════════╪═══════════════╪══════════════════════╡
+    │ sgnLP   ┆ sign ┆ holm       ┆ 0.05  ┆ 2       ┆ 1             ┆ 0.5                  │
+    └─────────┴──────┴────────────┴───────┴─────────┴───────────────┴──────────────────────┘
+    """
+    alpha = check_fraction(alpha, "alpha")
+    by = as_list(by)
+    parts = []
+    for measure in dict.fromkeys(as_list(measures)):
+        result, plan = _significance(
+            frame,
+            measure,
+            test=test,
+            correction=correction,
+            by=by,
+            n_replicates=n_replicates,
+            seed=seed,
+        )
+        parts.append(
+            result.group_by(by or pl.lit(0).alias("_all"))
+            .agg(
+                pl.len().cast(pl.UInt32).alias("n_pairs"),
+                (pl.col("p_adjusted") < alpha).sum().cast(pl.UInt32).alias("n_significant"),
+            )
+            .select(
+                *by,
+                pl.lit(measure).alias("measure"),
+                pl.lit(plan.test).alias("test"),
+                pl.lit(plan.correction).alias("correction"),
+                pl.lit(alpha).alias("alpha"),
+                "n_pairs",
+                "n_significant",
+                (pl.col("n_significant") / pl.col("n_pairs")).alias("discriminative_power"),
+            )
+        )
+    if not parts:
+        raise InputError("discriminative_power() needs at least one measure")
+    return pl.concat(parts).sort([*by, "measure"])
