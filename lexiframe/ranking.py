@@ -28,7 +28,8 @@ from lexiframe.typing import RankBy
 
 POSITION = pl.UInt32
 KEYS = ("system", "query")
-FLAGS = ("_n_rows", "_n_docs", "_score_nan_max", "_null_scores", "_null_ids")
+DUPLICATE_FLAGS = ("_n_rows", "_n_docs")
+VALUE_FLAGS = ("_score_nan_max", "_null_scores", "_null_ids")
 
 
 @dataclass(frozen=True)
@@ -126,10 +127,17 @@ def positions(
     if collect(run_lf.head(1)).height == 0:
         raise InputError("the run is empty: it has no rows, so there is nothing to evaluate")
     relevant = qrels_lf.filter(pl.col("relevance") >= threshold)
-    rankings = _rankings(run_lf, relevant, by, qrels_keys, depth, rank_by, docs, grades)
     queries = _relevant_queries(relevant, qrels_keys, grades)
+    lazy = isinstance(run, pl.LazyFrame)
+    # An in-memory run is checked for NaN scores and null ids in one cheap pass; a lazy one
+    # carries the checks inside the ranking aggregation, so that its source is read once.
+    if not lazy:
+        _check_values(run_lf, names, by)
+    rankings = _rankings(
+        run_lf, relevant, by, qrels_keys, depth, rank_by, docs, grades, value_flags=lazy
+    )
 
-    if isinstance(run, pl.LazyFrame):
+    if lazy:
         checked = rankings.map_batches(
             lambda frame: _checked(frame, run_lf, names, by),
             schema=rankings.collect_schema(),
@@ -289,42 +297,86 @@ def _rankings(
     rank_by: RankBy,
     docs: bool,
     grades: bool,
+    *,
+    value_flags: bool,
 ) -> pl.LazyFrame:
     """One row per ranking of the run, with the ranks of its relevant documents.
 
-    The flag columns (:data:`FLAGS`) let the caller reject
-    duplicate documents, NaN scores and null ids without another pass over the run.
+    The flag columns (:data:`DUPLICATE_FLAGS`, and :data:`VALUE_FLAGS` with
+    ``value_flags``) let the caller reject duplicate documents, NaN scores and null ids
+    without another pass over the run.
     """
     keys, descending = _sort_keys(rank_by, run.collect_schema()["doc"])
-    judged = run.join(
-        relevant.select(*qrels_keys, "doc", grade="relevance"),
-        on=[*qrels_keys, "doc"],
-        how="left",
-    )
+    judged = _with_relevance(run, relevant, qrels_keys)
 
     def ranked(column: str) -> pl.Expr:
         ordered = pl.col(column).sort_by(keys, descending=descending)
         return ordered if depth is None else ordered.head(depth)
 
-    is_relevant = ranked("grade").is_not_null()
+    is_relevant = ranked("_relevant")
     columns = {
         "positions": (is_relevant.arg_true() + 1).cast(POSITION),
         "n_ret": pl.len().cast(POSITION),
-        # Plain aggregations keep Polars on its fast group-by path: nan_max is NaN only
-        # when a score is NaN, and null counts flag null scores and ids.
         "_n_rows": pl.len().cast(POSITION),
         "_n_docs": pl.col("doc").n_unique().cast(POSITION),
-        "_score_nan_max": pl.col("order").nan_max(),
-        "_null_scores": pl.col("order").null_count(),
-        "_null_ids": pl.col("doc").null_count(),
     }
+    if value_flags:
+        # nan_max is NaN only when a score is NaN; null counts flag null scores and ids.
+        columns["_score_nan_max"] = pl.col("order").nan_max()
+        columns["_null_scores"] = pl.col("order").null_count()
+        columns["_null_ids"] = pl.col("doc").null_count()
     if depth is not None:
         columns["n_ret"] = pl.min_horizontal(pl.len(), pl.lit(depth)).cast(POSITION)
-    if docs:
+    if docs or grades:
         columns["docs"] = ranked("doc").filter(is_relevant)
-    if grades:
-        columns["grades"] = ranked("grade").filter(is_relevant)
-    return judged.group_by(*by, *KEYS).agg(**columns)
+    rankings = judged.group_by(*by, *KEYS).agg(**columns)
+    return _with_grades(rankings, relevant, by, qrels_keys) if grades else rankings
+
+
+def _with_relevance(
+    run: pl.LazyFrame, relevant: pl.LazyFrame, qrels_keys: list[str]
+) -> pl.LazyFrame:
+    """The run with ``_relevant``: whether the qrels judge the row's document relevant.
+
+    The join is on the document id alone, bringing the list of queries (with their ``by``
+    keys) that judged it relevant: one single-key hash probe per run row costs a fraction of
+    a (query, doc) join, and the membership test is a native list operation.
+    """
+    key = pl.col(qrels_keys[0]) if len(qrels_keys) == 1 else pl.struct(qrels_keys)
+    judged_by = relevant.group_by("doc").agg(key.alias("_judged_by"))
+    return run.join(judged_by, on="doc", how="left").select(
+        pl.exclude("_judged_by"),
+        _relevant=pl.col("_judged_by").list.contains(key).fill_null(False),
+    )
+
+
+def _with_grades(
+    rankings: pl.LazyFrame, relevant: pl.LazyFrame, by: list[str], qrels_keys: list[str]
+) -> pl.LazyFrame:
+    """Add ``grades``: the grades of each ranking's retrieved relevant documents, in rank order.
+
+    Looked up for the relevant documents only (a few per ranking), by exploding ``docs``
+    with each document's recall level, which then orders the grades back into lists.
+    """
+    keys = [*by, *KEYS]
+    exploded = (
+        rankings.select(*keys, "docs")
+        .with_columns(_level=pl.int_ranges(pl.col("docs").list.len()))
+        .explode("docs", "_level")
+    )
+    grades = (
+        exploded.join(
+            relevant.select(*qrels_keys, docs="doc", _grade="relevance"),
+            on=[*qrels_keys, "docs"],
+            how="inner",
+        )
+        .group_by(keys)
+        .agg(grades=pl.col("_grade").sort_by("_level"))
+    )
+    empty = pl.lit([], dtype=pl.List(relevant.collect_schema()["relevance"]))
+    return rankings.join(grades, on=keys, how="left").with_columns(
+        pl.col("grades").fill_null(empty)
+    )
 
 
 def _relevant_queries(relevant: pl.LazyFrame, qrels_keys: list[str], grades: bool) -> pl.LazyFrame:
@@ -356,7 +408,7 @@ def _complete(
     """Give every system a row for every query with a relevant document (worst case if none)."""
     systems = rankings.select(*by, "system").unique()
     grid = _grid(systems, queries, by, qrels_keys)
-    found = rankings.drop(FLAGS)
+    found = rankings.drop(DUPLICATE_FLAGS, *VALUE_FLAGS, strict=False)
     empty = pl.lit([], dtype=pl.List(POSITION))
     filled = [pl.col("positions").fill_null(empty), pl.col("n_ret").fill_null(0)]
     optional = []
@@ -375,27 +427,55 @@ def _complete(
     )
 
 
+def _check_values(run: pl.LazyFrame, names: ColumnNames, by: list[str]) -> None:
+    """Raise on the first row with a null id, or a NaN or null score (one pass, no grouping)."""
+    flags = (
+        pl.col("order").is_nan() | pl.col("order").is_null(),
+        pl.col("doc").is_null(),
+        pl.col("system").is_null() | pl.col("query").is_null(),
+    )
+    if not collect(run.select(pl.any_horizontal(flags).any())).item():
+        return
+    bad = collect(
+        run.filter(pl.any_horizontal(flags))
+        .with_columns(_bad_scores=flags[0], _null_ids=flags[1])
+        .sort(*by, *KEYS, nulls_last=False)
+        .head(1)
+    ).row(0, named=True)
+    _raise_for(bad, run, names, by)
+
+
 def _checked(
     rankings: pl.DataFrame, run: pl.LazyFrame, names: ColumnNames, by: list[str]
 ) -> pl.DataFrame:
     """Raise on the first ranking with duplicate documents, NaN scores or null ids."""
-    bad_scores = pl.col("_score_nan_max").is_nan() | (pl.col("_null_scores") > 0)
-    bad = rankings.with_columns(_bad_scores=bad_scores).filter(
+    value_flags = "_score_nan_max" in rankings.columns
+    bad_scores = (
+        pl.col("_score_nan_max").is_nan() | (pl.col("_null_scores") > 0)
+        if value_flags
+        else pl.lit(False)
+    )
+    null_ids = (pl.col("_null_ids") > 0) if value_flags else pl.lit(False)
+    bad = rankings.with_columns(_bad_scores=bad_scores, _null_ids=null_ids).filter(
         (pl.col("_n_docs") != pl.col("_n_rows"))
         | pl.col("_bad_scores")
-        | (pl.col("_null_ids") > 0)
+        | pl.col("_null_ids")
         | pl.col("system").is_null()
         | pl.col("query").is_null()
     )
     if bad.height:
-        first = bad.sort(*by, *KEYS).row(0, named=True)
-        if first["system"] is None or first["query"] is None:
-            key = "system" if first["system"] is None else "query"
-            validate.raise_null_key(run, key, _message_names(names))
-        problem = {key: first[key] for key in [*by, *KEYS]}
-        problem.update(_bad_scores=first["_bad_scores"], _null_ids=first["_null_ids"] > 0)
-        validate.raise_ranking_problem(run, problem, _message_names(names))
+        _raise_for(bad.sort(*by, *KEYS).row(0, named=True), run, names, by)
     return rankings
+
+
+def _raise_for(first: dict, run: pl.LazyFrame, names: ColumnNames, by: list[str]) -> None:
+    """Raise the error for a bad ranking or row (``first`` holds its keys and flags)."""
+    if first["system"] is None or first["query"] is None:
+        key = "system" if first["system"] is None else "query"
+        validate.raise_null_key(run, key, _message_names(names))
+    problem = {key: first[key] for key in [*by, *KEYS]}
+    problem.update(_bad_scores=first["_bad_scores"], _null_ids=first["_null_ids"])
+    validate.raise_ranking_problem(run, problem, _message_names(names))
 
 
 def _message_names(names: ColumnNames) -> dict[str, str]:
