@@ -4,6 +4,9 @@ Every function takes the frame it plots (a positions frame, a preferences table,
 summary or system orderings), draws on ``ax`` (a new figure's axes when ``ax`` is None)
 and returns the axes. Nothing is shown: call ``ax.figure.savefig(...)`` or ``plt.show()``
 yourself. matplotlib is imported when a function runs, never when lexiframe is imported.
+The plotted numbers come from :mod:`lexiframe.stats` (:func:`lexiframe.stats.asl_deltas`,
+:func:`lexiframe.stats.tie_fraction_by_level`, :func:`lexiframe.stats.first_difference_ecdf`):
+these functions only draw them.
 
 - :func:`asl_histogram`: relevant documents by per-document ASL for one system (atomized
   search length paper, figure 5);
@@ -24,10 +27,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
+from lexiframe import stats
 from lexiframe._utils import as_list, quote_names
-from lexiframe.errors import SchemaError
 from lexiframe.metrics import exprs
-from lexiframe.preferences import delta_rr, pairs
 from lexiframe.validate import require_columns
 
 if TYPE_CHECKING:
@@ -134,20 +136,6 @@ def asl_histogram(
     return ax
 
 
-def _documents_asl(frame: pl.DataFrame, system: str, keys: list[str], side: str) -> pl.DataFrame:
-    one = frame.filter(pl.col("system") == system)
-    if one.height == 0:
-        raise ValueError(f"no system {system!r} in the positions frame")
-    scored = one.select(
-        *keys,
-        "docs",
-        "n_rel",
-        exprs.asl().list.head(pl.col("docs").list.len()).alias(side),
-        (pl.col("n_ret").cast(pl.Int64) - pl.col("positions").list.len()).alias(f"missing_{side}"),
-    )
-    return scored
-
-
 def asl_deltas(
     positions: pl.DataFrame | pl.LazyFrame,
     system: str,
@@ -156,11 +144,13 @@ def asl_deltas(
     by: str | Sequence[str] | None = None,
 ) -> np.ndarray:
     """Per-document ASL of ``system`` minus that of ``baseline``, one value per relevant
-    document of each query both were evaluated on (negative: ``system`` ranks it higher).
+    document of each query (negative: ``system`` ranks it higher).
 
-    Documents are matched by id, so the positions frame needs the ``docs`` column
-    (``run.lexi.positions(qrels, docs=True)``). A relevant document that a system did not
-    retrieve scores ñ − r for it, as in :func:`lexiframe.metrics.exprs.asl`.
+    The ``delta`` column of :func:`lexiframe.stats.asl_deltas` (``system_a=system``,
+    ``system_b=baseline``), in its order: documents are matched by id, so the positions
+    frame needs the ``docs`` column (``run.lexi.positions(qrels, docs=True)``), and both
+    systems must have the same queries. A relevant document that a system did not retrieve
+    scores ñ − r for it, as in :func:`lexiframe.metrics.exprs.asl`.
 
     Example:
         >>> import polars as pl
@@ -172,48 +162,7 @@ def asl_deltas(
         >>> sorted(asl_deltas(pos, "a", "b").tolist())
         [-3.0, 1.0, 4.0]
     """
-    frame = _eager(positions)
-    keys = [*as_list(by), "query"]
-    require_columns(frame.schema, [*keys, "system", "positions", "n_rel", "n_ret"], "positions")
-    if "docs" not in frame.schema:
-        raise SchemaError(
-            "per-document ASL deltas match documents by id: build the positions frame with "
-            "docs=True (run.lexi.positions(qrels, docs=True))"
-        )
-    a = _documents_asl(frame, system, keys, "a")
-    b = _documents_asl(frame, baseline, keys, "b")
-    queries = a.select(*keys, "n_rel", "missing_a").join(
-        b.select(*keys, "missing_b"), on=keys, how="inner"
-    )
-    docs_a = a.select(*keys, "docs", "a").explode("docs", "a")
-    docs_b = b.select(*keys, "docs", "b").explode("docs", "b")
-    retrieved = (
-        docs_a.drop_nulls("docs")
-        .join(docs_b.drop_nulls("docs"), on=[*keys, "docs"], how="full", coalesce=True)
-        .join(queries, on=keys, how="inner")
-        .select(
-            *keys,
-            (
-                pl.coalesce("a", pl.col("missing_a").cast(pl.Float64))
-                - pl.coalesce("b", pl.col("missing_b").cast(pl.Float64))
-            ).alias("delta"),
-        )
-    )
-    union = retrieved.group_by(keys).agg(pl.len().alias("union"))
-    neither = (
-        queries.join(union, on=keys, how="left")
-        .select(
-            (pl.col("n_rel").cast(pl.Int64) - pl.col("union").fill_null(0)).alias("count"),
-            (pl.col("missing_a") - pl.col("missing_b")).cast(pl.Float64).alias("delta"),
-        )
-        .filter(pl.col("count") > 0)
-    )
-    return np.concatenate(
-        [
-            retrieved["delta"].to_numpy(),
-            np.repeat(neither["delta"].to_numpy(), neither["count"].to_numpy()),
-        ]
-    )
+    return stats.asl_deltas(positions, system, baseline, by=by)["delta"].to_numpy()
 
 
 def asl_delta_histogram(
@@ -259,29 +208,6 @@ def asl_delta_histogram(
 # --- ties and recall levels -----------------------------------------------------------------
 
 
-def _ties_by_level(
-    positions: pl.DataFrame | pl.LazyFrame, levels: int, by: list[str]
-) -> pl.DataFrame:
-    """Per (by…, level): ranking pairs, those with δRR_level = 0, and their fraction."""
-    table = pairs(_eager(positions), by=by)
-    ties = table.select(
-        *by,
-        *(
-            (delta_rr("positions_a", "positions_b", level) == 0).alias(str(level))
-            for level in range(1, levels + 1)
-        ),
-    )
-    long = ties.unpivot(index=by, variable_name="level", value_name="tie").with_columns(
-        pl.col("level").cast(pl.UInt32)
-    )
-    return (
-        long.group_by(*by, "level")
-        .agg(pl.len().alias("pairs"), pl.col("tie").sum().alias("ties"))
-        .with_columns(fraction=pl.col("ties") / pl.col("pairs"))
-        .sort(*by, "level")
-    )
-
-
 def _label(group: tuple[object, ...]) -> str:
     return " / ".join(str(value) for value in group)
 
@@ -297,8 +223,10 @@ def ties_by_recall_level(
     """Fraction of ranking pairs tied at each recall level i, δRR_i = 0 (lexiprecision paper
     §3.6, figure 5).
 
-    Ranking pairs are every two systems of a query (:func:`lexiframe.pairs`); a level that
-    neither ranking reaches is a tie (both reciprocal ranks are 0).
+    The values are :func:`lexiframe.stats.tie_fraction_by_level`: ranking pairs are every
+    two systems of a query, and a pair counts at level i only when its query has at least
+    i relevant documents; a level that neither ranking reaches is a tie (both reciprocal
+    ranks are 0). A group's line stops at its last such level.
 
     Args:
         positions: a positions frame.
@@ -313,13 +241,13 @@ def ties_by_recall_level(
     if isinstance(levels, bool) or not isinstance(levels, int) or levels < 1:
         raise ValueError(f"levels must be an integer >= 1, not {levels!r}")
     keys = as_list(by)
-    table = _ties_by_level(positions, levels, keys)
+    table = stats.tie_fraction_by_level(positions, max_level=levels, by=keys)
     ax = _axes(ax)
     groups = table.partition_by(keys, as_dict=True, maintain_order=True) if keys else {(): table}
     for group, part in sorted(groups.items()):
         ax.plot(
             part["level"].to_numpy(),
-            part["fraction"].to_numpy(),
+            part["tie_fraction"].to_numpy(),
             marker="o",
             label=_label(group) if keys else None,
             **line,
@@ -330,12 +258,6 @@ def ties_by_recall_level(
     if keys:
         ax.legend()
     return ax
-
-
-def _ecdf(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct values and the fraction of values at most each."""
-    distinct, counts = np.unique(values, return_counts=True)
-    return distinct, np.cumsum(counts) / values.size
 
 
 def first_difference_ecdf(
@@ -351,7 +273,8 @@ def first_difference_ecdf(
     Args:
         prefs: a preferences table with the ``first_difference`` column:
             ``positions.lexi.preferences(extra=["first_difference"])``. Pairs with identical
-            position vectors (null i*) are left out: no level distinguishes them.
+            position vectors (null i*) are left out: no level distinguishes them. The
+            values are :func:`lexiframe.stats.first_difference_ecdf`.
         by: group keys (e.g. ``"track"``): one line per group.
         ax: the axes to draw on; a new figure's when None.
         **line: passed to ``Axes.step``.
@@ -360,19 +283,12 @@ def first_difference_ecdf(
         The axes, with one step line per group: x the recall levels, y the fraction of
         distinguished pairs decided at that level or before.
     """
-    frame = _eager(prefs)
     keys = as_list(by)
-    if "first_difference" not in frame.schema:
-        raise SchemaError(
-            "the preferences table has no first_difference column: compute it with "
-            "positions.lexi.preferences(extra=['first_difference'])"
-        )
-    require_columns(frame.schema, keys, "preferences")
-    frame = frame.select(*keys, "first_difference").drop_nulls("first_difference")
+    table = stats.first_difference_ecdf(prefs, by=keys)
     ax = _axes(ax)
-    groups = frame.partition_by(keys, as_dict=True, maintain_order=True) if keys else {(): frame}
+    groups = table.partition_by(keys, as_dict=True, maintain_order=True) if keys else {(): table}
     for group, part in sorted(groups.items()):
-        x, y = _ecdf(part["first_difference"].to_numpy())
+        x, y = part["level"].to_numpy(), part["ecdf"].to_numpy()
         ax.step(x, y, where="post", label=_label(group) if keys else None, **line)
     ax.set_xlabel("recall level needed, i*")
     ax.set_ylabel("fraction of distinguished ranking pairs")

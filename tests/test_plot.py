@@ -141,12 +141,12 @@ def test_asl_delta_histogram_default_bins_are_symmetric(ax):
 
 
 def test_ties_by_recall_level(ax):
-    # query 1: (a, b) tie at 1 and 3; (a, c) and (b, c) tie at 3 only.
-    # query 2: (a, b) tie everywhere; (a, c), (b, c) tie from level 2 on.
+    # query 1 (3 relevant): (a, b) tie at 1 and 3; (a, c) and (b, c) tie at 3 only.
+    # query 2 (1 relevant): (a, b) tie at 1; it counts at level 1 only (n_rel >= i).
     plot.ties_by_recall_level(toy_positions(), levels=3, ax=ax)
     (line,) = ax.lines
     assert line.get_xdata().tolist() == [1, 2, 3]
-    assert np.allclose(line.get_ydata(), [2 / 6, 3 / 6, 6 / 6])
+    assert np.allclose(line.get_ydata(), [2 / 6, 0 / 3, 3 / 3])
 
 
 def test_ties_by_recall_level_one_line_per_group(ax):
@@ -158,7 +158,17 @@ def test_ties_by_recall_level_one_line_per_group(ax):
     )
     plot.ties_by_recall_level(frame, levels=2, by="track", ax=ax)
     assert [line.get_label() for line in ax.lines] == ["t1", "t2"]
-    assert np.allclose(ax.lines[1].get_ydata(), [1 / 3, 1.0])
+    # t2 holds query 2 only, with one relevant document: no pair counts at level 2
+    assert ax.lines[1].get_xdata().tolist() == [1]
+    assert np.allclose(ax.lines[1].get_ydata(), [1 / 3])
+
+
+def test_ties_by_recall_level_draws_the_stats_numbers(ax):
+    frame = toy_positions()
+    plot.ties_by_recall_level(frame, levels=3, ax=ax)
+    expected = lf.stats.tie_fraction_by_level(frame, max_level=3)
+    assert ax.lines[0].get_xdata().tolist() == expected["level"].to_list()
+    assert ax.lines[0].get_ydata().tolist() == expected["tie_fraction"].to_list()
 
 
 def test_first_difference_ecdf(ax):
@@ -169,6 +179,14 @@ def test_first_difference_ecdf(ax):
     assert line.get_xdata().tolist() == [1, 2]
     assert np.allclose(line.get_ydata(), [4 / 5, 1.0])
     assert line.get_drawstyle() == "steps-post"
+
+
+def test_first_difference_ecdf_draws_the_stats_numbers(ax):
+    frame = toy_positions()
+    plot.first_difference_ecdf(frame.lexi.preferences(extra=["first_difference"]), ax=ax)
+    expected = lf.stats.first_difference_ecdf(frame)  # from the positions themselves
+    assert ax.lines[0].get_xdata().tolist() == expected["level"].to_list()
+    assert ax.lines[0].get_ydata().tolist() == expected["ecdf"].to_list()
 
 
 def test_first_difference_ecdf_needs_the_column(ax):

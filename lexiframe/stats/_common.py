@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import difflib
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import polars as pl
@@ -10,7 +11,7 @@ import polars as pl
 from lexiframe._compat import collect
 from lexiframe._utils import as_list, format_row, quote_names
 from lexiframe.errors import InputError, SchemaError
-from lexiframe.validate import require_columns, require_numeric
+from lexiframe.validate import require_columns
 
 Seed = int | np.random.Generator
 """An explicit source of randomness: an integer seed or a NumPy ``Generator``."""
@@ -22,6 +23,12 @@ def generator(seed: Seed) -> np.random.Generator:
     """A NumPy ``Generator`` from an integer seed (or the generator itself)."""
     if isinstance(seed, np.random.Generator):
         return seed
+    if isinstance(seed, np.random.RandomState):
+        raise InputError(
+            "seed must be an integer or a numpy.random.Generator, not a legacy "
+            "numpy.random.RandomState; pass an integer such as seed=0, or "
+            "numpy.random.default_rng(0)"
+        )
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
         raise InputError(
             f"seed must be an integer or a numpy.random.Generator, not {seed!r}; "
@@ -36,52 +43,137 @@ def eager(frame: pl.DataFrame | pl.LazyFrame, what: str) -> pl.DataFrame:
         return collect(frame)
     if isinstance(frame, pl.DataFrame):
         return frame
+    kind = f"{type(frame).__module__.split('.')[0]}.{type(frame).__qualname__}"
+    if kind == "pandas.DataFrame":
+        todo = "convert it with pl.from_pandas(frame) first"
+    else:
+        todo = "build it with lexiframe (e.g. lf.measures, lf.preferences) or pl.DataFrame(...)"
     raise SchemaError(
-        f"the {what} table must be a Polars DataFrame or LazyFrame, not {type(frame)}"
+        f"the {what} table must be a Polars DataFrame or LazyFrame, not {kind}; {todo}"
     )
 
 
+FRACTION_MEANINGS = {
+    "fraction": "the share of items to remove, e.g. 0.2 removes a fifth",
+    "fractions": "the shares of items to remove, e.g. 0.2 removes a fifth",
+    "alpha": "the significance level, e.g. 0.05",
+}
+
+
 def check_fraction(value: float, name: str, *, upper_open: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float | np.floating):
-        raise InputError(f"{name} must be a number in [0, 1], not {value!r}")
+    """``value`` as a float in [0, 1] (or [0, 1)); the error names ``name`` and its meaning."""
+    base = name.split("[")[0]
+    meaning = FRACTION_MEANINGS.get(base)
+    what = f"{name} ({meaning})" if meaning else name
+    interval = "[0, 1)" if upper_open else "[0, 1]"
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise InputError(f"{what} must be a number in {interval}, not {value!r}")
     high_ok = value < 1.0 if upper_open else value <= 1.0
     if not (value >= 0.0 and high_ok):
-        interval = "[0, 1)" if upper_open else "[0, 1]"
-        raise InputError(f"{name} must be in {interval}, not {value!r}")
+        percent = f"; for {value:g} %, pass {value / 100:g}" if 2 <= value <= 100 else ""
+        raise InputError(f"{what} must be in {interval}, not {value!r}{percent}")
     return float(value)
+
+
+def check_fractions(fractions: Iterable[float]) -> list[float]:
+    """A list of fractions in [0, 1]; the error names the position of a bad one."""
+    if isinstance(fractions, str) or not isinstance(fractions, Iterable):
+        raise InputError(
+            f"fractions must be a list of numbers in [0, 1], not {fractions!r}; "
+            f"for a single fraction pass a list, e.g. fractions=[{fractions!r}]"
+        )
+    values = list(fractions)
+    return [check_fraction(value, f"fractions[{i}]") for i, value in enumerate(values)]
+
+
+def check_choice(value: object, choices: Sequence[str], what: str) -> str:
+    """``value`` when it is one of ``choices``; else an error listing them (and the nearest)."""
+    if isinstance(value, str) and value in choices:
+        return value
+    text = f"unknown {what} {value!r}; choose from {quote_names(list(choices))}"
+    if isinstance(value, str):
+        close = difflib.get_close_matches(value.lower(), choices, n=1, cutoff=0.6)
+        if close:
+            text += f" (did you mean {close[0]!r}?)"
+    raise InputError(text)
 
 
 def is_pair_table(schema: pl.Schema) -> bool:
     return all(key in schema for key in PAIR_KEYS)
 
 
+def require_table(
+    schema: Mapping[str, pl.DataType], columns: Sequence[str], table: str, todo: str
+) -> None:
+    """:func:`lexiframe.validate.require_columns` for the tables of the analyses: ``todo``
+    says how to build the table."""
+    missing = [name for name in columns if name not in schema]
+    if missing:
+        raise SchemaError(
+            f"the {table} table has no column {quote_names(missing)}; its columns are "
+            f"{quote_names(list(schema))}. {todo}"
+        )
+
+
 def measure_columns(
-    schema: pl.Schema, measures: str | Iterable[str] | None, keys: Sequence[str], table: str
+    schema: pl.Schema,
+    measures: str | Iterable[str] | None,
+    keys: Sequence[str],
+    table: str,
+    *,
+    frame: pl.DataFrame | None = None,
 ) -> list[str]:
-    """The numeric measure columns to analyse: the given names, or every non-key column."""
+    """The numeric measure columns to analyse: the given names, or every non-key column.
+
+    ``frame``, when given, supplies an example row for the error of a non-numeric column.
+    """
     if measures is None:
         columns = [name for name in schema if name not in keys and schema[name].is_numeric()]
         if not columns:
+            todo = "name the measure columns with measures=[...]"
+            text = [f"{name!r} is {schema[name]}" for name in schema if name not in keys]
+            if text:
+                todo = f"{', '.join(text)}: cast a measure with pl.col(...).cast(pl.Float64)"
+            if "positions" in schema:
+                todo = (
+                    "this looks like a positions frame: compute a metrics table with "
+                    "positions.lexi.measures([...]) or a pair table with "
+                    "positions.lexi.preferences([...]) first"
+                )
             raise SchemaError(
-                f"the {table} table has no numeric measure column besides its keys "
-                f"{quote_names(list(keys))}; its columns are {quote_names(list(schema))}"
+                f"the {table} table has no numeric measure column: its columns are "
+                f"{quote_names(list(schema))}, and keys and counts such as 'query' or "
+                f"'n_rel' are not measures; {todo}"
             )
         return columns
     columns = list(dict.fromkeys(as_list(measures)))
     require_columns(schema, columns, table)
     for column in columns:
-        require_numeric(schema, column, table)
+        dtype = schema[column]
+        if not dtype.is_numeric():
+            example = ""
+            if frame is not None and frame.height:
+                shown = [key for key in keys if key in frame.schema and key != column]
+                row = frame.select(*shown, column).row(0, named=True)
+                example = f" (e.g. {format_row(row)})"
+            raise SchemaError(
+                f"column {column!r} of the {table} table must be numeric, not {dtype}"
+                f"{example}; cast it first, e.g. pl.col({column!r}).cast(pl.Float64)"
+            )
     return columns
 
 
-def check_unique(frame: pl.DataFrame, keys: Sequence[str], table: str) -> None:
+def check_unique(
+    frame: pl.DataFrame, keys: Sequence[str], table: str, *, todo: str | None = None
+) -> None:
     """Raise :class:`InputError` when several rows share the same ``keys``."""
     duplicated = frame.select(pl.struct(list(keys)).is_duplicated()).to_series()
     if duplicated.any():
         example = frame.filter(duplicated).select(keys).row(0, named=True)
+        todo = todo or "pass the extra key columns as by=, or drop the duplicates"
         raise InputError(
             f"the {table} table has several rows for one ({', '.join(keys)}): "
-            f"{format_row(example)}; pass the extra key columns as by=, or drop the duplicates"
+            f"{format_row(example)}; {todo}"
         )
 
 
@@ -130,7 +222,7 @@ def metric_pairs(
     frame = eager(metrics, "metrics")
     keys = [*by, "query"]
     require_columns(frame.schema, [*keys, "system"], "metrics")
-    columns = measure_columns(frame.schema, measures, [*keys, "system"], "metrics")
+    columns = measure_columns(frame.schema, measures, [*keys, "system"], "metrics", frame=frame)
     frame = frame.select(*keys, "system", *columns)
     check_unique(frame, [*keys, "system"], "metrics")
     left = frame.rename({"system": "system_a", **{c: f"{c}__a" for c in columns}})

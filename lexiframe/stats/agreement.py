@@ -26,6 +26,7 @@ from lexiframe.stats._common import (
     is_pair_table,
     measure_columns,
     metric_pairs,
+    require_table,
 )
 from lexiframe.validate import require_columns
 
@@ -74,7 +75,7 @@ def sign_agreement(
         table = metric_pairs(table, list(dict.fromkeys([reference, *names])), by=by)
     keys = [*by, "query", *PAIR_KEYS]
     require_columns(table.schema, keys, "pair")
-    measure_columns(table.schema, [reference, *names], keys, "pair")
+    measure_columns(table.schema, [reference, *names], keys, "pair", frame=table)
     check_unique(table, keys, "pair")
     ref = pl.col(reference).cast(pl.Float64).sign()
     decided = table.filter(pl.col(reference).is_not_null() & (ref != 0))
@@ -133,7 +134,13 @@ def system_scores(
     result: pl.DataFrame | None = None
     for name, frame in orderings.items():
         table = eager(frame, "ordering")
-        require_columns(table.schema, [*by, "system", column], "ordering")
+        require_table(
+            table.schema,
+            [*by, "system", column],
+            f"{name!r} ordering",
+            "Pass the frames lf.order(...) returns, or name the score column with column= "
+            "(e.g. column='rank').",
+        )
         check_unique(table, [*by, "system"], "ordering")
         value = pl.col(column).cast(pl.Float64)
         part = table.select(*by, "system", (-value if column == "rank" else value).alias(name))
@@ -175,9 +182,25 @@ def kendall_tau(
     by = as_list(by)
     names = list(dict.fromkeys(as_list(measures)))
     table = eager(scores, "scores")
-    require_columns(table.schema, [*by, "system"], "scores")
-    measure_columns(table.schema, [reference, *names], [*by, "system"], "scores")
-    check_unique(table, [*by, "system"], "scores")
+    todo = (
+        "Build it with stats.system_scores({...}) from lf.order results, or average a "
+        "per-query metrics table first, e.g. metrics.lexi.summarize()."
+    )
+    require_table(table.schema, [*by, "system"], "scores", todo)
+    require_table(table.schema, [reference, *names], "scores", todo)
+    measure_columns(table.schema, [reference, *names], [*by, "system"], "scores", frame=table)
+    per_query = "query" in table.schema and "query" not in by
+    check_unique(
+        table,
+        [*by, "system"],
+        "scores",
+        todo=(
+            "a scores table has one row per system; this one has a 'query' column: average "
+            "it first, e.g. metrics.lexi.summarize(), or build it with stats.system_scores"
+            if per_query
+            else None
+        ),
+    )
     groups = (
         sorted(table.partition_by(by, as_dict=True).items(), key=lambda item: str(item[0]))
         if by

@@ -18,8 +18,8 @@ import polars as pl
 
 from lexiframe._utils import as_list, format_row, quote_names
 from lexiframe.errors import InputError, SchemaError
-from lexiframe.stats._common import check_unique, eager
-from lexiframe.validate import require_columns, require_numeric
+from lexiframe.stats._common import check_unique, eager, measure_columns
+from lexiframe.validate import require_columns
 
 Kind = Literal["cost", "gain"]
 
@@ -54,11 +54,14 @@ def rrie(
     0.32
     """
     if kind not in ("cost", "gain"):
-        raise InputError(f"kind must be 'cost' or 'gain', not {kind!r}")
+        raise InputError(
+            f"kind must be 'cost' (a search length such as ASL, whose optimum is 1) or 'gain' "
+            f"(a measure bounded by 1 such as AP or P@10), not {kind!r}"
+        )
     by = as_list(by)
     table = eager(metrics, "metrics")
     require_columns(table.schema, [*by, "system", "query", measure], "metrics")
-    require_numeric(table.schema, measure, "metrics")
+    measure_columns(table.schema, [measure], [*by, "system", "query"], "metrics", frame=table)
     check_unique(table, [*by, "system", "query"], "metrics")
     keys = [*by, "query"] if per_query else by
     values = (
@@ -136,7 +139,11 @@ def asl_deltas(
     def side(system: str, suffix: str) -> tuple[pl.DataFrame, pl.DataFrame]:
         rows = table.filter(pl.col("system") == system)
         if rows.height == 0:
-            raise InputError(f"system {system!r} is not in the positions frame")
+            systems = table["system"].unique().sort()
+            raise InputError(
+                f"system {system!r} is not in the positions frame; its {len(systems)} systems "
+                f"include {quote_names(systems.head(5).to_list())}"
+            )
         per_query = rows.select(
             *keys,
             pl.col("n_rel").cast(pl.Int64),

@@ -54,10 +54,18 @@ def _log_choose(a: ArrayLike, b: ArrayLike) -> np.ndarray:
     return special.gammaln(a + 1) - special.gammaln(b + 1) - special.gammaln(a - b + 1)
 
 
+_COUNT_MEANINGS = {"n": "the corpus size", "m": "the number of relevant documents"}
+
+
 def _check_counts(n: int, m: int) -> tuple[int, int]:
     for name, value in {"n": n, "m": m}.items():
         if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-            raise InputError(f"{name} must be a positive integer, not {value!r}")
+            hint = ""
+            if isinstance(value, float) and value.is_integer() and value >= 1:
+                hint = f"; pass {name}={int(value)}"
+            raise InputError(
+                f"{name} ({_COUNT_MEANINGS[name]}) must be a positive integer, not {value!r}{hint}"
+            )
     if m > n:
         raise InputError(f"m (relevant documents, {m}) cannot exceed n (corpus size, {n})")
     return int(n), int(m)

@@ -21,19 +21,15 @@ import numpy as np
 import polars as pl
 from numpy.typing import ArrayLike
 
-from lexiframe._utils import quote_names
 from lexiframe.errors import InputError
+from lexiframe.stats._common import check_choice
 
 Correction = Literal["none", "bonferroni", "holm"]
 CORRECTIONS: tuple[str, ...] = ("none", "bonferroni", "holm")
 
 
 def check_correction(correction: str) -> str:
-    if correction not in CORRECTIONS:
-        raise InputError(
-            f"unknown correction {correction!r}; choose from {quote_names(CORRECTIONS)}"
-        )
-    return correction
+    return check_choice(correction, CORRECTIONS, "correction")
 
 
 def adjust_p_values(
@@ -58,15 +54,22 @@ def adjust_p_values(
     """
     check_correction(method)
     p = np.asarray(p_values, dtype=np.float64).reshape(-1)
-    if np.isnan(p).any() or (p < 0).any() or (p > 1).any():
-        bad = p[np.isnan(p) | (p < 0) | (p > 1)][0]
-        raise InputError(f"p-values must be in [0, 1]; found {bad!r}")
+    bad = np.isnan(p) | (p < 0) | (p > 1)
+    if bad.any():
+        index = int(np.flatnonzero(bad)[0])
+        raise InputError(
+            f"p-values must be in [0, 1], but p_values[{index}] is {float(p[index])!r} "
+            f"({int(bad.sum())} of {p.size} out of range); pass raw p-values, not statistics"
+        )
     if groups is None:
         family = np.zeros(p.size, dtype=np.int64)
     else:
         labels = np.asarray(groups).reshape(-1)
         if labels.size != p.size:
-            raise InputError(f"{labels.size} group labels for {p.size} p-values")
+            raise InputError(
+                f"groups has {labels.size} labels for {p.size} p-values; pass one family "
+                "label per p-value, in the same order"
+            )
         family = np.unique(labels, return_inverse=True)[1].reshape(-1)
     if method == "none" or p.size == 0:
         return p.copy()

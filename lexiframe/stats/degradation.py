@@ -23,7 +23,7 @@ from typing import Literal
 import numpy as np
 import polars as pl
 
-from lexiframe._utils import as_list, quote_names
+from lexiframe._utils import as_list
 from lexiframe.errors import DroppedQueriesWarning, InputError, UnknownMeasureError
 from lexiframe.evaluation import measures as compute_measures
 from lexiframe.preferences import preference_measure, preferences
@@ -31,10 +31,13 @@ from lexiframe.ranking import positions as build_positions
 from lexiframe.stats._common import (
     PAIR_KEYS,
     Seed,
+    check_choice,
     check_fraction,
+    check_fractions,
     eager,
     generator,
     metric_pairs,
+    require_table,
 )
 from lexiframe.stats.ties import tie_fraction
 from lexiframe.validate import require_columns, require_numeric
@@ -90,8 +93,7 @@ def degrade_labels(
     True
     """
     fraction = check_fraction(fraction, "fraction")
-    if weighting not in WEIGHTINGS:
-        raise InputError(f"unknown weighting {weighting!r}; choose from {quote_names(WEIGHTINGS)}")
+    check_choice(weighting, WEIGHTINGS, "weighting")
     by = as_list(by)
     rng = generator(seed)
     table = eager(qrels, "qrels")
@@ -107,7 +109,10 @@ def degrade_labels(
         weight = np.ones(table.height)
     else:
         if run is None:
-            raise InputError("weighting='retrieved' needs the run= whose rankings count")
+            raise InputError(
+                "weighting='retrieved' weights each document by how many rankings of the run "
+                "retrieved it: pass the run as run=, or use weighting='uniform'"
+            )
         weight = _retrieval_counts(table, eager(run, "run"), by)
     u = rng.random(table.height)
     tiebreak = rng.random(table.height)
@@ -163,7 +168,13 @@ def subsample_queries(
     rng = generator(seed)
     table = eager(frame, "input")
     keys = [*by, "query"]
-    require_columns(table.schema, keys, "input")
+    require_table(
+        table.schema,
+        keys,
+        "input",
+        "Pass a frame with a query column (qrels, positions, metrics or a pair table); "
+        "name extra keys with by=.",
+    )
     queries = table.select(keys).unique().sort(keys)
     group = (
         queries.select(pl.struct(by).rank("dense")).to_series().to_numpy().astype(np.int64)
@@ -202,14 +213,18 @@ def degradation_curve(
     """
     if isinstance(n_samples, bool) or not isinstance(n_samples, int) or n_samples < 1:
         raise InputError(f"n_samples must be a positive integer, not {n_samples!r}")
-    fractions = [check_fraction(f, "fraction") for f in fractions]
+    fractions = check_fractions(fractions)
     children = generator(seed).spawn(len(fractions) * n_samples)
     parts = []
     for i, fraction in enumerate(fractions):
         for sample in range(n_samples):
             result = analysis(fraction, children[i * n_samples + sample])
             if not isinstance(result, pl.DataFrame):
-                raise InputError(f"the analysis must return a Polars DataFrame, not {type(result)}")
+                raise InputError(
+                    f"the analysis must return a Polars DataFrame, not {type(result)} "
+                    f"(at fraction={fraction!r}, sample={sample}); wrap a number as "
+                    "pl.DataFrame({'value': [x]})"
+                )
             parts.append(
                 result.select(
                     pl.lit(fraction).alias("fraction"),
@@ -240,7 +255,12 @@ def average_over_samples(
     [(0.5, 'RR', 0.3..., 0.1414...)]
     """
     table = eager(curve, "curve")
-    require_columns(table.schema, ["fraction"], "curve")
+    require_table(
+        table.schema,
+        ["fraction"],
+        "curve",
+        "Build it with stats.degradation_curve(analysis, fractions, seed=...).",
+    )
     group = [
         "fraction",
         *(
@@ -327,6 +347,9 @@ def label_degradation(
     names = list(dict.fromkeys(as_list(measures)))
     if not names:
         raise InputError("label_degradation() needs at least one measure")
+    fractions = check_fractions(fractions)  # before the (long) work, not after it
+    check_choice(weighting, WEIGHTINGS, "weighting")
+    generator(seed)
     run_df = eager(run, "run")
     qrels_df = eager(qrels, "qrels")
     options = {"threshold": threshold, "depth": depth, "by": by or None}

@@ -16,9 +16,9 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import polars as pl
 
-from lexiframe._utils import as_list
-from lexiframe.errors import InputError
-from lexiframe.stats._common import Seed, check_fraction, eager, measure_columns
+from lexiframe._utils import as_list, quote_names
+from lexiframe.errors import InputError, SchemaError
+from lexiframe.stats._common import Seed, check_fraction, eager, measure_columns, require_table
 from lexiframe.stats.corrections import Correction, adjust_p_values, check_correction
 from lexiframe.stats.significance import Test, significance
 from lexiframe.validate import require_columns
@@ -89,12 +89,16 @@ def report(
     costs = set(as_list(lower_is_better))
     table = eager(per_query_metrics, "metrics")
     require_columns(table.schema, [*by, "system", "query"], "metrics")
-    measure_columns(table.schema, names, [*by, "system", "query"], "metrics")
+    measure_columns(table.schema, names, [*by, "system", "query"], "metrics", frame=table)
     if not names:
         raise InputError("report() needs at least one measure")
     systems = table.select(*by, "system").unique().sort([*by, "system"])
     if baseline is not None and baseline not in set(systems["system"].to_list()):
-        raise InputError(f"baseline {baseline!r} is not a system of the metrics table")
+        names_found = systems["system"].unique().sort()
+        raise InputError(
+            f"baseline {baseline!r} is not a system of the metrics table; its "
+            f"{len(names_found)} systems include {quote_names(names_found.head(5).to_list())}"
+        )
     labels = systems.with_columns(
         label=pl.int_range(pl.len()).over(by) if by else pl.int_range(pl.len())
     ).with_columns(pl.col("label").map_elements(_label, return_dtype=pl.String))
@@ -176,7 +180,14 @@ def report(
 
 def _layout(frame: pl.DataFrame) -> tuple[list[str], list[str]]:
     """The by-columns and measure columns of a :func:`report` frame."""
-    require_columns(frame.schema, ["label", "system", "test", "correction", "alpha"], "report")
+    if not isinstance(frame, pl.DataFrame):
+        raise SchemaError(f"the report table must be a Polars DataFrame, not {type(frame)}")
+    require_table(
+        frame.schema,
+        ["label", "system", "test", "correction", "alpha"],
+        "report",
+        "Build it with stats.report(metrics, [...]) and render that.",
+    )
     measures = [c for c in frame.columns if f"{c}_sig" in frame.schema]
     by = frame.columns[: frame.columns.index("label")]
     return by, measures

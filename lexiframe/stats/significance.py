@@ -30,11 +30,12 @@ import polars as pl
 from numpy.typing import ArrayLike
 from scipy import stats
 
-from lexiframe._utils import as_list, format_row, quote_names
+from lexiframe._utils import as_list, format_row
 from lexiframe.errors import InputError
 from lexiframe.stats._common import (
     PAIR_KEYS,
     Seed,
+    check_choice,
     check_fraction,
     check_no_nulls,
     check_unique,
@@ -81,8 +82,13 @@ def sign_test(wins: ArrayLike, losses: ArrayLike) -> np.ndarray:
     """
     wins = np.asarray(wins, dtype=np.int64)
     losses = np.asarray(losses, dtype=np.int64)
-    if (wins < 0).any() or (losses < 0).any():
-        raise InputError("wins and losses must be non-negative counts")
+    for name, counts in (("wins", wins), ("losses", losses)):
+        if (counts < 0).any():
+            index = int(np.flatnonzero(np.reshape(counts, -1) < 0)[0])
+            raise InputError(
+                f"{name} must be non-negative counts of queries, but {name}[{index}] is "
+                f"{int(np.reshape(counts, -1)[index])}"
+            )
     total = wins + losses
     p = 2.0 * stats.binom.cdf(np.minimum(wins, losses), total, 0.5)
     return np.where(total > 0, np.minimum(p, 1.0), 1.0)
@@ -119,8 +125,7 @@ class _Plan:
 
 
 def _resolve(test: str, correction: str | None, pair_table: bool, dtype: pl.DataType) -> _Plan:
-    if test not in TESTS:
-        raise InputError(f"unknown test {test!r}; choose from {quote_names(TESTS)}")
+    check_choice(test, TESTS, "test")
     if test == "auto":
         integer = dtype.is_integer()
         test = ("sign" if integer else "t") if pair_table else "paired_t"
@@ -206,18 +211,22 @@ def _significance(
     by = as_list(by)
     table = eager(frame, "input")
     pair_table = is_pair_table(table.schema)
+    kind = "pair" if pair_table else "metrics"
     keys = [*by, "query", *PAIR_KEYS] if pair_table else [*by, "query", "system"]
-    require_columns(table.schema, [*keys, measure], "pair" if pair_table else "metrics")
-    measure_columns(table.schema, [measure], keys, "input")
+    require_columns(table.schema, [*keys, measure], kind)
+    measure_columns(table.schema, [measure], keys, kind, frame=table)
     plan = _resolve(test, correction, pair_table, table.schema[measure])
     table = table.select(*keys, measure)
-    check_unique(table, keys, "input")
-    check_no_nulls(table, [measure], keys, "input")
+    check_unique(table, keys, kind)
+    check_no_nulls(table, [measure], keys, kind)
     if plan.test == "hsd":
         result = _hsd(table, measure, by)
     elif plan.test == "randomized_hsd":
         if seed is None:
-            raise InputError("test='randomized_hsd' needs an explicit seed=, e.g. seed=0")
+            raise InputError(
+                "test='randomized_hsd' draws random permutations and needs an explicit seed=, "
+                "e.g. seed=0, so that its p-values can be reproduced"
+            )
         result = _randomized_hsd(table, measure, by, n_replicates, generator(seed))
     else:
         pairs = table if pair_table else metric_pairs(table, [measure], by=by)
@@ -314,21 +323,25 @@ def _blocks(table: pl.DataFrame, measure: str, by: list[str]) -> list[_Block]:
     for key, group in groups:
         systems = group["system"].unique().sort()
         queries = group["query"].unique().sort()
+        group_key = dict(zip(by, key, strict=True))
         if group.height != len(systems) * len(queries):
             present = group.select("system", "query")
             grid = systems.to_frame().join(queries.to_frame(), how="cross")
-            missing = grid.join(present, on=["system", "query"], how="anti").row(0, named=True)
-            where = format_row({**dict(zip(by, key, strict=True)), **missing})
+            missing = grid.join(present, on=["system", "query"], how="anti")
+            where = format_row({**group_key, **missing.row(0, named=True)})
             raise InputError(
                 "Tukey's HSD blocks on queries and needs every system scored on every query "
-                f"of its group; missing: {where}"
-                " (a skipped query should score its worst case, as lexiframe.measures gives)"
+                f"of its group, but {missing.height} of the {len(systems)} × {len(queries)} "
+                f"(system, query) cells have no row, e.g. {where}. Compute the metrics with "
+                "lf.measures from a positions frame (a system that skipped a query scores "
+                "its worst case there), keep only the queries every system has, or use "
+                "test='paired_t', which compares each pair on the queries both have"
             )
         if len(systems) < 2 or len(queries) < 2:
+            where = f"group {format_row(group_key)}" if by else "the metrics table"
             raise InputError(
                 "Tukey's HSD needs at least two systems and two queries per group; "
-                f"group {format_row(dict(zip(by, key, strict=True)))} has {len(systems)} "
-                f"systems and {len(queries)} queries"
+                f"{where} has {len(systems)} system(s) and {len(queries)} query(ies)"
             )
         row = group["system"].replace_strict(
             {name: i for i, name in enumerate(systems.to_list())}, return_dtype=pl.Int64

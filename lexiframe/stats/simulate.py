@@ -56,6 +56,14 @@ def random_positions(*, n: int, m: int, size: int, seed: Seed) -> np.ndarray:
     return out
 
 
+def _check_pairs(n_pairs: int) -> None:
+    if isinstance(n_pairs, bool) or not isinstance(n_pairs, int | np.integer) or n_pairs < 0:
+        raise InputError(
+            f"n_pairs (the number of ranking pairs to draw) must be a non-negative integer, "
+            f"not {n_pairs!r}"
+        )
+
+
 def random_rankings(
     *, n: int, m: int, n_pairs: int, seed: Seed, depth: int | None = None
 ) -> pl.DataFrame:
@@ -72,6 +80,7 @@ def random_rankings(
     """
     if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
         raise InputError(f"depth must be a positive integer or None, not {depth!r}")
+    _check_pairs(n_pairs)
     positions = random_positions(n=n, m=m, size=2 * n_pairs, seed=seed)
     depth = n if depth is None else min(depth, n)
     kept = positions <= depth
@@ -116,6 +125,7 @@ def simulate_ties(
     >>> bool(abs(out["tie_rate"][0] - out["closed_form"][0]) < 4 * out["std_error"][0])
     True
     """
+    _check_pairs(n_pairs)
     rng = generator(seed)
     a = random_positions(n=n, m=m, size=n_pairs, seed=rng)
     b = random_positions(n=n, m=m, size=n_pairs, seed=rng)

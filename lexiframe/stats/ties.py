@@ -18,8 +18,8 @@ import numpy as np
 import polars as pl
 
 from lexiframe import _kernels
-from lexiframe._utils import as_list
-from lexiframe.errors import InputError
+from lexiframe._utils import as_list, quote_names
+from lexiframe.errors import InputError, SchemaError
 from lexiframe.preferences import _pair_rows, _positions_buffers, preferences
 from lexiframe.stats._common import (
     PAIR_KEYS,
@@ -78,10 +78,11 @@ def tie_fraction(
     by = as_list(by)
     table = eager(frame, "input")
     pair_table = is_pair_table(table.schema)
+    kind = "pair" if pair_table else "metrics"
     keys = [*by, "query", *PAIR_KEYS] if pair_table else [*by, "query", "system"]
-    require_columns(table.schema, keys, "pair" if pair_table else "metrics")
-    columns = measure_columns(table.schema, measures, [*keys, *NOT_MEASURES], "input")
-    check_unique(table, keys, "input")
+    require_columns(table.schema, keys, kind)
+    columns = measure_columns(table.schema, measures, [*keys, *NOT_MEASURES], kind, frame=table)
+    check_unique(table, keys, kind)
     parts = []
     for index, column in enumerate(columns):
         value = table.select(*keys, pl.col(column).alias("value")).filter(
@@ -205,6 +206,22 @@ def tie_fraction_by_level(
     )
 
 
+def _first_differences(table: pl.DataFrame, by: list[str]) -> pl.DataFrame:
+    """The ``by…, query, system_a, system_b, first_difference`` columns of a preferences table."""
+    keys = [*by, "query", *PAIR_KEYS]
+    if "first_difference" not in table.schema:
+        raise SchemaError(
+            "the preferences table has no first_difference column (its columns are "
+            f"{quote_names(list(table.schema))}): compute it with "
+            "positions.lexi.preferences(extra=['first_difference']), or pass the positions "
+            "frame itself"
+        )
+    require_columns(table.schema, keys, "preferences")
+    table = table.select(*keys, "first_difference")
+    check_unique(table, keys, "preferences")
+    return table
+
+
 def first_difference_ecdf(
     positions: pl.DataFrame | pl.LazyFrame, *, by: str | Sequence[str] | None = None
 ) -> pl.DataFrame:
@@ -212,7 +229,8 @@ def first_difference_ecdf(
 
     i* = min{i : p̂_i ≠ p̂′_i} over the ranking pairs that lexiprecision separates
     (identical vectors are left out and counted in ``n_tied``). Lexiprecision paper §3.6,
-    Figure 6.
+    Figure 6. ``positions`` is a positions frame, or a preferences table that already has
+    the ``first_difference`` column (``positions.lexi.preferences(extra=["first_difference"])``).
 
     Returns:
         ``by…, level, n_pairs, ecdf, n_tied``: ``n_pairs`` pairs have i* = level, and
@@ -234,8 +252,12 @@ def first_difference_ecdf(
     └───────┴─────────┴──────┴────────┘
     """
     by = as_list(by)
-    frame = _sorted_positions(positions, by)
-    levels = preferences(frame, [], by=by, extra=["first_difference"])
+    table = eager(positions, "positions")
+    if is_pair_table(table.schema):
+        levels = _first_differences(table, by)
+    else:
+        frame = _sorted_positions(table, by)
+        levels = preferences(frame, [], by=by, extra=["first_difference"])
     group = by or pl.lit(0).alias("_all")
     tied = levels.group_by(group).agg(
         pl.col("first_difference").is_null().sum().cast(pl.UInt32).alias("n_tied")
@@ -255,5 +277,6 @@ def first_difference_ecdf(
     if by:
         counts = counts.join(tied, on=by, how="left")
     else:
-        counts = counts.with_columns(n_tied=pl.lit(tied["n_tied"].item(), dtype=pl.UInt32))
+        n_tied = tied["n_tied"].item() if tied.height else 0
+        counts = counts.with_columns(n_tied=pl.lit(n_tied, dtype=pl.UInt32))
     return counts.select(*by, "level", "n_pairs", "ecdf", "n_tied").sort([*by, "level"])
