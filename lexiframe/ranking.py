@@ -333,17 +333,30 @@ def _rankings(
     return _with_grades(rankings, relevant, by, qrels_keys) if grades else rankings
 
 
+MAX_JUDGMENTS_PER_DOC = 4
+"""Above this many queries judging one document relevant, join on (query, doc) instead."""
+
+
 def _with_relevance(
     run: pl.LazyFrame, relevant: pl.LazyFrame, qrels_keys: list[str]
 ) -> pl.LazyFrame:
     """The run with ``_relevant``: whether the qrels judge the row's document relevant.
 
-    The join is on the document id alone, bringing the list of queries (with their ``by``
-    keys) that judged it relevant: one single-key hash probe per run row costs a fraction of
-    a (query, doc) join, and the membership test is a native list operation.
+    TREC documents are judged relevant for one query or a few: then the join is on the
+    document id alone, bringing the short list of queries (with their ``by`` keys) that
+    judged it relevant. One single-key hash probe per run row costs a fraction of a
+    (query, doc) join, and the membership test is a native list operation. Catalogue items
+    of a recommender are relevant to many users: their lists would be long, so the join is
+    on (query, doc).
     """
     key = pl.col(qrels_keys[0]) if len(qrels_keys) == 1 else pl.struct(qrels_keys)
     judged_by = relevant.group_by("doc").agg(key.alias("_judged_by"))
+    fanout = collect(judged_by.select(pl.col("_judged_by").list.len().max())).item()
+    if fanout is not None and fanout > MAX_JUDGMENTS_PER_DOC:
+        marks = relevant.select(*qrels_keys, "doc", _relevant=pl.lit(True))
+        return run.join(marks, on=[*qrels_keys, "doc"], how="left").with_columns(
+            pl.col("_relevant").fill_null(False)
+        )
     return run.join(judged_by, on="doc", how="left").select(
         pl.exclude("_judged_by"),
         _relevant=pl.col("_judged_by").list.contains(key).fill_null(False),

@@ -12,12 +12,14 @@ from __future__ import annotations
 import contextlib
 import math
 from dataclasses import dataclass
+from unittest import mock
 
 import polars as pl
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from lexiframe import ranking as ranking_module
 from lexiframe.errors import DroppedQueriesWarning
 from tests import reference
 from tests.conftest import BACKENDS, Backend
@@ -284,6 +286,16 @@ def pinned(cases_list):
 @SETTINGS
 def test_positions_equal_reference(case: Case, backend: Backend):
     check_positions(case, backend)
+
+
+@pinned(EDGE_CASES)
+@given(case=cases())
+@SETTINGS
+def test_positions_through_the_query_doc_join_equal_reference(case: Case, backend: Backend):
+    # Documents judged relevant for many queries (a recommender's items) take the
+    # (query, doc) join instead of the join on the document id alone: force it here.
+    with mock.patch.object(ranking_module, "MAX_JUDGMENTS_PER_DOC", 0):
+        check_positions(case, backend)
 
 
 @pinned([DEPTH_CUT, DEPTH_LONGER])
