@@ -247,6 +247,9 @@ def step_ranx_first_call(data: Data) -> Callable[[], object]:
     return lambda: _ranx_evaluate(data)
 
 
+RECSYS_PARTITIONS = 16  # groups of users planned one after another: bounded memory
+
+
 def step_recsys_positions(data: Data) -> Callable[[], object]:
     """Lazily scanned parquet, positions and per-user measures, streaming engine."""
     import polars as pl
@@ -255,7 +258,7 @@ def step_recsys_positions(data: Data) -> Callable[[], object]:
 
     def run() -> object:
         frame = lf.scan_run(data.runs("parquet")).lexi.positions(
-            lf.scan_qrels(data.qrels("parquet"))
+            lf.scan_qrels(data.qrels("parquet")), partitions=RECSYS_PARTITIONS
         )
         per_user = frame.lexi.measures(["RR", "AP", "nDCG@10", "R@100"])
         return per_user.select(pl.len(), pl.col("AP").mean()).collect(engine="streaming")

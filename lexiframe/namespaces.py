@@ -32,6 +32,7 @@ class _FrameNamespace(Generic[Frame]):
         rank_by: RankBy = "score",
         docs: bool = False,
         grades: bool = False,
+        partitions: int = 1,
         **columns: str,
     ) -> Frame:
         """The positions frame of this run against ``qrels``: see :func:`lexiframe.positions`."""
@@ -44,6 +45,7 @@ class _FrameNamespace(Generic[Frame]):
             rank_by=rank_by,
             docs=docs,
             grades=grades,
+            partitions=partitions,
             **columns,
         )
 

@@ -68,6 +68,7 @@ def positions(
     score: str = "score",
     rank: str = "rank",
     relevance: str = "relevance",
+    partitions: int = 1,
 ) -> pl.DataFrame | pl.LazyFrame:
     """Build the positions frame of a run against its qrels (DESIGN.md §1).
 
@@ -92,6 +93,10 @@ def positions(
         score: of the run's score column.
         rank: of the run's rank column.
         relevance: of the qrels' relevance column.
+        partitions: plan the work as this many groups of queries (split by a hash of the
+            query id), one after another. For a LazyFrame run larger than memory, collected
+            with the streaming engine, memory then holds one group's rankings at a time, at
+            the cost of reading the source once per group (e.g. 16 for 200 million rows).
 
     Returns:
         ``by…, system, query, positions: list[u32], n_rel: u32, n_ret: u32`` (plus the
@@ -126,6 +131,8 @@ def positions(
     qrels_lf = _checked_qrels(collect(qrels_lf), names).lazy()
     if collect(run_lf.head(1)).height == 0:
         raise InputError("the run is empty: it has no rows, so there is nothing to evaluate")
+    if isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1:
+        raise InputError(f"partitions must be a positive integer, not {partitions!r}")
     relevant = qrels_lf.filter(pl.col("relevance") >= threshold)
     queries = _relevant_queries(relevant, qrels_keys, grades)
     lazy = isinstance(run, pl.LazyFrame)
@@ -133,19 +140,45 @@ def positions(
     # carries the checks inside the ranking aggregation, so that its source is read once.
     if not lazy:
         _check_values(run_lf, names, by)
-    rankings = _rankings(
-        run_lf, relevant, by, qrels_keys, depth, rank_by, docs, grades, value_flags=lazy
-    )
+
+    def part(frame: pl.LazyFrame, index: int) -> pl.LazyFrame:
+        if partitions == 1:
+            return frame
+        return frame.filter(pl.col("query").hash(seed=0) % partitions == index)
+
+    def rankings(index: int) -> pl.LazyFrame:
+        return _rankings(
+            part(run_lf, index),
+            part(relevant, index),
+            by,
+            qrels_keys,
+            depth,
+            rank_by,
+            docs,
+            grades,
+            value_flags=lazy,
+        )
 
     if lazy:
-        checked = rankings.map_batches(
-            lambda frame: _checked(frame, run_lf, names, by),
-            schema=rankings.collect_schema(),
-            streamable=True,
-        )
-        return _complete(checked, queries, by, qrels_keys, docs, grades)
+        # Every system gets rows in every partition, even one whose queries it all skipped.
+        systems = run_lf.select(*by, "system").unique() if partitions > 1 else None
+        completed = []
+        for index in range(partitions):
+            plan = rankings(index)
+            checked = plan.map_batches(
+                lambda frame: _checked(frame, run_lf, names, by),
+                schema=plan.collect_schema(),
+                streamable=True,
+            )
+            completed.append(
+                _complete(
+                    checked, part(queries, index), by, qrels_keys, docs, grades, systems=systems
+                )
+            )
+        return pl.concat(completed)
 
-    rankings_df = _checked(collect(rankings), run_lf, names, by)
+    rankings_df = pl.concat([collect(rankings(index)) for index in range(partitions)])
+    rankings_df = _checked(rankings_df, run_lf, names, by)
     queries_df = collect(queries)
     _warn_dropped(rankings_df, queries_df, by, qrels_keys, names)
     return collect(_complete(rankings_df.lazy(), queries_df.lazy(), by, qrels_keys, docs, grades))
@@ -417,9 +450,15 @@ def _complete(
     qrels_keys: list[str],
     docs: bool,
     grades: bool,
+    *,
+    systems: pl.LazyFrame | None = None,
 ) -> pl.LazyFrame:
-    """Give every system a row for every query with a relevant document (worst case if none)."""
-    systems = rankings.select(*by, "system").unique()
+    """Give every system a row for every query with a relevant document (worst case if none).
+
+    ``systems`` (by…, system) are those of ``rankings`` unless given.
+    """
+    if systems is None:
+        systems = rankings.select(*by, "system").unique()
     grid = _grid(systems, queries, by, qrels_keys)
     found = rankings.drop(DUPLICATE_FLAGS, *VALUE_FLAGS, strict=False)
     empty = pl.lit([], dtype=pl.List(POSITION))

@@ -420,3 +420,11 @@ def test_per_track_qrels_join_on_by_keys(backend: Backend):
     assert summary.select("track", "n_queries", "RR").rows() == [("t1", 1, 0.5), ("t2", 2, 0.5)]
     cov = backend.coverage(run, qrels, by="track")
     assert cov.select("track", "evaluated", "skipped").rows() == [("t1", 1, 0), ("t2", 2, 1)]
+
+
+@pytest.mark.parametrize("partitions", [0, -2, 1.5, True])
+def test_bad_partitions(backend: Backend, partitions):
+    message = error_of(
+        lambda: backend.positions(make_run(), QRELS, partitions=partitions), InputError
+    )
+    assert "partitions must be a positive integer" in message

@@ -227,10 +227,10 @@ def as_dict(frame: pl.DataFrame) -> dict[tuple[str, object], dict[str, object]]:
     return keyed
 
 
-def check_positions(case: Case, backend: Backend) -> None:
+def check_positions(case: Case, backend: Backend, **options: object) -> None:
     with expect_drop_warning(case, backend):
         got = backend.positions(
-            case.run_frame(), case.qrels_frame(), docs=True, grades=True, **case.options
+            case.run_frame(), case.qrels_frame(), docs=True, grades=True, **case.options, **options
         )
     assert got.schema["positions"] == pl.List(pl.UInt32)
     assert got.schema["n_rel"] == pl.UInt32
@@ -296,6 +296,16 @@ def test_positions_through_the_query_doc_join_equal_reference(case: Case, backen
     # (query, doc) join instead of the join on the document id alone: force it here.
     with mock.patch.object(ranking_module, "MAX_JUDGMENTS_PER_DOC", 0):
         check_positions(case, backend)
+
+
+@pinned(EDGE_CASES)
+@given(case=cases())
+@SETTINGS
+def test_positions_in_partitions_equal_reference(case: Case, backend: Backend):
+    # Queries split into groups planned one after another: the same frame, and a system
+    # gets worst-case rows in a group whose queries it all skipped.
+    for partitions in (2, 3):
+        check_positions(case, backend, partitions=partitions)
 
 
 @pinned([DEPTH_CUT, DEPTH_LONGER])
