@@ -3,7 +3,7 @@
     python benchmarks/run.py                          # robust04 shape, every step, 3 repeats
     python benchmarks/run.py --shape small            # a quick look (seconds)
     python benchmarks/run.py --shape recsys           # 10 systems x 200k users x depth 100
-    python benchmarks/run.py --scaling                # 1x, 2x, 4x queries, then systems
+    python benchmarks/run.py --scaling                # 1x, 2x, 4x rows, then systems
     python benchmarks/run.py --steps read positions   # some steps only
 
 Data come from lexiframe's seeded synthetic-track generator, written once under
@@ -388,8 +388,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--scaling",
         action="store_true",
-        help="time positions, measures, preferences and MC4 at 1x, 2x, 4x the queries (rows) "
-        "and 1x, 2x, 4x the systems (pairs grow quadratically)",
+        help="time positions, measures, preferences and MC4 at 1/4, 1/2 and all the queries "
+        "(rows) of the shape, then 1/4, 1/2 and all its systems (pairs grow quadratically)",
     )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -400,11 +400,13 @@ def main(argv: list[str] | None = None) -> None:
     systems, queries, depth, id_type = SHAPES[args.shape]
     results: list[Result] = []
     if args.scaling:
+        # Up to the chosen shape: 1/4, 1/2 and all of its queries (rows grow linearly,
+        # pairs too), then 1/4, 1/2 and all of its systems (pairs grow quadratically).
         steps = args.steps or ["positions", "measures", "preferences", "mc4"]
-        base_systems = max(systems // 4, 2)
+        base_queries, base_systems = max(queries // 4, 1), max(systems // 4, 2)
         for factor in (1, 2, 4):
-            shape = (systems, queries * factor, depth, id_type)
-            label = f"{systems}x{queries * factor}x{depth}"
+            shape = (systems, base_queries * factor, depth, id_type)
+            label = f"{systems}x{base_queries * factor}x{depth}"
             results += run_shape(label, shape, steps, args.data, args.repeat)
         for factor in (1, 2, 4):
             shape = (base_systems * factor, queries, depth, id_type)

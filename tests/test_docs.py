@@ -7,10 +7,12 @@ import importlib.util
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
 
+from lexiframe.errors import LexiframeWarning
 from lexiframe.metrics import FAMILIES
 from lexiframe.metrics.registry import markdown_reference, measure_page_name
 
@@ -95,3 +97,18 @@ def test_site_builds_strictly(tmp_path):
     assert "WARNING" not in done.stderr, done.stderr
     assert (tmp_path / "measures" / "asl" / "index.html").exists()
     assert (tmp_path / "api" / "plot" / "index.html").exists()
+
+
+def test_readme_use_section_runs_on_the_toy_track():
+    # The README's "Use" code, with its file names pointed at the toy track, runs as shown.
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    use = readme.split("## Use", 1)[1]
+    code = use.split("```python", 1)[1].split("```", 1)[0]
+    toy = ROOT / "tests" / "data" / "toy"
+    code = code.replace('"runs/"', repr(str(toy / "runs"))).replace(
+        '"qrels.txt"', repr(str(toy / "qrels.txt"))
+    )
+    assert "lf.read_run(" in code and str(toy) in code
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LexiframeWarning)  # the toy track drops two queries
+        exec(compile(code, "README.md", "exec"), {})
