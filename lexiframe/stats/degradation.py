@@ -23,6 +23,7 @@ from typing import Literal
 import numpy as np
 import polars as pl
 
+from lexiframe import _progress
 from lexiframe._utils import as_list
 from lexiframe.errors import DroppedQueriesWarning, InputError, UnknownMeasureError
 from lexiframe.evaluation import measures as compute_measures
@@ -193,11 +194,14 @@ def degradation_curve(
     *,
     seed: Seed,
     n_samples: int = 10,
+    progress: bool | None = None,
 ) -> pl.DataFrame:
     """Run ``analysis(fraction, generator)`` for each fraction and sample; stack the results.
 
     Each (fraction, sample) gets its own generator, spawned from ``seed`` in a fixed
     order, so the curve is reproducible. Average it with :func:`average_over_samples`.
+    A progress bar counts the (fraction, sample) runs when ``progress`` allows (``None``:
+    only in interactive use, see :func:`lexiframe.read_run`).
 
     Returns:
         ``fraction, sample`` and the analysis' columns, sorted by ``fraction, sample``.
@@ -216,9 +220,10 @@ def degradation_curve(
     fractions = check_fractions(fractions)
     children = generator(seed).spawn(len(fractions) * n_samples)
     parts = []
-    for i, fraction in enumerate(fractions):
-        for sample in range(n_samples):
-            result = analysis(fraction, children[i * n_samples + sample])
+    runs = [(fraction, sample) for fraction in fractions for sample in range(n_samples)]
+    with _progress.bar(len(runs), progress=progress, desc="degradation", unit="run") as bar:
+        for (fraction, sample), child in zip(runs, children, strict=True):
+            result = analysis(fraction, child)
             if not isinstance(result, pl.DataFrame):
                 raise InputError(
                     f"the analysis must return a Polars DataFrame, not {type(result)} "
@@ -232,6 +237,7 @@ def degradation_curve(
                     pl.all(),
                 )
             )
+            bar.update()
     if not parts:
         raise InputError("degradation_curve() needs at least one fraction")
     return pl.concat(parts, how="vertical_relaxed").sort(
@@ -327,6 +333,7 @@ def label_degradation(
     threshold: int = 1,
     depth: int | None = None,
     n: int | None = None,
+    progress: bool | None = None,
 ) -> pl.DataFrame:
     """Ties and agreement with the full labels as relevant labels are removed.
 
@@ -336,7 +343,7 @@ def label_degradation(
     the fraction of tied ranking pairs and the agreement of its sign with the full-label
     sign of ``reference`` (default: the measure itself) over the pairs that reference does
     not tie. Lexiprecision paper Figures 8a (reference ``"RR"``) and 9; lexirecall paper
-    Figures 12 and 13.
+    Figures 12 and 13. ``progress`` as for :func:`degradation_curve`.
 
     Returns:
         ``by…, fraction, measure, tie_fraction, tie_fraction_std, agreement,
@@ -385,7 +392,9 @@ def label_degradation(
             pl.concat(agreements), on=[*by, "measure"], how="left"
         )
 
-    curve = degradation_curve(analysis, fractions, seed=seed, n_samples=n_samples)
+    curve = degradation_curve(
+        analysis, fractions, seed=seed, n_samples=n_samples, progress=progress
+    )
     averaged = average_over_samples(curve, keys=[*by, "measure"])
     return averaged.select(
         *by, "fraction", "measure", "tie_fraction", "tie_fraction_std", "agreement", "agreement_std"

@@ -30,6 +30,7 @@ import polars as pl
 from numpy.typing import ArrayLike
 from scipy import stats
 
+from lexiframe import _progress
 from lexiframe._utils import as_list, format_row
 from lexiframe.errors import InputError
 from lexiframe.stats._common import (
@@ -152,6 +153,7 @@ def significance(
     by: str | Sequence[str] | None = None,
     n_replicates: int = 1000,
     seed: Seed | None = None,
+    progress: bool | None = None,
 ) -> pl.DataFrame:
     """Test every pair of systems of each (by…) group on one measure.
 
@@ -162,7 +164,9 @@ def significance(
     test for integer preferences (sgnLP, sgnLR), the one-sample t-test for real-valued
     preferences (rrLP), the paired t-test for metrics. ``correction`` defaults to
     ``"holm"``, and to ``"none"`` for the HSD tests (they already control the family-wise
-    error). ``n_replicates`` and ``seed`` are for ``test="randomized_hsd"``.
+    error). ``n_replicates`` and ``seed`` are for ``test="randomized_hsd"``, which shows a
+    progress bar over its replicates when ``progress`` allows (``None``: only in
+    interactive use, see :func:`lexiframe.read_run`).
 
     Returns:
         ``by…, measure, system_a, system_b, n_queries, mean, statistic, p_value,
@@ -194,6 +198,7 @@ def significance(
         by=by,
         n_replicates=n_replicates,
         seed=seed,
+        progress=progress,
     )
     return result
 
@@ -207,6 +212,7 @@ def _significance(
     by: str | Sequence[str] | None,
     n_replicates: int,
     seed: Seed | None,
+    progress: bool | None = None,
 ) -> tuple[pl.DataFrame, _Plan]:
     by = as_list(by)
     table = eager(frame, "input")
@@ -227,7 +233,7 @@ def _significance(
                 "test='randomized_hsd' draws random permutations and needs an explicit seed=, "
                 "e.g. seed=0, so that its p-values can be reproduced"
             )
-        result = _randomized_hsd(table, measure, by, n_replicates, generator(seed))
+        result = _randomized_hsd(table, measure, by, n_replicates, generator(seed), progress)
     else:
         pairs = table if pair_table else metric_pairs(table, [measure], by=by)
         result = _pairwise(pairs, measure, by, plan.test)
@@ -406,7 +412,12 @@ def _hsd(table: pl.DataFrame, measure: str, by: list[str]) -> pl.DataFrame:
 
 
 def _randomized_hsd(
-    table: pl.DataFrame, measure: str, by: list[str], n_replicates: int, rng: np.random.Generator
+    table: pl.DataFrame,
+    measure: str,
+    by: list[str],
+    n_replicates: int,
+    rng: np.random.Generator,
+    progress: bool | None = None,
 ) -> pl.DataFrame:
     if isinstance(n_replicates, bool) or not isinstance(n_replicates, int) or n_replicates < 1:
         raise InputError(f"n_replicates must be a positive integer, not {n_replicates!r}")
@@ -414,26 +425,36 @@ def _randomized_hsd(
     blocks = sorted(
         _blocks(table, measure, by), key=lambda block: tuple(map(str, block.key.values()))
     )
-    for block in blocks:
-        x = block.values
-        s, q = x.shape
-        system_mean = x.mean(axis=1)
-        difference = system_mean[:, None] - system_mean[None, :]
-        ranges = np.empty(n_replicates)
-        step = max(1, _REPLICATE_BLOCK // x.size)
-        for start in range(0, n_replicates, step):
-            count = min(step, n_replicates - start)
-            # shuffle the system labels of each query (column) independently, per replicate
-            shuffled = rng.permuted(np.broadcast_to(x, (count, s, q)), axis=1)
-            means = shuffled.mean(axis=2)
-            ranges[start : start + count] = means.max(axis=1) - means.min(axis=1)
-        ranges.sort()
-        observed = np.abs(difference)
-        exceed = n_replicates - np.searchsorted(ranges, observed - _TOLERANCE, side="left")
-        p = exceed / n_replicates
-        columns = {"mean": difference, "statistic": observed, "p_value": p}
-        parts.append(_pair_frame(block, by, columns).with_columns(test=pl.lit("randomized_hsd")))
+    total = n_replicates * len(blocks)
+    with _progress.bar(total, progress=progress, desc="randomised HSD", unit="replicate") as bar:
+        for block in blocks:
+            parts.append(_randomized_block(block, by, n_replicates, rng, bar))
     return pl.concat(parts) if parts else _empty_result(table, by)
+
+
+def _randomized_block(
+    block: _Block, by: list[str], n_replicates: int, rng: np.random.Generator, bar: _progress.Bar
+) -> pl.DataFrame:
+    """The randomised HSD of one (by…) group: ``n_replicates`` permutations, in batches."""
+    x = block.values
+    s, q = x.shape
+    system_mean = x.mean(axis=1)
+    difference = system_mean[:, None] - system_mean[None, :]
+    ranges = np.empty(n_replicates)
+    step = max(1, _REPLICATE_BLOCK // x.size)
+    for start in range(0, n_replicates, step):
+        count = min(step, n_replicates - start)
+        # shuffle the system labels of each query (column) independently, per replicate
+        shuffled = rng.permuted(np.broadcast_to(x, (count, s, q)), axis=1)
+        means = shuffled.mean(axis=2)
+        ranges[start : start + count] = means.max(axis=1) - means.min(axis=1)
+        bar.update(count)
+    ranges.sort()
+    observed = np.abs(difference)
+    exceed = n_replicates - np.searchsorted(ranges, observed - _TOLERANCE, side="left")
+    p = exceed / n_replicates
+    columns = {"mean": difference, "statistic": observed, "p_value": p}
+    return _pair_frame(block, by, columns).with_columns(test=pl.lit("randomized_hsd"))
 
 
 def tukey_hsd(
@@ -477,6 +498,7 @@ def randomized_tukey_hsd(
     seed: Seed,
     n_replicates: int = 1000,
     by: str | Sequence[str] | None = None,
+    progress: bool | None = None,
 ) -> pl.DataFrame:
     """The randomised Tukey HSD test (Carterette 2012; Sakai 2014), per (by…) group.
 
@@ -501,6 +523,7 @@ def randomized_tukey_hsd(
         by=by,
         n_replicates=n_replicates,
         seed=seed,
+        progress=progress,
     )
 
 
@@ -517,6 +540,7 @@ def discriminative_power(
     by: str | Sequence[str] | None = None,
     n_replicates: int = 1000,
     seed: Seed | None = None,
+    progress: bool | None = None,
 ) -> pl.DataFrame:
     """Sakai's discriminative power: the fraction of system pairs significant at ``alpha``.
 
@@ -556,6 +580,7 @@ def discriminative_power(
             by=by,
             n_replicates=n_replicates,
             seed=seed,
+            progress=progress,
         )
         parts.append(
             result.group_by(by or pl.lit(0).alias("_all"))
