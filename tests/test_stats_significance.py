@@ -373,3 +373,24 @@ def test_bad_input_names_the_problem(toy_metrics):
 
 def test_lazy_input_gives_the_same_result(toy_metrics):
     assert significance(toy_metrics.lazy(), "RR").equals(significance(toy_metrics, "RR"))
+
+
+def test_studentized_range_sf_equals_scipy():
+    # The shared-quadrature survival function behind tukey_hsd against SciPy's own, over
+    # few and many means, few and many degrees of freedom, the body and the far tail.
+    import warnings
+
+    from scipy.integrate import IntegrationWarning
+
+    from lexiframe.stats._studentized import studentized_range_sf
+
+    q = np.array([0.0, 0.05, 0.5, 1.0, 2.0, 3.0, 4.5, 6.0, 9.0, 20.0])
+    for k in (2, 3, 10, 110):
+        for df in (1, 3, 20, 300, 5000):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", IntegrationWarning)
+                expected = stats.studentized_range.sf(q, k, df)
+            got = studentized_range_sf(q, k, df)
+            np.testing.assert_allclose(got, expected, rtol=0, atol=1e-9, err_msg=f"{k=} {df=}")
+    edges = studentized_range_sf(np.array([np.inf, np.nan, -1.0]), 3, 10)
+    assert edges[0] == 0.0 and np.isnan(edges[1]) and edges[2] == 1.0
