@@ -160,22 +160,19 @@ def positions(
         )
 
     if lazy:
-        # Every system gets rows in every partition, even one whose queries it all skipped.
-        systems = run_lf.select(*by, "system").unique() if partitions > 1 else None
-        completed = []
+        checked = []
         for index in range(partitions):
             plan = rankings(index)
-            checked = plan.map_batches(
-                lambda frame: _checked(frame, run_lf, names, by),
-                schema=plan.collect_schema(),
-                streamable=True,
-            )
-            completed.append(
-                _complete(
-                    checked, part(queries, index), by, qrels_keys, docs, grades, systems=systems
+            checked.append(
+                plan.map_batches(
+                    lambda frame: _checked(frame, run_lf, names, by),
+                    schema=plan.collect_schema(),
+                    streamable=True,
                 )
             )
-        return pl.concat(completed)
+        # Completed once over all partitions, so that a system gets worst-case rows for
+        # the queries of a partition it skipped entirely.
+        return _complete(pl.concat(checked), queries, by, qrels_keys, docs, grades)
 
     rankings_df = pl.concat([collect(rankings(index)) for index in range(partitions)])
     rankings_df = _checked(rankings_df, run_lf, names, by)
@@ -450,15 +447,9 @@ def _complete(
     qrels_keys: list[str],
     docs: bool,
     grades: bool,
-    *,
-    systems: pl.LazyFrame | None = None,
 ) -> pl.LazyFrame:
-    """Give every system a row for every query with a relevant document (worst case if none).
-
-    ``systems`` (by…, system) are those of ``rankings`` unless given.
-    """
-    if systems is None:
-        systems = rankings.select(*by, "system").unique()
+    """Give every system a row for every query with a relevant document (worst case if none)."""
+    systems = rankings.select(*by, "system").unique()
     grid = _grid(systems, queries, by, qrels_keys)
     found = rankings.drop(DUPLICATE_FLAGS, *VALUE_FLAGS, strict=False)
     empty = pl.lit([], dtype=pl.List(POSITION))
