@@ -146,10 +146,19 @@ def positions(
             return frame
         return frame.filter(pl.col("query").hash(seed=0) % partitions == index)
 
+    # Each partition gets the relevant judgments of its own queries as a frame of its own:
+    # partitions reading one shared in-memory frame were held in memory together by the
+    # streaming engine (9.4 GB instead of 5.9 GB for 200 million rows in 16 partitions).
+    relevant_parts = (
+        [relevant]
+        if partitions == 1
+        else [collect(part(relevant, i)).lazy() for i in range(partitions)]
+    )
+
     def rankings(index: int) -> pl.LazyFrame:
         return _rankings(
             part(run_lf, index),
-            part(relevant, index),
+            relevant_parts[index],
             by,
             qrels_keys,
             depth,
