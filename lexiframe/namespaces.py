@@ -32,7 +32,7 @@ class _FrameNamespace(Generic[Frame]):
         rank_by: RankBy = "score",
         docs: bool = False,
         grades: bool = False,
-        partitions: int = 1,
+        partitions: int | None = None,
         **columns: str,
     ) -> Frame:
         """The positions frame of this run against ``qrels``: see :func:`lexiframe.positions`."""

@@ -68,7 +68,7 @@ def positions(
     score: str = "score",
     rank: str = "rank",
     relevance: str = "relevance",
-    partitions: int = 1,
+    partitions: int | None = None,
 ) -> pl.DataFrame | pl.LazyFrame:
     """Build the positions frame of a run against its qrels (DESIGN.md §1).
 
@@ -94,9 +94,12 @@ def positions(
         rank: of the run's rank column.
         relevance: of the qrels' relevance column.
         partitions: plan the work as this many groups of queries (split by a hash of the
-            query id), one after another. For a LazyFrame run larger than memory, collected
-            with the streaming engine, memory then holds one group's rankings at a time, at
-            the cost of reading the source once per group (e.g. 16 for 200 million rows).
+            query id), one after another, so that memory holds one group's intermediate
+            tables at a time. ``None``: one group per 4 million rows of an in-memory run
+            (the time is the same; 27 million rows peak at 2.8 GB instead of 4.7 GB), one
+            group for a LazyFrame. For a LazyFrame larger than memory, collected with the
+            streaming engine, give a number (e.g. 16 for 200 million rows); each group then
+            reads the source once.
 
     Returns:
         ``by…, system, query, positions: list[u32], n_rel: u32, n_ret: u32`` (plus the
@@ -131,8 +134,11 @@ def positions(
     qrels_lf = _checked_qrels(collect(qrels_lf), names).lazy()
     if collect(run_lf.head(1)).height == 0:
         raise InputError("the run is empty: it has no rows, so there is nothing to evaluate")
+    if partitions is None:
+        rows = 0 if isinstance(run, pl.LazyFrame) else run.height
+        partitions = max(1, -(-rows // ROWS_PER_PARTITION))
     if isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1:
-        raise InputError(f"partitions must be a positive integer, not {partitions!r}")
+        raise InputError(f"partitions must be a positive integer or None, not {partitions!r}")
     relevant = qrels_lf.filter(pl.col("relevance") >= threshold)
     queries = _relevant_queries(relevant, qrels_keys, grades)
     lazy = isinstance(run, pl.LazyFrame)
@@ -371,6 +377,9 @@ def _rankings(
     rankings = judged.group_by(*by, *KEYS).agg(**columns)
     return _with_grades(rankings, relevant, by, qrels_keys) if grades else rankings
 
+
+ROWS_PER_PARTITION = 4_000_000
+"""Rows of an in-memory run per group of queries when ``partitions`` is left to choose."""
 
 MAX_JUDGMENTS_PER_DOC = 4
 """Above this many queries judging one document relevant, join on (query, doc) instead."""

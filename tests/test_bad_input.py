@@ -427,4 +427,4 @@ def test_bad_partitions(backend: Backend, partitions):
     message = error_of(
         lambda: backend.positions(make_run(), QRELS, partitions=partitions), InputError
     )
-    assert "partitions must be a positive integer" in message
+    assert "partitions must be a positive integer or None" in message
