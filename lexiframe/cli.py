@@ -17,6 +17,7 @@ from lexiframe.evaluation import measures, summarize
 from lexiframe.metrics import parse_measure
 from lexiframe.preferences import preference_measure, preferences
 from lexiframe.ranking import coverage, positions
+from lexiframe.stats import metric_pairs
 
 DEMO_MEASURES = ["RR", "AP", "nDCG@10", "TSE", "ASL"]
 DEFAULT_MEASURES = ["RR", "AP", "nDCG@10", "P@10", "R@1000", "RP"]
@@ -147,11 +148,9 @@ def rr_ties_broken(per_query: pl.DataFrame, prefs: pl.DataFrame) -> pl.DataFrame
         >>> rr_ties_broken(rr, prefs).row(0)
         (3, 1, 1)
     """
-    rr = per_query.select("system", "query", "RR")
-    joined = prefs.join(
-        rr.rename({"system": "system_a", "RR": "RR_a"}), on=["query", "system_a"]
-    ).join(rr.rename({"system": "system_b", "RR": "RR_b"}), on=["query", "system_b"])
-    tied = pl.col("RR_a") == pl.col("RR_b")
+    rr_differences = metric_pairs(per_query, ["RR"])
+    joined = prefs.join(rr_differences, on=["query", "system_a", "system_b"])
+    tied = pl.col("RR") == 0
     return joined.select(
         pairs=pl.len(),
         rr_ties=tied.sum(),
