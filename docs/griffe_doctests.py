@@ -1,13 +1,16 @@
-"""A Griffe extension for the API pages: doctest blocks in docstrings become code blocks.
+"""A Griffe extension for the API pages: doctest blocks become code blocks, and Sphinx
+cross-reference roles become inline code.
 
 lexiframe's docstrings carry runnable examples as plain doctest blocks (``>>>`` lines and
 their output, up to a blank line), which Markdown would render as nested quotes. This
 extension fences each such block as ``pycon`` code before the docstrings are rendered;
-blocks already inside a fence are left alone.
+blocks already inside a fence are left alone. References such as ``:func:`positions```
+(read by IDEs and Sphinx) would show their role literally: they become ``positions``.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import griffe
@@ -43,9 +46,22 @@ def fence_doctests(text: str) -> str:
     return "\n".join(out)
 
 
+ROLE = re.compile(r":(?:func|class|meth|attr|data|mod|obj|exc):`~?([^`]+)`")
+
+
+def plain_roles(text: str) -> str:
+    """Turn Sphinx roles into inline code: ``:func:`~a.b``` reads ``a.b``.
+
+    >>> plain_roles("See :func:`lexiframe.positions` and :class:`~errors.InputError`.")
+    'See `lexiframe.positions` and `errors.InputError`.'
+    """
+    return ROLE.sub(lambda match: f"`{match.group(1)}`", text)
+
+
 class DoctestBlocks(griffe.Extension):
-    """Fence the doctest blocks of every docstring (see :func:`fence_doctests`)."""
+    """Fence the doctest blocks of every docstring (see ``fence_doctests``) and turn its
+    Sphinx roles into inline code (``plain_roles``)."""
 
     def on_object(self, *, obj: griffe.Object, **kwargs: Any) -> None:
         if obj.docstring is not None:
-            obj.docstring.value = fence_doctests(obj.docstring.value)
+            obj.docstring.value = plain_roles(fence_doctests(obj.docstring.value))

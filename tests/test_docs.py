@@ -66,6 +66,12 @@ def test_cli_page_lists_every_subcommand_and_option():
                 assert f"`{option}`" in page or option in ("-h", "--help")
 
 
+def test_sphinx_roles_become_inline_code():
+    plain = _load("griffe_doctests").plain_roles
+    text = "Use :func:`lexiframe.positions`, :class:`~lexiframe.errors.InputError`, :data:`X`."
+    assert plain(text) == "Use `lexiframe.positions`, `lexiframe.errors.InputError`, `X`."
+
+
 def test_doctest_blocks_become_code_blocks():
     fence = _load("griffe_doctests").fence_doctests
     text = "Summary.\n\n    >>> 1 + 1\n    2\n\n    ```python\n    >>> kept\n    ```\nEnd."
