@@ -215,6 +215,21 @@ def _sign(position_a: np.ndarray, position_b: np.ndarray) -> np.ndarray:
     return (position_a < position_b).view(np.int8) - (position_a > position_b).view(np.int8)
 
 
+def _sign_at(
+    values_a: np.ndarray,
+    offsets_a: np.ndarray,
+    rows_a: np.ndarray,
+    values_b: np.ndarray,
+    offsets_b: np.ndarray,
+    rows_b: np.ndarray,
+    level: np.ndarray,
+) -> np.ndarray:
+    """sign(p̂_b − p̂_a) at each pair's recall level ``level`` (i* or j*), as int8."""
+    position_a = position_at(values_a, offsets_a, rows_a, level)
+    position_b = position_at(values_b, offsets_b, rows_b, level)
+    return _sign(position_a, position_b)
+
+
 def lexiprecision(
     values_a: np.ndarray,
     offsets_a: np.ndarray,
@@ -236,9 +251,7 @@ def lexiprecision(
     """
     if level is None:
         level = first_difference(values_a, offsets_a, rows_a, values_b, offsets_b, rows_b)
-    position_a = position_at(values_a, offsets_a, rows_a, level)
-    position_b = position_at(values_b, offsets_b, rows_b, level)
-    return _sign(position_a, position_b)
+    return _sign_at(values_a, offsets_a, rows_a, values_b, offsets_b, rows_b, level)
 
 
 def rr_lexiprecision(
@@ -285,9 +298,7 @@ def lexirecall(
     """
     if level is None:
         level = last_difference(values_a, offsets_a, rows_a, values_b, offsets_b, rows_b)
-    position_a = position_at(values_a, offsets_a, rows_a, level)
-    position_b = position_at(values_b, offsets_b, rows_b, level)
-    return _sign(position_a, position_b)
+    return _sign_at(values_a, offsets_a, rows_a, values_b, offsets_b, rows_b, level)
 
 
 def delta_rr(
