@@ -11,7 +11,7 @@ from pathlib import Path
 import polars as pl
 
 from lexiframe import datasets, io
-from lexiframe.aggregate import order, summarize_preferences
+from lexiframe.aggregate import METHODS, order, summarize_preferences
 from lexiframe.errors import LexiframeError, LexiframeWarning, UnknownMeasureError
 from lexiframe.evaluation import measures, summarize
 from lexiframe.metrics import parse_measure
@@ -22,7 +22,6 @@ from lexiframe.stats import metric_pairs
 DEMO_MEASURES = ["RR", "AP", "nDCG@10", "TSE", "ASL"]
 DEFAULT_MEASURES = ["RR", "AP", "nDCG@10", "P@10", "R@1000", "RP"]
 PAIRS_SHOWN = 30
-ORDER_METHODS = ("mc4", "borda", "winrate", "mean")
 
 
 def _table(frame: pl.DataFrame) -> str:
@@ -270,7 +269,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument(
         "--order",
-        choices=ORDER_METHODS,
+        choices=METHODS,
         default="mc4",
         help="how preferences order the systems (default mc4; metrics are ordered by mean)",
     )

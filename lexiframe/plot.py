@@ -243,8 +243,7 @@ def ties_by_recall_level(
     keys = as_list(by)
     table = stats.tie_fraction_by_level(positions, max_level=levels, by=keys)
     ax = _axes(ax)
-    groups = table.partition_by(keys, as_dict=True, maintain_order=True) if keys else {(): table}
-    for group, part in sorted(groups.items()):
+    for group, part in _by_group(table, keys):
         ax.plot(
             part["level"].to_numpy(),
             part["tie_fraction"].to_numpy(),
@@ -258,6 +257,13 @@ def ties_by_recall_level(
     if keys:
         ax.legend()
     return ax
+
+
+def _by_group(table: pl.DataFrame, keys: list[str]) -> list[tuple[tuple, pl.DataFrame]]:
+    """The rows of each (by…) group, groups in sorted key order; one group without keys."""
+    if not keys:
+        return [((), table)]
+    return sorted(table.partition_by(keys, as_dict=True, maintain_order=True).items())
 
 
 def first_difference_ecdf(
@@ -286,8 +292,7 @@ def first_difference_ecdf(
     keys = as_list(by)
     table = stats.first_difference_ecdf(prefs, by=keys)
     ax = _axes(ax)
-    groups = table.partition_by(keys, as_dict=True, maintain_order=True) if keys else {(): table}
-    for group, part in sorted(groups.items()):
+    for group, part in _by_group(table, keys):
         x, y = part["level"].to_numpy(), part["ecdf"].to_numpy()
         ax.step(x, y, where="post", label=_label(group) if keys else None, **line)
     ax.set_xlabel("recall level needed, i*")
