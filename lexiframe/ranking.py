@@ -352,15 +352,10 @@ def _rankings(
     without another pass over the run.
     """
     keys, descending = _sort_keys(rank_by, run.collect_schema()["doc"])
-    judged = _with_relevance(run, relevant, qrels_keys)
-
-    def ranked(column: str) -> pl.Expr:
-        ordered = pl.col(column).sort_by(keys, descending=descending)
-        return ordered if depth is None else ordered.head(depth)
-
-    is_relevant = ranked("_relevant")
+    marked, exact = _with_marks(run, relevant, qrels_keys)
+    mark = pl.col("_mark")
     columns = {
-        "positions": (is_relevant.arg_true() + 1).cast(POSITION),
+        "positions": (mark.sort_by(keys, descending=descending).arg_true() + 1).cast(POSITION),
         "n_ret": pl.len().cast(POSITION),
         "_n_rows": pl.len().cast(POSITION),
         "_n_docs": pl.col("doc").n_unique().cast(POSITION),
@@ -372,9 +367,18 @@ def _rankings(
         columns["_null_ids"] = pl.col("doc").null_count()
     if depth is not None:
         columns["n_ret"] = pl.min_horizontal(pl.len(), pl.lit(depth)).cast(POSITION)
-    if docs or grades:
-        columns["docs"] = ranked("doc").filter(is_relevant)
-    rankings = judged.group_by(*by, *KEYS).agg(**columns)
+    if docs or grades or not exact:
+        # The marked rows alone, sorted by the same keys: in the order of ``positions``.
+        marked_keys = [key.filter(mark) for key in keys]
+        columns["docs"] = pl.col("doc").filter(mark).sort_by(marked_keys, descending=descending)
+    rankings = marked.group_by(*by, *KEYS).agg(**columns)
+    if not exact:
+        rankings = _judged_only(rankings, relevant, by, qrels_keys, depth)
+    elif depth is not None:
+        # Positions ascend: the ones within the depth are a prefix of the list.
+        kept = pl.col("positions").list.eval((pl.element() <= depth).sum()).list.first()
+        lists = ["positions", "docs"] if docs or grades else ["positions"]
+        rankings = rankings.with_columns(pl.col(lists).list.head(kept))
     return _with_grades(rankings, relevant, by, qrels_keys) if grades else rankings
 
 
@@ -382,33 +386,54 @@ ROWS_PER_PARTITION = 4_000_000
 """Rows of an in-memory run per group of queries when ``partitions`` is left to choose."""
 
 MAX_JUDGMENTS_PER_DOC = 4
-"""Above this many queries judging one document relevant, join on (query, doc) instead."""
+"""Above this many queries judging one document relevant, mark rows by a (query, doc) join."""
 
 
-def _with_relevance(
+def _with_marks(
     run: pl.LazyFrame, relevant: pl.LazyFrame, qrels_keys: list[str]
-) -> pl.LazyFrame:
-    """The run with ``_relevant``: whether the qrels judge the row's document relevant.
+) -> tuple[pl.LazyFrame, bool]:
+    """The run with ``_mark``, a boolean per row, and whether the mark is exact.
 
-    TREC documents are judged relevant for one query or a few: then the join is on the
-    document id alone, bringing the short list of queries (with their ``by`` keys) that
-    judged it relevant. One single-key hash probe per run row costs a fraction of a
-    (query, doc) join, and the membership test is a native list operation. Catalogue items
-    of a recommender are relevant to many users: their lists would be long, so the join is
-    on (query, doc).
+    TREC documents are judged relevant for one query or a few: a row is then marked when
+    its document is relevant for *some* query, one hash-set probe per row (a fifth of the
+    cost of a join), and :func:`_judged_only` keeps the marked rows judged relevant for
+    their own query once the rankings are built, a few per ranking. Catalogue items of a
+    recommender are relevant to many users, so that most rows would be marked: then the
+    mark is exact, by a join on (query, doc).
     """
-    key = pl.col(qrels_keys[0]) if len(qrels_keys) == 1 else pl.struct(qrels_keys)
-    judged_by = relevant.group_by("doc").agg(key.alias("_judged_by"))
-    fanout = collect(judged_by.select(pl.col("_judged_by").list.len().max())).item()
+    fanout = collect(relevant.group_by("doc").len().select(pl.col("len").max())).item()
     if fanout is not None and fanout > MAX_JUDGMENTS_PER_DOC:
-        marks = relevant.select(*qrels_keys, "doc", _relevant=pl.lit(True))
-        return run.join(marks, on=[*qrels_keys, "doc"], how="left").with_columns(
-            pl.col("_relevant").fill_null(False)
-        )
-    return run.join(judged_by, on="doc", how="left").select(
-        pl.exclude("_judged_by"),
-        _relevant=pl.col("_judged_by").list.contains(key).fill_null(False),
+        marks = relevant.select(*qrels_keys, "doc", _mark=pl.lit(True))
+        marked = run.join(marks, on=[*qrels_keys, "doc"], how="left")
+        return marked.with_columns(pl.col("_mark").fill_null(False)), True
+    relevant_docs = collect(relevant.select(pl.col("doc").unique())).to_series()
+    return run.with_columns(_mark=pl.col("doc").is_in(relevant_docs.implode())), False
+
+
+def _judged_only(
+    rankings: pl.LazyFrame,
+    relevant: pl.LazyFrame,
+    by: list[str],
+    qrels_keys: list[str],
+    depth: int | None,
+) -> pl.LazyFrame:
+    """Keep the marked documents that the qrels judge relevant for the ranking's query.
+
+    The marked documents, exploded with their positions, go through a semi join on the
+    qrels keys and come back as lists in rank order; a ranking left with none gets nulls,
+    which :func:`_complete` turns into empty lists.
+    """
+    keys = [*by, *KEYS]
+    marked = rankings.select(*keys, "positions", "docs").explode("positions", "docs")
+    judged = marked.join(
+        relevant.select(*qrels_keys, docs="doc"), on=[*qrels_keys, "docs"], how="semi"
     )
+    if depth is not None:
+        judged = judged.filter(pl.col("positions") <= depth)
+    lists = judged.group_by(keys).agg(
+        pl.col("positions").sort(), pl.col("docs").sort_by("positions")
+    )
+    return rankings.drop("positions", "docs").join(lists, on=keys, how="left")
 
 
 def _with_grades(
