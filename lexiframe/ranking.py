@@ -20,7 +20,7 @@ from typing import overload
 
 import polars as pl
 
-from lexiframe import validate
+from lexiframe import _blocks, validate
 from lexiframe._compat import collect
 from lexiframe._utils import as_list, format_row, quote_names
 from lexiframe.errors import DroppedQueriesWarning, InputError
@@ -128,6 +128,7 @@ def positions(
     names = ColumnNames(system, query, doc, score, rank, relevance, order)
     by = as_list(by)
     validate.require_depth(depth)
+    _check_partitions(partitions)
     run_lf = _canonical_run(run, names, by, rank_by)
     qrels_lf, qrels_keys = _canonical_qrels(qrels, names, by, run_lf)
     # Qrels are small next to runs: they are read once here and checked in full.
@@ -136,19 +137,24 @@ def positions(
         raise InputError("the run is empty: it has no rows, so there is nothing to evaluate")
     relevant = qrels_lf.filter(pl.col("relevance") >= threshold)
     queries = _relevant_queries(relevant, qrels_keys, grades)
-    lazy = isinstance(run, pl.LazyFrame)
-    # An in-memory run is checked for NaN scores and null ids in one cheap pass; a lazy one
-    # carries the checks inside the ranking aggregation, so that its source is read once.
-    if not lazy:
-        _check_values(run_lf, names, by)
-    plans = [
-        _rankings(
-            run_part, relevant_part, by, qrels_keys, depth, rank_by, docs, grades, value_flags=lazy
-        )
-        for run_part, relevant_part in _split(run_lf, relevant, _partition_count(partitions, run))
-    ]
-
-    if lazy:
+    if isinstance(run, pl.LazyFrame):
+        plans = [
+            _rankings(
+                run_part,
+                relevant_part,
+                by,
+                qrels_keys,
+                depth,
+                rank_by,
+                docs,
+                grades,
+                value_flags=True,
+            )
+            for run_part, relevant_part in _split(run_lf, relevant, _partition_count(partitions, 0))
+        ]
+        # The value checks ride inside the ranking aggregation, so that the source is read
+        # once. Completed once over all partitions, so that a system gets worst-case rows
+        # for the queries of a partition it skipped entirely.
         checked = [
             plan.map_batches(
                 lambda frame: _checked(frame, run_lf, names, by),
@@ -157,24 +163,61 @@ def positions(
             )
             for plan in plans
         ]
-        # Completed once over all partitions, so that a system gets worst-case rows for
-        # the queries of a partition it skipped entirely.
         return _complete(pl.concat(checked), queries, by, qrels_keys, docs, grades)
 
-    rankings_df = _checked(pl.concat([collect(plan) for plan in plans]), run_lf, names, by)
+    # An in-memory run is checked for NaN scores and null ids in one cheap pass first.
+    _check_values(run_lf, names, by)
+    parts = _eager_rankings(
+        run_lf, relevant, by, qrels_keys, depth, rank_by, docs, grades, partitions
+    )
+    rankings_df = _checked(pl.concat(parts, how="diagonal"), run_lf, names, by)
     queries_df = collect(queries)
     _warn_dropped(rankings_df, queries_df, by, qrels_keys, names)
     return collect(_complete(rankings_df.lazy(), queries_df.lazy(), by, qrels_keys, docs, grades))
 
 
-def _partition_count(partitions: int | None, run: pl.DataFrame | pl.LazyFrame) -> int:
-    """``partitions`` checked, or chosen from the size of an in-memory run when None."""
+def _eager_rankings(
+    run: pl.LazyFrame,
+    relevant: pl.LazyFrame,
+    by: list[str],
+    qrels_keys: list[str],
+    depth: int | None,
+    rank_by: RankBy,
+    docs: bool,
+    grades: bool,
+    partitions: int | None,
+) -> list[pl.DataFrame]:
+    """The rankings of an in-memory run: grouped by slices where each ranking is one block
+    of rows (:mod:`lexiframe._blocks`), by their keys in groups of queries elsewhere."""
+    blocks = _blocks.number_blocks(collect(run), [*by, *KEYS])
+    options = {"depth": depth, "rank_by": rank_by, "docs": docs, "grades": grades}
+    by_blocks = _rankings(
+        blocks.run.lazy(), relevant, by, qrels_keys, **options, block_keys=blocks.keys.lazy()
+    )
+    parts = [collect(by_blocks)]
+    rest = blocks.rest
+    if rest is not None:
+        parts += [
+            collect(_rankings(part, part_relevant, by, qrels_keys, **options))
+            for part, part_relevant in _split(
+                rest.lazy(), relevant, _partition_count(partitions, rest.height)
+            )
+        ]
+    return parts
+
+
+def _partition_count(partitions: int | None, rows: int) -> int:
+    """``partitions`` checked, or chosen from the rows of an in-memory run when None (a
+    LazyFrame counts as 0 rows: one group)."""
+    _check_partitions(partitions)
+    return max(1, -(-rows // ROWS_PER_PARTITION)) if partitions is None else partitions
+
+
+def _check_partitions(partitions: int | None) -> None:
     if partitions is None:
-        rows = 0 if isinstance(run, pl.LazyFrame) else run.height
-        return max(1, -(-rows // ROWS_PER_PARTITION))
+        return
     if isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1:
         raise InputError(f"partitions must be a positive integer or None, not {partitions!r}")
-    return partitions
 
 
 def _split(
@@ -343,16 +386,19 @@ def _rankings(
     docs: bool,
     grades: bool,
     *,
-    value_flags: bool,
+    value_flags: bool = False,
+    block_keys: pl.LazyFrame | None = None,
 ) -> pl.LazyFrame:
     """One row per ranking of the run, with the ranks of its relevant documents.
 
-    The flag columns (:data:`DUPLICATE_FLAGS`, and :data:`VALUE_FLAGS` with
-    ``value_flags``) let the caller reject duplicate documents, NaN scores and null ids
-    without another pass over the run.
+    A run numbered by :func:`lexiframe._blocks.number_blocks` is grouped by its blocks (and
+    ``block_keys`` gives each block its keys), other runs by their keys. The flag columns
+    (:data:`DUPLICATE_FLAGS`, and :data:`VALUE_FLAGS` with ``value_flags``) let the caller
+    reject duplicate documents, NaN scores and null ids without another pass over the run.
     """
-    keys, descending = _sort_keys(rank_by, run.collect_schema()["doc"])
-    marked, exact = _with_marks(run, relevant, qrels_keys)
+    schema = run.collect_schema()
+    keys, descending = _sort_keys(rank_by, schema["doc"])
+    marked, exact = _with_marks(run, relevant, qrels_keys, keep_order=block_keys is not None)
     mark = pl.col("_mark")
     columns = {
         "positions": (mark.sort_by(keys, descending=descending).arg_true() + 1).cast(POSITION),
@@ -371,7 +417,17 @@ def _rankings(
         # The marked rows alone, sorted by the same keys: in the order of ``positions``.
         marked_keys = [key.filter(mark) for key in keys]
         columns["docs"] = pl.col("doc").filter(mark).sort_by(marked_keys, descending=descending)
-    rankings = marked.group_by(*by, *KEYS).agg(**columns)
+    if block_keys is not None:
+        block = pl.col(_blocks.BLOCK)
+        rankings = (
+            marked.with_columns(block.set_sorted())  # a join kept the order, not the flag
+            .group_by(block)
+            .agg(**columns)
+            .join(block_keys, on=_blocks.BLOCK)
+            .drop(_blocks.BLOCK)
+        )
+    else:
+        rankings = marked.group_by(*by, *KEYS).agg(**columns)
     if not exact:
         rankings = _judged_only(rankings, relevant, by, qrels_keys, depth)
     elif depth is not None:
@@ -390,7 +446,7 @@ MAX_JUDGMENTS_PER_DOC = 4
 
 
 def _with_marks(
-    run: pl.LazyFrame, relevant: pl.LazyFrame, qrels_keys: list[str]
+    run: pl.LazyFrame, relevant: pl.LazyFrame, qrels_keys: list[str], *, keep_order: bool = False
 ) -> tuple[pl.LazyFrame, bool]:
     """The run with ``_mark``, a boolean per row, and whether the mark is exact.
 
@@ -399,12 +455,13 @@ def _with_marks(
     cost of a join), and :func:`_judged_only` keeps the marked rows judged relevant for
     their own query once the rankings are built, a few per ranking. Catalogue items of a
     recommender are relevant to many users, so that most rows would be marked: then the
-    mark is exact, by a join on (query, doc).
+    mark is exact, by a join on (query, doc), which ``keep_order`` keeps in row order.
     """
     fanout = collect(relevant.group_by("doc").len().select(pl.col("len").max())).item()
     if fanout is not None and fanout > MAX_JUDGMENTS_PER_DOC:
         marks = relevant.select(*qrels_keys, "doc", _mark=pl.lit(True))
-        marked = run.join(marks, on=[*qrels_keys, "doc"], how="left")
+        order = "left" if keep_order else None
+        marked = run.join(marks, on=[*qrels_keys, "doc"], how="left", maintain_order=order)
         return marked.with_columns(pl.col("_mark").fill_null(False)), True
     relevant_docs = collect(relevant.select(pl.col("doc").unique())).to_series()
     return run.with_columns(_mark=pl.col("doc").is_in(relevant_docs.implode())), False
@@ -419,21 +476,38 @@ def _judged_only(
 ) -> pl.LazyFrame:
     """Keep the marked documents that the qrels judge relevant for the ranking's query.
 
-    The marked documents, exploded with their positions, go through a semi join on the
-    qrels keys and come back as lists in rank order; a ranking left with none gets nulls,
-    which :func:`_complete` turns into empty lists.
+    A ranking left with none gets nulls, which :func:`_complete` turns into empty lists.
     """
     keys = [*by, *KEYS]
     marked = rankings.select(*keys, "positions", "docs").explode("positions", "docs")
-    judged = marked.join(
-        relevant.select(*qrels_keys, docs="doc"), on=[*qrels_keys, "docs"], how="semi"
-    )
+    lists = _judged_lists(marked, relevant, keys, qrels_keys, depth, exact=False)
+    return rankings.drop("positions", "docs").join(lists, on=keys, how="left")
+
+
+def _judged_lists(
+    marked: pl.LazyFrame,
+    relevant: pl.LazyFrame,
+    keys: list[str],
+    qrels_keys: list[str],
+    depth: int | None,
+    *,
+    exact: bool,
+) -> pl.LazyFrame:
+    """``positions`` and ``docs`` lists in rank order from one row per marked document.
+
+    Unless the marks are ``exact``, a semi join on the qrels keys keeps the documents judged
+    relevant for the ranking's own query; ``depth`` drops the ones ranked below it.
+    """
+    judged = marked
+    if not exact:
+        judged = marked.join(
+            relevant.select(*qrels_keys, docs="doc"), on=[*qrels_keys, "docs"], how="semi"
+        )
     if depth is not None:
         judged = judged.filter(pl.col("positions") <= depth)
-    lists = judged.group_by(keys).agg(
+    return judged.group_by(keys).agg(
         pl.col("positions").sort(), pl.col("docs").sort_by("positions")
     )
-    return rankings.drop("positions", "docs").join(lists, on=keys, how="left")
 
 
 def _with_grades(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from unittest import mock
 
 import polars as pl
@@ -270,12 +270,13 @@ def check_measures(case: Case, backend: Backend, n: int | None) -> None:
 EDGE_CASES = [EMPTY_RANKING, ALL_RELEVANT, ONE_RELEVANT, ALL_TIES, INT_TIES, DROPPED, THRESHOLD]
 
 
-def pinned(cases_list):
-    """Decorate a ``@given(case=...)`` test with ``@example`` for each pinned case."""
+def pinned(cases_list, **arguments):
+    """Decorate a ``@given(case=...)`` test with ``@example`` for each pinned case (and the
+    test's other ``arguments``)."""
 
     def decorate(test):
         for case in reversed(cases_list):
-            test = example(case=case)(test)
+            test = example(case=case, **arguments)(test)
         return test
 
     return decorate
@@ -306,6 +307,48 @@ def test_positions_in_partitions_equal_reference(case: Case, backend: Backend):
     # gets worst-case rows in a group whose queries it all skipped.
     for partitions in (2, 3):
         check_positions(case, backend, partitions=partitions)
+
+
+def in_rank_order(rows: tuple[tuple[object, object, object, float], ...]) -> list[tuple]:
+    """The rows ranking by ranking, scores descending; ties keep their drawn order."""
+    blocks: dict[tuple[object, object], list[tuple]] = {}
+    for row in sorted(rows, key=lambda row: -row[3]):
+        blocks.setdefault((row[0], row[1]), []).append(row)
+    return [row for block in blocks.values() for row in block]
+
+
+@st.composite
+def arranged_cases(draw) -> Case:
+    """Cases whose run rows come in rank order (ties in any order), in order but for one
+    row moved to the end (its ranking then comes in two blocks), or shuffled."""
+    case = draw(cases(depth=st.none() | st.integers(1, 6)))
+    rows = in_rank_order(case.run)
+    arrangement = draw(st.sampled_from(["in order", "one row moved", "shuffled"]))
+    if arrangement == "one row moved":
+        rows.append(rows.pop(draw(st.integers(0, len(rows) - 1))))
+    elif arrangement == "shuffled":
+        rows = draw(st.permutations(rows))
+    return replace(case, run=tuple(rows))
+
+
+# Runs in rank order take the row-number path of in-memory runs, the others the group-by.
+IN_ORDER_TIES = replace(ALL_TIES, run=tuple(in_rank_order(ALL_TIES.run)))
+SPLIT_RANKING = Case(
+    run=(
+        ("A", "q1", "d1", 3.0),
+        ("A", "q1", "d2", 2.0),
+        ("B", "q1", "d2", 1.0),
+        ("A", "q1", "d3", 1.0),
+    ),
+    qrels=(("q1", "d3", 1), ("q1", "d2", 1)),
+)
+
+
+@pinned([IN_ORDER_TIES, SPLIT_RANKING])
+@given(case=arranged_cases())
+@SETTINGS
+def test_positions_of_runs_in_any_row_order_equal_reference(case: Case, backend: Backend):
+    check_positions(case, backend)
 
 
 @pinned([DEPTH_CUT, DEPTH_LONGER])
@@ -351,15 +394,16 @@ def test_binary_measures_of_positions_frame_equal_reference(case: Case, backend:
             assert same(rows[key][name], want), (key, name)
 
 
-@pinned(EDGE_CASES)
-@given(case=cases())
+@pinned(EDGE_CASES, in_order=True)
+@given(case=cases(), in_order=st.booleans())
 @SETTINGS
-def test_rank_by_rank_column_equals_reference(case: Case, backend: Backend):
+def test_rank_by_rank_column_equals_reference(case: Case, backend: Backend, in_order: bool):
     """``rank_by="rank"`` follows an existing rank column instead of the scores.
 
     The rank column holds the reference's trec_eval ranks and the scores are overwritten
     with the ranks themselves (so ranking by score would reverse every list): ranking by
-    rank must give the reference positions of the original scores.
+    rank must give the reference positions of the original scores, with the rows as drawn
+    or sorted by rank.
     """
     order: dict[tuple[str, object], list[tuple[object, float]]] = {}
     for system, query, doc, score in case.run:
@@ -375,6 +419,8 @@ def test_rank_by_rank_column_equals_reference(case: Case, backend: Backend):
     run = case.run_frame().with_columns(
         rank=pl.Series(ranks, dtype=pl.Int64), score=pl.Series(ranks, dtype=pl.Float64)
     )
+    if in_order:
+        run = run.sort("system", "query", "rank")
     with expect_drop_warning(case, backend):
         got = backend.positions(run, case.qrels_frame(), rank_by="rank", **case.options)
     rows = as_dict(got)
