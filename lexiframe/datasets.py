@@ -60,9 +60,9 @@ class Track:
     """A synthetic track.
 
     Attributes:
-        run: system, query, doc, score, rank (the schema of :func:`lexiframe.io.read_run`,
-            or integer query and doc ids with ``id_type="int"``), sorted by system, query
-            and rank.
+        run: system, query, doc, score, rank (the schema of :func:`lexiframe.io.read_run`
+            with ``rank=True``, or integer query and doc ids with ``id_type="int"``), sorted
+            by system, query and rank.
         qrels: query, doc, relevance (0, 1 or 2), sorted by query and doc.
         quality: system, quality (the latent quality that shifts relevant documents up) and
             coarse (whether its scores are rounded to one decimal, giving ties).
@@ -490,7 +490,7 @@ def write_synthetic_track(
         >>> from lexiframe.io import read_qrels, read_run
         >>> with tempfile.TemporaryDirectory() as tmp:
         ...     files = write_synthetic_track(tmp, n_systems=2, n_queries=3, depth=5)
-        ...     run = read_run(files.runs)
+        ...     run = read_run(files.runs, rank=True)
         ...     qrels = read_qrels(files.qrels)
         >>> [path.name for path in files.runs], run.height <= 2 * 3 * 5
         (['sys000', 'sys001'], True)

@@ -28,11 +28,11 @@ field (such a line has more than six tokens and is malformed anyway).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gzip
 import os
 import secrets
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Literal
 
@@ -49,15 +49,9 @@ Paths = PathLike | Sequence[PathLike]
 """One path, several paths, or a directory (every file in it, sorted by name)."""
 
 RUN_SCHEMA = pl.Schema(
-    {
-        "system": pl.String,
-        "query": pl.String,
-        "doc": pl.String,
-        "score": pl.Float64,
-        "rank": pl.Int64,
-    }
+    {"system": pl.String, "query": pl.String, "doc": pl.String, "score": pl.Float64}
 )
-"""The columns of :func:`read_run`."""
+"""The columns of :func:`read_run` (``rank``, Int64, follows with ``rank=True``)."""
 
 QRELS_SCHEMA = pl.Schema({"query": pl.String, "doc": pl.String, "relevance": pl.Int64})
 """The columns of :func:`read_qrels`."""
@@ -70,9 +64,10 @@ _GZIP_MAGIC = b"\x1f\x8b"
 _LINE = "__line"
 _LINE_NO = "__line_no"
 _BAD = "__bad"
+_EXTRA = "__extra"
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class _Layout:
     """The fields of one kind of TREC text file."""
 
@@ -86,6 +81,15 @@ class _Layout:
         return {name: self.types.get(name, pl.String) for name in self.fields}
 
     @property
+    def output_schema(self) -> pl.Schema:
+        return pl.Schema({name: self.types.get(name, pl.String) for name in self.output})
+
+    @property
+    def parsed(self) -> tuple[str, ...]:
+        """The fields read: the output ones and the last one (a short line lacks it)."""
+        return tuple(name for name in self.fields if name in self.output or name == self.fields[-1])
+
+    @property
     def description(self) -> str:
         return f"{len(self.fields)} whitespace-separated fields ({' '.join(self.fields)})"
 
@@ -96,6 +100,7 @@ _RUN = _Layout(
     types={"rank": pl.Int64, "score": pl.Float64},
     output=tuple(RUN_SCHEMA),
 )
+_RANKED_RUN = dataclasses.replace(_RUN, output=(*RUN_SCHEMA, "rank"))
 _QRELS = _Layout(
     table="qrels",
     fields=("query", "iteration", "doc", "relevance"),
@@ -202,25 +207,29 @@ def _sniff(path: Path, layout: _Layout) -> str | None:
 def _fast_plan(path: Path, separator: str, layout: _Layout) -> pl.LazyFrame:
     """Polars' CSV reader on one separator character.
 
-    A malformed line raises (too many fields, a field that is not a number) or reads partly
-    null (too few fields, an empty field), which sets ``__bad``. A blank line reads as all
-    nulls: it is dropped after collection. In a tab-separated file, a string field holding
-    a space (padding) also sets ``__bad``, so that such files take the general path.
+    Only the fields of :attr:`_Layout.parsed` are parsed (the others cost a third of the
+    time and trec_eval ignores them too), and one field more, which holds a value only on a
+    line with too many fields. A line with too many or too few fields, an empty field or a
+    field that is not a number raises or sets ``__bad``. A blank line reads as all nulls:
+    it is dropped after collection. In a tab-separated file, a string field holding a space
+    (padding) also sets ``__bad``, so that such files take the general path.
     """
     lines = pl.scan_csv(
         path,
         has_header=False,
         separator=separator,
         quote_char=None,
-        schema=layout.schema,
+        schema={**layout.schema, _EXTRA: pl.String},
+        missing_columns="insert",
         infer_schema=False,
     )
-    fields = [pl.col(name) for name in layout.fields]
+    fields = [pl.col(name) for name in layout.parsed]
     bad = pl.any_horizontal(field.is_null() for field in fields) & pl.any_horizontal(
         field.is_not_null() for field in fields
     )
+    bad = bad | pl.col(_EXTRA).is_not_null()
     if separator == "\t":
-        strings = [name for name in layout.fields if name not in layout.types]
+        strings = [name for name in layout.parsed if name not in layout.types]
         bad = bad | pl.any_horizontal(
             pl.col(name).str.contains(" ", literal=True) for name in strings
         )
@@ -266,7 +275,7 @@ def _general_plan(path: Path, layout: _Layout, *, diagnose: bool = False) -> pl.
     for index, name in enumerate(layout.fields):
         value = tokens.list.get(index, null_on_oob=True)
         dtype = layout.types.get(name)
-        if dtype is not None:
+        if dtype is not None and name in layout.parsed:
             failed[name] = value.is_not_null() & value.cast(dtype, strict=False).is_null()
             value = value.cast(dtype, strict=False)
         if name in layout.output:
@@ -302,7 +311,7 @@ def _diagnose(path: Path, layout: _Layout) -> None:
     if first["__n_fields"] != len(layout.fields):
         problem = f"expected {layout.description}, found {first['__n_fields']} fields"
     else:
-        name = next(name for name in layout.types if first[f"__failed_{name}"])
+        name = next(name for name in layout.types if first.get(f"__failed_{name}"))
         value = text.split()[layout.fields.index(name)]
         kind = "a number" if layout.types[name] is pl.Float64 else "an integer"
         problem = f"{name} {value!r} is not {kind}"
@@ -421,14 +430,14 @@ def _conform(
                 raise SchemaError(f"column 'system' of {where} must hold strings, not {dtype}")
             columns[name] = column.cast(pl.String)
         else:
-            expected = RUN_SCHEMA.get(name) or QRELS_SCHEMA[name]
+            expected = layout.output_schema[name]
             numeric_ok = dtype.is_numeric() if expected == pl.Float64 else dtype.is_integer()
             if not numeric_ok:
                 kind = "numeric" if expected == pl.Float64 else "integer"
                 raise SchemaError(f"column {name!r} of {where} must be {kind}, not {dtype}")
             columns[name] = column.cast(expected)
     plan = plan.select(**columns)
-    if layout is _RUN and "rank" not in columns:
+    if "rank" in layout.output and "rank" not in columns:
         plan = plan.with_columns(_trec_rank().alias("rank"))
     return plan
 
@@ -501,7 +510,7 @@ def _scan_text(files: Sequence[Path], layout: _Layout, system_from: SystemFrom) 
     from polars.io.plugins import register_io_source
 
     group = max(4, 2 * pl.thread_pool_size())
-    schema = pl.Schema({name: RUN_SCHEMA.get(name) or QRELS_SCHEMA[name] for name in layout.output})
+    schema = layout.output_schema
 
     def source(
         with_columns: list[str] | None,
@@ -527,7 +536,11 @@ def _scan_text(files: Sequence[Path], layout: _Layout, system_from: SystemFrom) 
 
 
 def read_run(
-    paths: Paths, *, system_from: SystemFrom = "field", progress: bool | None = None
+    paths: Paths,
+    *,
+    system_from: SystemFrom = "field",
+    rank: bool = False,
+    progress: bool | None = None,
 ) -> pl.DataFrame:
     """Read TREC run files (plain or gzipped) or parquet files into one run frame.
 
@@ -539,6 +552,9 @@ def read_run(
         system_from: ``"field"`` takes the system from the sixth field (the ``system``
             column of parquet), ``"filename"`` from the file's name without ``.gz`` or
             ``.parquet``.
+        rank: also read the rank field (parquet: the ``rank`` column), for
+            ``positions(..., rank_by="rank")``. trec_eval ignores it and ranks by score, and
+            skipping it reads text files about a sixth faster.
         progress: a progress bar over the files on standard error (``pip install
             'lexiframe[progress]'``). ``None``, the default, shows one only in interactive
             use: when standard error is a terminal, tqdm is installed and the environment
@@ -546,14 +562,16 @@ def read_run(
             (``ImportError`` without tqdm), ``False`` never.
 
     Returns:
-        system (String), query (String), doc (String), score (Float64), rank (Int64). Query
-        and doc ids of text files stay strings; integer ids of parquet files stay Int64. A
-        parquet file without a rank column gets trec_eval's ranks (score descending, then
-        doc id descending as a string). Rows keep no particular order.
+        system (String), query (String), doc (String), score (Float64), and with ``rank``,
+        rank (Int64). Query and doc ids of text files stay strings; integer ids of parquet
+        files stay Int64. A parquet file without a rank column gets trec_eval's ranks
+        (score descending, then doc id descending as a string). Rows come file by file, each
+        in its own order.
 
     Raises:
-        InputError: no files; an empty file; a line without six fields, or with a score or
-            rank that is not a number; the message names the file, line number and line.
+        InputError: no files; an empty file; a line without six fields, or with a score
+            (with ``rank``, a rank) that is not a number; the message names the file, line
+            number and line.
         SchemaError: a parquet file without the columns or with the wrong types.
 
     Example:
@@ -561,7 +579,7 @@ def read_run(
         >>> folder = pathlib.Path(tempfile.mkdtemp())
         >>> _ = (folder / "bm25.txt").write_text(
         ...     "401 Q0 D1 1 12.5 bm25\\n401\\tQ0\\tD2\\t2\\t  11.0\\tbm25\\n")
-        >>> read_run(folder / "bm25.txt").sort("query", "rank")
+        >>> read_run(folder / "bm25.txt", rank=True)
         shape: (2, 5)
         ┌────────┬───────┬─────┬───────┬──────┐
         │ system ┆ query ┆ doc ┆ score ┆ rank │
@@ -574,11 +592,15 @@ def read_run(
         >>> read_run(folder, system_from="filename")["system"].unique().to_list()
         ['bm25.txt']
     """
-    return _read(paths, _RUN, system_from, progress)
+    return _read(paths, _RANKED_RUN if rank else _RUN, system_from, progress)
 
 
 def scan_run(
-    paths: Paths, *, system_from: SystemFrom = "field", progress: bool | None = None
+    paths: Paths,
+    *,
+    system_from: SystemFrom = "field",
+    rank: bool = False,
+    progress: bool | None = None,
 ) -> pl.LazyFrame:
     """Lazily read TREC run files or parquet files: :func:`read_run` as a LazyFrame.
 
@@ -602,7 +624,7 @@ def scan_run(
         └─────┴───────┘
     """
     del progress
-    return _scan(paths, _RUN, system_from)
+    return _scan(paths, _RANKED_RUN if rank else _RUN, system_from)
 
 
 def read_qrels(path: Paths) -> pl.DataFrame:

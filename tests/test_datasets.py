@@ -14,6 +14,7 @@ from lexiframe.datasets import demo_track, synthetic_track, write_synthetic_trac
 from lexiframe.errors import InputError
 from lexiframe.io import QRELS_SCHEMA, RUN_SCHEMA, read_qrels, read_run
 
+RANKED_RUN = pl.Schema({**RUN_SCHEMA, "rank": pl.Int64})  # read_run(..., rank=True)
 INT_RUN = pl.Schema(
     {"system": pl.String, "query": pl.Int64, "doc": pl.Int64, "score": pl.Float64, "rank": pl.Int64}
 )
@@ -43,7 +44,7 @@ def test_same_seed_same_frames() -> None:
 
 @pytest.mark.parametrize(
     ("id_type", "run_schema", "qrels_schema"),
-    [("str", RUN_SCHEMA, QRELS_SCHEMA), ("int", INT_RUN, INT_QRELS)],
+    [("str", RANKED_RUN, QRELS_SCHEMA), ("int", INT_RUN, INT_QRELS)],
 )
 def test_schema_and_ids(id_type: str, run_schema: pl.Schema, qrels_schema: pl.Schema) -> None:
     track = synthetic_track(n_systems=3, n_queries=4, depth=10, id_type=id_type)
@@ -157,7 +158,7 @@ def test_blocks_do_not_show(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> 
     assert track.qrels["query"].n_unique() == 9
     assert not track.run.select("system", "query", "doc").is_duplicated().any()
     files = write_synthetic_track(tmp_path, **options)
-    assert_frame_equal(read_run(files.runs).sort("system", "query", "rank"), track.run)
+    assert_frame_equal(read_run(files.runs, rank=True).sort("system", "query", "rank"), track.run)
     assert_frame_equal(read_qrels(files.qrels).sort("query", "doc"), track.qrels)
 
 
@@ -182,7 +183,7 @@ def test_write_synthetic_track(tmp_path: Path, file_format: str, id_type: str) -
         == {"trec": "qrels.txt", "trec.gz": "qrels.txt.gz", "parquet": "qrels.parquet"}[file_format]
     )
     track = synthetic_track(**options)
-    run, qrels = read_run(files.runs, system_from="filename"), read_qrels(files.qrels)
+    run, qrels = read_run(files.runs, system_from="filename", rank=True), read_qrels(files.qrels)
     if id_type == "int" and file_format != "parquet":  # TREC text ids are strings
         run = run.with_columns(pl.col("query", "doc").cast(pl.Int64))
         qrels = qrels.with_columns(pl.col("query", "doc").cast(pl.Int64))
@@ -238,7 +239,7 @@ def test_demo_track() -> None:
     track = demo_track()
     assert "synthetic" in (demo_track.__doc__ or "")
     run, qrels = track.run, track.qrels
-    assert run.schema == RUN_SCHEMA and qrels.schema == QRELS_SCHEMA
+    assert run.schema == RANKED_RUN and qrels.schema == QRELS_SCHEMA
     assert run["system"].n_unique() == 8
     assert run["query"].n_unique() == 27
     assert not run.select("system", "query", "doc").is_duplicated().any()

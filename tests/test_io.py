@@ -26,6 +26,7 @@ from lexiframe.io import (
 
 DATA = Path(__file__).parent / "data"
 RUN_KEYS = ["system", "query", "doc"]
+RANKED_RUN_SCHEMA = pl.Schema({**RUN_SCHEMA, "rank": pl.Int64})
 QRELS_KEYS = ["query", "doc"]
 
 
@@ -42,7 +43,7 @@ def reference_run(path: Path, system: str | None = None) -> pl.DataFrame:
             "score": [float(row[4]) for row in rows],
             "rank": [int(row[3]) for row in rows],
         },
-        schema=RUN_SCHEMA,
+        schema=RANKED_RUN_SCHEMA,
     )
 
 
@@ -60,7 +61,8 @@ def reference_qrels(path: Path) -> pl.DataFrame:
 
 
 def same_run(left: pl.DataFrame, right: pl.DataFrame) -> None:
-    assert_frame_equal(left.sort(RUN_KEYS), right.sort(RUN_KEYS))
+    """The same rows in the columns of ``left`` (a run read without rank has none)."""
+    assert_frame_equal(left.sort(RUN_KEYS), right.select(left.columns).sort(RUN_KEYS))
 
 
 def small_run() -> pl.DataFrame:
@@ -78,8 +80,11 @@ def test_trec_eval_results_test_tab_separated_and_padded() -> None:
     assert run.height == 1500
     assert run["system"].unique().to_list() == ["STANDARD"]
     first = run.filter(pl.col("doc") == "FR940202-2-00150", pl.col("query") == "301")
-    assert first.rows() == [("STANDARD", "301", "FR940202-2-00150", 2.129133, 104)]
+    assert first.rows() == [("STANDARD", "301", "FR940202-2-00150", 2.129133)]
     same_run(run, reference_run(path))
+    ranked = read_run(path, rank=True)
+    assert ranked.schema == RANKED_RUN_SCHEMA
+    same_run(ranked, reference_run(path))
 
 
 def test_trec_eval_qrels_test() -> None:
@@ -155,7 +160,7 @@ EXPECTED = pl.DataFrame(
         "score": [12.5, -0.03, 7.0],
         "rank": [1, 2, 1],
     },
-    schema=RUN_SCHEMA,
+    schema=RANKED_RUN_SCHEMA,
 )
 LAYOUTS = {
     "spaces": lambda fields: " ".join(fields) + "\n",
@@ -185,7 +190,9 @@ def test_separators(tmp_path: Path, layout: str, compress: bool) -> None:
     path = tmp_path / ("run.gz" if compress else "run")
     path.write_bytes(gzip.compress(text.encode()) if compress else text.encode())
     same_run(read_run(path), EXPECTED)
+    same_run(read_run(path, rank=True), EXPECTED)
     same_run(scan_run(path).collect(), EXPECTED)
+    same_run(scan_run(path, rank=True).collect(), EXPECTED)
 
 
 def test_gzip_is_detected_by_content(tmp_path: Path) -> None:
@@ -284,7 +291,7 @@ def test_parquet_in(tmp_path: Path) -> None:
 def test_parquet_without_rank_gets_trec_ranks(tmp_path: Path) -> None:
     run = small_run()
     run.drop("rank").write_parquet(tmp_path / "run.parquet")
-    same_run(read_run(tmp_path / "run.parquet"), run)
+    same_run(read_run(tmp_path / "run.parquet", rank=True), run)
 
 
 def test_parquet_keeps_integer_ids_and_casts_types(tmp_path: Path) -> None:
@@ -298,7 +305,7 @@ def test_parquet_keeps_integer_ids_and_casts_types(tmp_path: Path) -> None:
         }
     )
     run.write_parquet(tmp_path / "run.parquet")
-    read = read_run(tmp_path / "run.parquet")
+    read = read_run(tmp_path / "run.parquet", rank=True)
     assert read.schema == pl.Schema(
         {
             "system": pl.String,
@@ -375,14 +382,31 @@ def test_malformed_line(
     path = tmp_path / ("run.gz" if compress else "run.txt")
     path.write_bytes(gzip.compress(text.encode()) if compress else text.encode())
     (tmp_path / "other.txt").write_text(GOOD)
-    for read in (read_run, lambda paths: scan_run(paths).collect()):
+    # The rank field is read, and checked, on request only.
+    rank = "rank" in problem
+    for read in (read_run, lambda paths, **options: scan_run(paths, **options).collect()):
         with pytest.raises(InputError) as error:
-            read([tmp_path / "other.txt", path])
+            read([tmp_path / "other.txt", path], rank=rank)
         message = str(error.value)
         assert str(path) in message
         assert f"line {good_lines + 1}" in message
         assert problem in message
         assert repr(bad_line) in message
+
+
+@pytest.mark.parametrize("compress", [False, True])
+def test_rank_and_q0_fields_are_not_checked_unless_rank_is_read(
+    tmp_path: Path, compress: bool
+) -> None:
+    # trec_eval ignores both fields; so does read_run without rank=True.
+    text = GOOD * 2000 + "401 anything D2 two 1.5 bm25\n"
+    path = tmp_path / ("run.gz" if compress else "run.txt")
+    path.write_bytes(gzip.compress(text.encode()) if compress else text.encode())
+    run = read_run(path)
+    assert run.schema == RUN_SCHEMA
+    assert run.row(-1) == ("bm25", "401", "D2", 1.5)
+    with pytest.raises(InputError, match="rank 'two' is not an integer"):
+        read_run(path, rank=True)
 
 
 def test_every_malformed_line_is_counted(tmp_path: Path) -> None:

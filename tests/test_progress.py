@@ -92,7 +92,7 @@ def test_read_run_with_a_bar_reads_the_same_rows(many_runs, capsys, monkeypatch)
     err = capsys.readouterr().err
     assert "reading run" in err
     assert "0/9" in err
-    keys = ["system", "query", "rank"]
+    keys = ["system", "query", "doc"]
     assert shown.sort(keys).equals(quiet.sort(keys))
 
 

@@ -33,7 +33,7 @@ TOY = DATA / "toy"
 
 @pytest.fixture(scope="module")
 def toy() -> tuple[pl.DataFrame, pl.DataFrame]:
-    return read_run(sorted((TOY / "runs").iterdir())), read_qrels(TOY / "qrels.txt")
+    return read_run(sorted((TOY / "runs").iterdir()), rank=True), read_qrels(TOY / "qrels.txt")
 
 
 def _positions(run, qrels, **options) -> pl.DataFrame:
