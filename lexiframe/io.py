@@ -33,10 +33,12 @@ import gzip
 import os
 import secrets
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import IO, Any, Literal
 
 import polars as pl
+from isal import igzip
 
 from lexiframe import _progress
 from lexiframe._compat import collect
@@ -204,7 +206,7 @@ def _sniff(path: Path, layout: _Layout) -> str | None:
     return None
 
 
-def _fast_plan(path: Path, separator: str, layout: _Layout) -> pl.LazyFrame:
+def _fast_plan(source: Path | bytes, separator: str, layout: _Layout) -> pl.LazyFrame:
     """Polars' CSV reader on one separator character.
 
     Only the fields of :attr:`_Layout.parsed` are parsed (the others cost a third of the
@@ -215,7 +217,7 @@ def _fast_plan(path: Path, separator: str, layout: _Layout) -> pl.LazyFrame:
     (padding) also sets ``__bad``, so that such files take the general path.
     """
     lines = pl.scan_csv(
-        path,
+        source,
         has_header=False,
         separator=separator,
         quote_char=None,
@@ -322,6 +324,10 @@ def _text_plan(
     path: Path, layout: _Layout, separator: str | None, system: str | None
 ) -> pl.LazyFrame:
     plan = _fast_plan(path, separator, layout) if separator else _general_plan(path, layout)
+    return _with_system(plan, layout, system)
+
+
+def _with_system(plan: pl.LazyFrame, layout: _Layout, system: str | None) -> pl.LazyFrame:
     if system is not None:
         plan = plan.with_columns(pl.lit(system, dtype=pl.String).alias("system"))
     return plan.select(*layout.output, _BAD)
@@ -348,14 +354,68 @@ def _read_text(files: Sequence[Path], layout: _Layout, system_from: SystemFrom) 
     systems = [_system_name(path) if system_from == "filename" else None for path in files]
     separators = [_sniff(path, layout) for path in files]
     jobs = list(zip(files, separators, systems, strict=True))
-    frame = _try_collect(
-        pl.concat([_text_plan(path, layout, sep, system) for path, sep, system in jobs])
-    )
-    if frame is not None:
-        return frame
-    # Some file breaks the fast path: a malformed line, or an irregular separator further
-    # down than the sniffed lines. Read each file on its own, the general way where needed.
-    return pl.concat([_read_one(path, layout, sep, system) for path, sep, system in jobs])
+    frames = []
+    for group in _batches(jobs):
+        frame = _try_collect(pl.concat(_fast_plans(group, layout)))
+        if frame is None:
+            # Some file breaks the fast path: a malformed line, or an irregular separator
+            # further down than the sniffed lines. Read each file on its own, the general
+            # way where needed.
+            frame = pl.concat([_read_one(path, layout, sep, system) for path, sep, system in group])
+        frames.append(frame)
+    return frames[0] if len(frames) == 1 else pl.concat(frames)
+
+
+_Job = tuple[Path, "str | None", "str | None"]  # a file, its separator, its system name
+
+_BATCH_BYTES = 64 << 20
+"""Compressed bytes of gzipped files decompressed at a time (about 5 times as much text)."""
+
+
+def _batches(jobs: list[_Job]) -> Iterator[list[_Job]]:
+    """The files in batches of at most :data:`_BATCH_BYTES` of gzipped files (or one file)."""
+    batch: list[_Job] = []
+    size = 0
+    for job in jobs:
+        job_size = job[0].stat().st_size if _is_gzip(job[0]) else 0
+        if batch and size + job_size > _BATCH_BYTES:
+            yield batch
+            batch, size = [], 0
+        batch.append(job)
+        size += job_size
+    if batch:
+        yield batch
+
+
+def _fast_plans(jobs: list[_Job], layout: _Layout) -> list[pl.LazyFrame]:
+    """The plans of a batch of files; gzipped files on the fast path are decompressed here.
+
+    ISA-L decompresses gzip about twice as fast as zlib, in parallel threads (it releases
+    the GIL); Polars then parses the text in memory, as it would after decompressing it.
+    """
+    gzipped = [path for path, separator, _ in jobs if separator and _is_gzip(path)]
+    with ThreadPoolExecutor(max(1, min(len(gzipped), pl.thread_pool_size()))) as pool:
+        texts = dict(zip(gzipped, pool.map(_decompress, gzipped), strict=True))
+    plans = []
+    for path, separator, system in jobs:
+        if path in texts:
+            plan = _fast_plan(texts.pop(path), separator, layout)
+            plans.append(_with_system(plan, layout, system))
+        else:
+            plans.append(_text_plan(path, layout, separator, system))
+    return plans
+
+
+def _is_gzip(path: Path) -> bool:
+    with open(path, "rb") as raw:
+        return raw.read(2) == _GZIP_MAGIC
+
+
+def _decompress(path: Path) -> bytes:
+    try:
+        return igzip.decompress(path.read_bytes())
+    except (OSError, EOFError, ValueError) as error:
+        raise InputError(f"cannot decompress {str(path)!r}: {error}") from None
 
 
 def _read_one(

@@ -460,6 +460,30 @@ def test_bad_system_from(tmp_path: Path) -> None:
         read_run(tmp_path, system_from="column")  # type: ignore[arg-type]
 
 
+def test_truncated_gzip_file(tmp_path: Path) -> None:
+    path = tmp_path / "run.gz"
+    # Past the sniffed head, so that the fast path decompresses it and fails.
+    path.write_bytes(gzip.compress((GOOD * 5000).encode())[:-20])
+    with pytest.raises(InputError, match=f"cannot decompress '{path}'"):
+        read_run(path)
+    assert list(tmp_path.iterdir()) == [path]
+
+
+def test_gzip_members_and_batches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Several gzip members in one file (as written a chunk at a time), and files read in
+    # several batches of decompressed text.
+    monkeypatch.setattr("lexiframe.io._BATCH_BYTES", 1)
+    lines = [
+        "".join(LAYOUTS["spaces"](fields) for fields in LINES[:2]),
+        LAYOUTS["spaces"](LINES[2]),
+    ]
+    (tmp_path / "a.gz").write_bytes(b"".join(gzip.compress(part.encode()) for part in lines))
+    (tmp_path / "b.gz").write_bytes(gzip.compress("".join(lines).encode()))
+    run = read_run(tmp_path)
+    same_run(run, pl.concat([EXPECTED, EXPECTED]))
+    assert run.height == 6
+
+
 def test_not_utf8(tmp_path: Path) -> None:
     path = tmp_path / "run"
     path.write_bytes(GOOD.encode() + b"401 Q0 D\xff\xfe 2 1.5 bm25\n")
