@@ -177,7 +177,15 @@ def step_mc4(data: Data) -> Callable[[], object]:
 
     run, qrels = _in_memory(data)
     prefs = lf.preferences(lf.positions(run, qrels), PREFERENCES)
-    return lambda: [lf.order(prefs, name, method="mc4") for name in PREFERENCES]
+    return lambda: _mc4_orderings(prefs)
+
+
+def _mc4_orderings(prefs: object) -> object:
+    """MC4 for each preference measure, from one summary of the pair table."""
+    import lexiframe as lf
+
+    summary = lf.summarize_preferences(prefs, measures=PREFERENCES)
+    return [lf.order(summary, name, method="mc4") for name in PREFERENCES]
 
 
 def _end_to_end(fmt: str, data: Data) -> Callable[[], object]:
@@ -185,8 +193,7 @@ def _end_to_end(fmt: str, data: Data) -> Callable[[], object]:
 
     def run() -> object:
         frame = lf.positions(lf.read_run(data.runs(fmt)), lf.read_qrels(data.qrels(fmt)))
-        prefs = lf.preferences(frame, PREFERENCES)
-        return [lf.order(prefs, name, method="mc4") for name in PREFERENCES]
+        return _mc4_orderings(lf.preferences(frame, PREFERENCES))
 
     return run
 

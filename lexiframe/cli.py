@@ -81,8 +81,11 @@ def _orderings(
 ) -> dict[str, pl.DataFrame]:
     """One ordering per measure: ``method`` on preferences, the mean on metrics."""
     result = {}
-    for name in preference_names:
-        result[f"{name} ({method})"] = order(prefs, name, method=method)
+    if preference_names:
+        # One pass over the pair table for all measures, not one per ordering.
+        summary = summarize_preferences(prefs, measures=preference_names)
+        for name in preference_names:
+            result[f"{name} ({method})"] = order(summary, name, method=method)
     for name in metrics:
         result[f"{name} (mean)"] = order(per_query, name, method="mean")
     return result
