@@ -33,13 +33,12 @@ class Blocks:
 def number_blocks(run: pl.DataFrame, keys: list[str]) -> Blocks:
     """Number the blocks of consecutive rows with equal ``keys``.
 
-        Example:
-            >>> import numpy as np
-    import polars as pl
-            >>> run = pl.DataFrame({"system": ["a", "a", "b", "a"], "query": ["q"] * 4})
-            >>> blocks = number_blocks(run, ["system", "query"])
-            >>> blocks.keys.rows(), blocks.rest["system"].to_list()
-            ([('b', 'q', 1)], ['a', 'a', 'a'])
+    Example:
+        >>> import polars as pl
+        >>> run = pl.DataFrame({"system": ["a", "a", "b", "a"], "query": ["q"] * 4})
+        >>> blocks = number_blocks(run, ["system", "query"])
+        >>> blocks.keys.rows(), blocks.rest["system"].to_list()
+        ([('b', 'q', 1)], ['a', 'a', 'a'])
     """
     # One comparison per key column, evaluated in parallel.
     changed = run.select(

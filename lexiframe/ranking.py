@@ -82,7 +82,7 @@ def positions(
         by: extra key columns of the run (e.g. ``"track"``) kept in the output.
         rank_by: ``"score"`` (trec_eval's order: score descending, then doc id descending
             as a string) or ``"rank"`` (an existing rank column, ascending; ties by doc id
-            descending).
+            descending; :func:`lexiframe.read_run` reads it with ``rank=True``).
         docs: also return ``docs``, the relevant document ids in rank order.
         grades: also return ``grades`` (the grades of the retrieved relevant documents in
             rank order) and ``ideal_grades`` (all relevant grades of the query, descending),
