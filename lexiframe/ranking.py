@@ -476,38 +476,22 @@ def _judged_only(
 ) -> pl.LazyFrame:
     """Keep the marked documents that the qrels judge relevant for the ranking's query.
 
-    A ranking left with none gets nulls, which :func:`_complete` turns into empty lists.
+    The marked documents, exploded with their positions, go through a semi join on the
+    qrels keys (and ``depth`` drops the ones ranked below it) and come back as lists in rank
+    order; a ranking left with none gets nulls, which :func:`_complete` turns into empty
+    lists.
     """
     keys = [*by, *KEYS]
     marked = rankings.select(*keys, "positions", "docs").explode("positions", "docs")
-    lists = _judged_lists(marked, relevant, keys, qrels_keys, depth, exact=False)
-    return rankings.drop("positions", "docs").join(lists, on=keys, how="left")
-
-
-def _judged_lists(
-    marked: pl.LazyFrame,
-    relevant: pl.LazyFrame,
-    keys: list[str],
-    qrels_keys: list[str],
-    depth: int | None,
-    *,
-    exact: bool,
-) -> pl.LazyFrame:
-    """``positions`` and ``docs`` lists in rank order from one row per marked document.
-
-    Unless the marks are ``exact``, a semi join on the qrels keys keeps the documents judged
-    relevant for the ranking's own query; ``depth`` drops the ones ranked below it.
-    """
-    judged = marked
-    if not exact:
-        judged = marked.join(
-            relevant.select(*qrels_keys, docs="doc"), on=[*qrels_keys, "docs"], how="semi"
-        )
+    judged = marked.join(
+        relevant.select(*qrels_keys, docs="doc"), on=[*qrels_keys, "docs"], how="semi"
+    )
     if depth is not None:
         judged = judged.filter(pl.col("positions") <= depth)
-    return judged.group_by(keys).agg(
+    lists = judged.group_by(keys).agg(
         pl.col("positions").sort(), pl.col("docs").sort_by("positions")
     )
+    return rankings.drop("positions", "docs").join(lists, on=keys, how="left")
 
 
 def _with_grades(
