@@ -286,6 +286,30 @@ def test_duplicate_qrels_rows_of_an_unretrieved_document(backend: Backend):
     assert "d9" in message
 
 
+@pytest.mark.parametrize(
+    "arrange",
+    [
+        lambda qrels: qrels.sort("query", "doc"),  # sorted: the duplicates are neighbours
+        lambda qrels: qrels.sort("query", "doc", descending=True),
+        lambda qrels: qrels.sample(fraction=1.0, shuffle=True, seed=3),
+    ],
+    ids=["sorted", "descending", "shuffled"],
+)
+def test_duplicate_qrels_rows_in_any_order(arrange):
+    qrels = pl.DataFrame(
+        {
+            "query": ["q1", "q1", "q2", "q2", "q2", "q3"],
+            "doc": ["d1", "d2", "d1", "d2", "d1", "d2"],
+            "relevance": [1, 0, 1, 1, 2, 1],
+        }
+    )
+    message = error_of(lambda: lf.positions(make_run(), arrange(qrels)), InputError)
+    assert "query='q2' doc='d1'" in message
+    # Without the repeated judgment, every order reads.
+    clean = qrels.filter(pl.int_range(pl.len()) != 4)
+    assert lf.positions(make_run(), arrange(clean)).height == 3
+
+
 def test_duplicate_lazy_qrels_with_an_eager_run():
     qrels = pl.concat([QRELS, QRELS.tail(1)]).lazy()
     message = error_of(lambda: lf.positions(make_run(), qrels), InputError)
