@@ -576,7 +576,7 @@ def _check_values(run: pl.LazyFrame, names: ColumnNames, by: list[str]) -> None:
     flags = (
         pl.col("order").is_nan() | pl.col("order").is_null(),
         pl.col("doc").is_null(),
-        pl.col("system").is_null() | pl.col("query").is_null(),
+        _null_key(by),
     )
     if not collect(run.select(pl.any_horizontal(flags).any())).item():
         return
@@ -604,19 +604,23 @@ def _checked(
         (pl.col("_n_docs") != pl.col("_n_rows"))
         | pl.col("_bad_scores")
         | pl.col("_null_ids")
-        | pl.col("system").is_null()
-        | pl.col("query").is_null()
+        | _null_key(by)
     )
     if bad.height:
         _raise_for(bad.sort(*by, *KEYS).row(0, named=True), run, names, by)
     return rankings
 
 
+def _null_key(by: list[str]) -> pl.Expr:
+    """Whether a row (or ranking) has a null key: its rows would match no query row."""
+    return pl.any_horizontal(pl.col(key).is_null() for key in [*by, *KEYS])
+
+
 def _raise_for(first: dict, run: pl.LazyFrame, names: ColumnNames, by: list[str]) -> None:
     """Raise the error for a bad ranking or row (``first`` holds its keys and flags)."""
-    if first["system"] is None or first["query"] is None:
-        key = "system" if first["system"] is None else "query"
-        validate.raise_null_key(run, key, _message_names(names))
+    null_key = next((key for key in [*KEYS, *by] if first[key] is None), None)
+    if null_key is not None:
+        validate.raise_null_key(run, null_key, _message_names(names))
     problem = {key: first[key] for key in [*by, *KEYS]}
     problem.update(_bad_scores=first["_bad_scores"], _null_ids=first["_null_ids"])
     validate.raise_ranking_problem(run, problem, _message_names(names))

@@ -124,13 +124,13 @@ def raise_ranking_problem(
 
 
 def raise_null_key(run: Frame, key: str, columns: Mapping[str, str]) -> None:
-    """Raise the error for a null system or query id, showing a row that has it."""
+    """Raise the error for a null system, query or ``by=`` key, showing a row that has it."""
     detail = run.filter(pl.col(key).is_null()).head(1)
     if isinstance(detail, pl.LazyFrame):
         detail = detail.collect()
     detail = detail.rename({name: columns[name] for name in detail.columns if name in columns})
     example = format_row(detail.row(0, named=True)) if detail.height else "?"
     raise InputError(
-        f"null id in column {columns[key]!r} of the run; every row needs a system and a "
-        f"query id; example: {example}"
+        f"null id in column {columns.get(key, key)!r} of the run; every row needs a system "
+        f"and a query id, and a value in each by= key column; example: {example}"
     )

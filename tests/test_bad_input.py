@@ -120,6 +120,14 @@ def test_null_query_or_system_id_shows_an_example_row(backend: Backend, column):
     assert "d2" in message
 
 
+def test_null_by_key_shows_an_example_row(backend: Backend):
+    # A null track would match no query and its rows would vanish: refused instead.
+    run = make_run(track=["t1", None, "t1"])
+    message = error_of(lambda: backend.positions(run, QRELS, by="track"), InputError)
+    assert "null id in column 'track'" in message
+    assert "d2" in message
+
+
 def test_null_rank_names_the_rank_column(backend: Backend):
     run = make_run(rank=[1, None, 3])
     message = error_of(lambda: backend.positions(run, QRELS, rank_by="rank"), InputError)
