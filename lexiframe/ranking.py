@@ -46,6 +46,24 @@ class ColumnNames:
     """The column the rankings are ordered by: ``score``, or ``rank`` with rank_by="rank"."""
 
 
+@dataclass(frozen=True)
+class _Request:
+    """What :func:`positions` builds: the keys of a ranking and the options of the frame."""
+
+    by: list[str]
+    qrels_keys: list[str]
+    """The keys that join a ranking to its judgments: the by= keys the qrels carry, query."""
+    depth: int | None
+    rank_by: RankBy
+    docs: bool
+    grades: bool
+
+    @property
+    def keys(self) -> list[str]:
+        """The keys of one ranking: by…, system, query."""
+        return [*self.by, *KEYS]
+
+
 @overload
 def positions(run: pl.DataFrame, qrels: pl.DataFrame | pl.LazyFrame, **options) -> pl.DataFrame: ...
 @overload
@@ -137,19 +155,10 @@ def positions(
         raise InputError("the run is empty: it has no rows, so there is nothing to evaluate")
     relevant = qrels_lf.filter(pl.col("relevance") >= threshold)
     queries = _relevant_queries(relevant, qrels_keys, grades)
+    request = _Request(by, qrels_keys, depth, rank_by, docs, grades)
     if isinstance(run, pl.LazyFrame):
         plans = [
-            _rankings(
-                run_part,
-                relevant_part,
-                by,
-                qrels_keys,
-                depth,
-                rank_by,
-                docs,
-                grades,
-                value_flags=True,
-            )
+            _rankings(run_part, relevant_part, request, value_flags=True)
             for run_part, relevant_part in _split(run_lf, relevant, _partition_count(partitions, 0))
         ]
         # The value checks ride inside the ranking aggregation, so that the source is read
@@ -163,45 +172,32 @@ def positions(
             )
             for plan in plans
         ]
-        return _complete(pl.concat(checked), queries, by, qrels_keys, docs, grades)
+        return _complete(pl.concat(checked), queries, request)
 
     # An in-memory run is checked for NaN scores and null ids in one cheap pass first.
     _check_values(run_lf, names, by)
-    parts = _eager_rankings(
-        run_lf, relevant, by, qrels_keys, depth, rank_by, docs, grades, partitions
-    )
+    parts = _eager_rankings(run_lf, relevant, request, partitions)
     rankings_df = _checked(pl.concat(parts, how="diagonal"), run_lf, names, by)
     queries_df = collect(queries)
     _warn_dropped(rankings_df, queries_df, by, qrels_keys, names)
-    return collect(_complete(rankings_df.lazy(), queries_df.lazy(), by, qrels_keys, docs, grades))
+    return collect(_complete(rankings_df.lazy(), queries_df.lazy(), request))
 
 
 def _eager_rankings(
-    run: pl.LazyFrame,
-    relevant: pl.LazyFrame,
-    by: list[str],
-    qrels_keys: list[str],
-    depth: int | None,
-    rank_by: RankBy,
-    docs: bool,
-    grades: bool,
-    partitions: int | None,
+    run: pl.LazyFrame, relevant: pl.LazyFrame, request: _Request, partitions: int | None
 ) -> list[pl.DataFrame]:
     """The rankings of an in-memory run: grouped by slices where each ranking is one block
     of rows (:mod:`lexiframe._blocks`), by their keys in groups of queries elsewhere."""
-    blocks = _blocks.number_blocks(collect(run), [*by, *KEYS])
-    options = {"depth": depth, "rank_by": rank_by, "docs": docs, "grades": grades}
-    by_blocks = _rankings(
-        blocks.run.lazy(), relevant, by, qrels_keys, **options, block_keys=blocks.keys.lazy()
-    )
-    parts = [collect(by_blocks)]
-    rest = blocks.rest
-    if rest is not None:
+    blocks = _blocks.number_blocks(collect(run), request.keys)
+    parts = [
+        collect(_rankings(blocks.run.lazy(), relevant, request, block_keys=blocks.keys.lazy()))
+    ]
+    if blocks.rest is not None:
+        groups = _split(
+            blocks.rest.lazy(), relevant, _partition_count(partitions, blocks.rest.height)
+        )
         parts += [
-            collect(_rankings(part, part_relevant, by, qrels_keys, **options))
-            for part, part_relevant in _split(
-                rest.lazy(), relevant, _partition_count(partitions, rest.height)
-            )
+            collect(_rankings(part, part_relevant, request)) for part, part_relevant in groups
         ]
     return parts
 
@@ -379,12 +375,7 @@ def _sort_keys(rank_by: RankBy, doc_dtype: pl.DataType) -> tuple[list[pl.Expr], 
 def _rankings(
     run: pl.LazyFrame,
     relevant: pl.LazyFrame,
-    by: list[str],
-    qrels_keys: list[str],
-    depth: int | None,
-    rank_by: RankBy,
-    docs: bool,
-    grades: bool,
+    request: _Request,
     *,
     value_flags: bool = False,
     block_keys: pl.LazyFrame | None = None,
@@ -396,9 +387,11 @@ def _rankings(
     (:data:`DUPLICATE_FLAGS`, and :data:`VALUE_FLAGS` with ``value_flags``) let the caller
     reject duplicate documents, NaN scores and null ids without another pass over the run.
     """
-    schema = run.collect_schema()
-    keys, descending = _sort_keys(rank_by, schema["doc"])
-    marked, exact = _with_marks(run, relevant, qrels_keys, keep_order=block_keys is not None)
+    depth, with_docs = request.depth, request.docs or request.grades
+    keys, descending = _sort_keys(request.rank_by, run.collect_schema()["doc"])
+    marked, exact = _with_marks(
+        run, relevant, request.qrels_keys, keep_order=block_keys is not None
+    )
     mark = pl.col("_mark")
     columns = {
         "positions": (mark.sort_by(keys, descending=descending).arg_true() + 1).cast(POSITION),
@@ -413,7 +406,7 @@ def _rankings(
         columns["_null_ids"] = pl.col("doc").null_count()
     if depth is not None:
         columns["n_ret"] = pl.min_horizontal(pl.len(), pl.lit(depth)).cast(POSITION)
-    if docs or grades or not exact:
+    if with_docs or not exact:
         # The marked rows alone, sorted by the same keys: in the order of ``positions``.
         marked_keys = [key.filter(mark) for key in keys]
         columns["docs"] = pl.col("doc").filter(mark).sort_by(marked_keys, descending=descending)
@@ -427,15 +420,15 @@ def _rankings(
             .drop(_blocks.BLOCK)
         )
     else:
-        rankings = marked.group_by(*by, *KEYS).agg(**columns)
+        rankings = marked.group_by(request.keys).agg(**columns)
     if not exact:
-        rankings = _judged_only(rankings, relevant, by, qrels_keys, depth)
+        rankings = _judged_only(rankings, relevant, request)
     elif depth is not None:
         # Positions ascend: the ones within the depth are a prefix of the list.
         kept = pl.col("positions").list.eval((pl.element() <= depth).sum()).list.first()
-        lists = ["positions", "docs"] if docs or grades else ["positions"]
+        lists = ["positions", "docs"] if with_docs else ["positions"]
         rankings = rankings.with_columns(pl.col(lists).list.head(kept))
-    return _with_grades(rankings, relevant, by, qrels_keys) if grades else rankings
+    return _with_grades(rankings, relevant, request) if request.grades else rankings
 
 
 ROWS_PER_PARTITION = 4_000_000
@@ -467,13 +460,7 @@ def _with_marks(
     return run.with_columns(_mark=pl.col("doc").is_in(relevant_docs.implode())), False
 
 
-def _judged_only(
-    rankings: pl.LazyFrame,
-    relevant: pl.LazyFrame,
-    by: list[str],
-    qrels_keys: list[str],
-    depth: int | None,
-) -> pl.LazyFrame:
+def _judged_only(rankings: pl.LazyFrame, relevant: pl.LazyFrame, request: _Request) -> pl.LazyFrame:
     """Keep the marked documents that the qrels judge relevant for the ranking's query.
 
     The marked documents, exploded with their positions, go through a semi join on the
@@ -481,28 +468,26 @@ def _judged_only(
     order; a ranking left with none gets nulls, which :func:`_complete` turns into empty
     lists.
     """
-    keys = [*by, *KEYS]
+    keys, qrels_keys = request.keys, request.qrels_keys
     marked = rankings.select(*keys, "positions", "docs").explode("positions", "docs")
     judged = marked.join(
         relevant.select(*qrels_keys, docs="doc"), on=[*qrels_keys, "docs"], how="semi"
     )
-    if depth is not None:
-        judged = judged.filter(pl.col("positions") <= depth)
+    if request.depth is not None:
+        judged = judged.filter(pl.col("positions") <= request.depth)
     lists = judged.group_by(keys).agg(
         pl.col("positions").sort(), pl.col("docs").sort_by("positions")
     )
     return rankings.drop("positions", "docs").join(lists, on=keys, how="left")
 
 
-def _with_grades(
-    rankings: pl.LazyFrame, relevant: pl.LazyFrame, by: list[str], qrels_keys: list[str]
-) -> pl.LazyFrame:
+def _with_grades(rankings: pl.LazyFrame, relevant: pl.LazyFrame, request: _Request) -> pl.LazyFrame:
     """Add ``grades``: the grades of each ranking's retrieved relevant documents, in rank order.
 
     Looked up for the relevant documents only (a few per ranking), by exploding ``docs``
     with each document's recall level, which then orders the grades back into lists.
     """
-    keys = [*by, *KEYS]
+    keys, qrels_keys = request.keys, request.qrels_keys
     exploded = (
         rankings.select(*keys, "docs")
         .with_columns(_level=pl.int_ranges(pl.col("docs").list.len()))
@@ -541,33 +526,27 @@ def _grid(
     return systems.join(queries, how="cross")
 
 
-def _complete(
-    rankings: pl.LazyFrame,
-    queries: pl.LazyFrame,
-    by: list[str],
-    qrels_keys: list[str],
-    docs: bool,
-    grades: bool,
-) -> pl.LazyFrame:
+def _complete(rankings: pl.LazyFrame, queries: pl.LazyFrame, request: _Request) -> pl.LazyFrame:
     """Give every system a row for every query with a relevant document (worst case if none)."""
+    by = request.by
     systems = rankings.select(*by, "system").unique()
-    grid = _grid(systems, queries, by, qrels_keys)
+    grid = _grid(systems, queries, by, request.qrels_keys)
     found = rankings.drop(DUPLICATE_FLAGS, *VALUE_FLAGS, strict=False)
     empty = pl.lit([], dtype=pl.List(POSITION))
     filled = [pl.col("positions").fill_null(empty), pl.col("n_ret").fill_null(0)]
     optional = []
-    if docs:
+    if request.docs:
         optional.append("docs")
         filled.append(pl.col("docs").fill_null(pl.lit([], dtype=found.collect_schema()["docs"])))
-    if grades:
+    if request.grades:
         optional += ["grades", "ideal_grades"]
         filled.append(
             pl.col("grades").fill_null(pl.lit([], dtype=found.collect_schema()["grades"]))
         )
     return (
-        grid.join(found, on=[*by, *KEYS], how="left")
+        grid.join(found, on=request.keys, how="left")
         .with_columns(filled)
-        .select(*by, *KEYS, "positions", "n_rel", "n_ret", *optional)
+        .select(*request.keys, "positions", "n_rel", "n_ret", *optional)
     )
 
 
