@@ -358,9 +358,10 @@ def _read_text(files: Sequence[Path], layout: _Layout, system_from: SystemFrom) 
     systems = [_system_name(path) if system_from == "filename" else None for path in files]
     separators = [_sniff(path, layout) for path in files]
     jobs = list(zip(files, separators, systems, strict=True))
+    gzipped = {path for path in files if _is_gzip(path)}
     frames = []
-    for group in _batches(jobs):
-        frame = _try_collect(pl.concat(_fast_plans(group, layout)))
+    for group in _batches(jobs, gzipped):
+        frame = _try_collect(pl.concat(_fast_plans(group, layout, gzipped)))
         if frame is None:
             # Some file breaks the fast path: a malformed line, or an irregular separator
             # further down than the sniffed lines. Read each file on its own, the general
@@ -376,12 +377,12 @@ _BATCH_BYTES = 64 << 20
 """Compressed bytes of gzipped files decompressed at a time (about 5 times as much text)."""
 
 
-def _batches(jobs: list[_Job]) -> Iterator[list[_Job]]:
+def _batches(jobs: list[_Job], gzipped: set[Path]) -> Iterator[list[_Job]]:
     """The files in batches of at most :data:`_BATCH_BYTES` of gzipped files (or one file)."""
     batch: list[_Job] = []
     size = 0
     for job in jobs:
-        job_size = job[0].stat().st_size if _is_gzip(job[0]) else 0
+        job_size = job[0].stat().st_size if job[0] in gzipped else 0
         if batch and size + job_size > _BATCH_BYTES:
             yield batch
             batch, size = [], 0
@@ -391,15 +392,15 @@ def _batches(jobs: list[_Job]) -> Iterator[list[_Job]]:
         yield batch
 
 
-def _fast_plans(jobs: list[_Job], layout: _Layout) -> list[pl.LazyFrame]:
+def _fast_plans(jobs: list[_Job], layout: _Layout, gzipped: set[Path]) -> list[pl.LazyFrame]:
     """The plans of a batch of files; gzipped files on the fast path are decompressed here.
 
     ISA-L decompresses gzip about twice as fast as zlib, in parallel threads (it releases
     the GIL); Polars then parses the text in memory, as it would after decompressing it.
     """
-    gzipped = [path for path, separator, _ in jobs if separator and _is_gzip(path)]
-    with ThreadPoolExecutor(max(1, min(len(gzipped), pl.thread_pool_size()))) as pool:
-        texts = dict(zip(gzipped, pool.map(_decompress, gzipped), strict=True))
+    fast = [path for path, separator, _ in jobs if separator and path in gzipped]
+    with ThreadPoolExecutor(max(1, min(len(fast), pl.thread_pool_size()))) as pool:
+        texts = dict(zip(fast, pool.map(_decompress, fast), strict=True))
     plans = []
     for path, separator, system in jobs:
         if path in texts:
