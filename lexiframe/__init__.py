@@ -15,6 +15,7 @@ from lexiframe.errors import (
     InputError,
     LexiframeError,
     LexiframeWarning,
+    MissingCorpusSizeWarning,
     SchemaError,
     UnknownMeasureError,
 )
@@ -39,6 +40,7 @@ __all__ = [
     "InputError",
     "LexiframeError",
     "LexiframeWarning",
+    "MissingCorpusSizeWarning",
     "SchemaError",
     "UnknownMeasureError",
     "coverage",

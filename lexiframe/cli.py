@@ -193,7 +193,11 @@ def run_evaluate(args: argparse.Namespace) -> int:
     summary: dict[str, pl.DataFrame] = {}
     per_query = prefs = None
     if metric_names:
-        per_query = measures(frame, metric_names, n=args.n).sort("system", "query")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", LexiframeWarning)
+            per_query = measures(frame, metric_names, n=args.n).sort("system", "query")
+        for warning in caught:
+            print(f"note: {warning.message}", file=sys.stderr)
         tables["metrics"] = per_query
         summary["metrics"] = summarize(per_query)
     if preference_names:

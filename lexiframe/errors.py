@@ -29,3 +29,9 @@ class LexiframeWarning(UserWarning):
 
 class DroppedQueriesWarning(LexiframeWarning):
     """Queries of the run that were not evaluated (unjudged, or without a relevant document)."""
+
+
+class MissingCorpusSizeWarning(LexiframeWarning):
+    """A measure needs the corpus size ``n`` and none was given: its values are null where
+    they depend on it (SL3 and RecallError of a ranking that missed a relevant document, TSE
+    with the linear exposure)."""

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import sys
+import warnings
 from collections.abc import Iterable
 from typing import Any, TypeVar
 
 import polars as pl
 
-from lexiframe._utils import as_list, quote_names
+from lexiframe._utils import as_list, format_row, quote_names
 from lexiframe.aggregate import summarize_preferences
-from lexiframe.errors import InputError, SchemaError
+from lexiframe.errors import InputError, MissingCorpusSizeWarning, SchemaError
 from lexiframe.metrics import Context, Measure, parse_measures
+from lexiframe.metrics.exprs import _count
 from lexiframe.ranking import positions as build_positions
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
@@ -28,7 +31,11 @@ def measures(frame: Frame, names: MeasureNames, *, n: int | str | pl.Expr | None
         frame: a positions frame (see :func:`lexiframe.positions`).
         names: measure names, e.g. ``["RR", "AP", "nDCG@10", "TSE(exposure='ap')"]``.
         n: corpus size, for measures that place unretrieved documents (TSE, SL3,
-            RecallError); an integer or a column name.
+            RecallError); an integer or a column name. It must hold every ranking and the
+            relevant documents the ranking missed (n ≥ n_ret + n_rel − r): a smaller n is
+            refused. Without it, SL3 and RecallError are null for a ranking that missed a
+            relevant document and ``TSE(exposure='linear')`` is null, with one
+            :class:`~lexiframe.errors.MissingCorpusSizeWarning`.
 
     Returns:
         The key columns of ``frame`` (by…, system, query) and one Float64 column per measure.
@@ -64,7 +71,72 @@ def measures(frame: Frame, names: MeasureNames, *, n: int | str | pl.Expr | None
         raise SchemaError("ASL needs the n_ret column of the positions frame")
     context = Context(n=n, graded=graded)
     keys = [name for name in schema if name not in RANKING_COLUMNS]
-    return frame.select(*keys, *(measure.expr(context) for measure in parsed))
+    if n is None:
+        needing = [measure.name for measure in parsed if measure.needs_n]
+        with warnings.catch_warnings():
+            # The expressions warn one by one; the caller gets one warning for the call.
+            warnings.simplefilter("ignore", MissingCorpusSizeWarning)
+            columns = [measure.expr(context) for measure in parsed]
+        if needing:
+            linear = (
+                " (the linear exposure: every value)" if any("linear" in m for m in needing) else ""
+            )
+            warnings.warn(
+                f"{quote_names(needing)} need the corpus size n to place the relevant "
+                f"documents a ranking did not retrieve; without n= those values are null{linear}. "
+                "Pass n= (an integer or a column).",
+                MissingCorpusSizeWarning,
+                stacklevel=_caller_level(),
+            )
+        return frame.select(*keys, *columns)
+    checked = _checked_corpus_size(frame, n, schema)
+    return checked.select(*keys, *(measure.expr(context) for measure in parsed))
+
+
+def _caller_level() -> int:
+    """The stack level of the first frame outside lexiframe (for warnings)."""
+    level, frame = 1, sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("lexiframe"):
+        level, frame = level + 1, frame.f_back
+    return level
+
+
+def _checked_corpus_size(frame: Frame, n: int | str | pl.Expr, schema: pl.Schema) -> Frame:
+    """Refuse a corpus size n smaller than a ranking plus its unretrieved relevant documents.
+
+    Imputed positions n − (m − i) must fall below every retrieved one (lexirecall paper
+    §2.2), so n ≥ n_ret + (m − r) for every ranking. A LazyFrame is checked batch by batch
+    as it streams.
+    """
+    r = pl.col("positions").list.len().cast(pl.Int64)
+    depth = (
+        pl.col("n_ret").cast(pl.Int64)
+        if "n_ret" in schema
+        else pl.col("positions").list.max().cast(pl.Int64).fill_null(0)
+    )
+    needed = depth + pl.col("n_rel").cast(pl.Int64) - r
+    too_small = _count(n) < needed
+
+    def check(batch: pl.DataFrame) -> pl.DataFrame:
+        bad = batch.filter(too_small)
+        if bad.height:
+            row = bad.head(1).with_columns(_depth=depth, _missed=needed - depth, _n=_count(n))
+            first = row.row(0, named=True)
+            internal = (*RANKING_COLUMNS, "_depth", "_missed", "_n")
+            keys = {key: first[key] for key in row.columns if key not in internal}
+            missed = first["_missed"]
+            below = f" and missed {missed} relevant ones, placed below them" if missed else ""
+            raise InputError(
+                f"n={first['_n']} is too small for the corpus of these rankings: the ranking "
+                f"{format_row(keys)} returned {first['_depth']} documents{below} "
+                f"(n ≥ {first['_depth'] + missed}); the deepest ranking found returned "
+                f"{batch.select(depth.max()).item()} documents"
+            )
+        return batch
+
+    if isinstance(frame, pl.LazyFrame):
+        return frame.map_batches(check, schema=schema, streamable=True)
+    return check(frame)
 
 
 def evaluate(

@@ -214,8 +214,13 @@ def imputed(pos: list[int], m: int, n: int | None) -> list[float | None]:
 
 def tse(
     pos: list[int], m: int, exposure_name: str = "rr", *, n: int | None = None, p: float = 0.8
-) -> float:
-    """TSE_e = e(p̂_m); 0 when the last relevant document is imputed and n is None."""
+) -> float | None:
+    """TSE_e = e(p̂_m); 0 when the last relevant document is imputed and n is None.
+
+    The linear exposure 1 − p/n is undefined without n: None.
+    """
+    if exposure_name == "linear" and n is None:
+        return None
     last = imputed(pos, m, n)[m - 1]
     if last is None:
         return 0.0

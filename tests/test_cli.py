@@ -134,3 +134,11 @@ def test_missing_qrels_file_is_an_error(tmp_path, capsys):
     code = main(["evaluate", "--qrels", str(tmp_path / "none.txt"), *RUNS])
     assert code == 2
     assert "none.txt" in capsys.readouterr().err
+
+
+def test_measures_needing_n_print_one_note_without_n_and_refuse_a_small_n(capsys):
+    assert evaluate("-m", "SL3", "-m", "RR") == 0
+    err = capsys.readouterr().err
+    assert err.count("corpus size n") == 1
+    assert evaluate("-m", "SL3", "--n", "5") == 2  # toy rankings hold 100 documents
+    assert "n=5 is too small" in capsys.readouterr().err

@@ -8,12 +8,18 @@ lexirecall paper (TSE §3.2 eq. 3, SL3 and recall error §3.2, imputation §2.2)
 from __future__ import annotations
 
 import math
+import warnings
 
 import polars as pl
 import pytest
 
 import lexiframe as lf
-from lexiframe.errors import InputError, LexiframeError, UnknownMeasureError
+from lexiframe.errors import (
+    InputError,
+    LexiframeError,
+    MissingCorpusSizeWarning,
+    UnknownMeasureError,
+)
 from lexiframe.metrics import exprs, known_names, parse_measure, parse_measures
 
 
@@ -188,12 +194,74 @@ def test_tse_callable_exposure():
     assert column(frame, exprs.tse(exposure=lambda p: 1.0 / (p * p))) == approx([1 / 16])
 
 
-def test_tse_linear_needs_n():
-    frame = positions_frame(([1, 4], 2, 10))
-    with pytest.raises(InputError, match="n"):
-        frame.select(exprs.tse(exposure="linear"))
-    with pytest.raises(LexiframeError, match="n"):
-        lf.measures(frame, ["TSE(exposure='linear')"])
+NEEDS_N = ["SL3", "RecallError", "TSE(exposure='linear')"]
+
+
+def test_measures_without_the_corpus_size_are_null_with_one_warning(backend):
+    # [1, 4] of m = 2 is complete: SL3 = 4 − 2 = 2, RE = 2.5 − 1.5 = 1; [2] of m = 2 misses
+    # one, so p̂_2 needs n: null. The linear exposure 1 − p/n needs n everywhere: null.
+    frame = positions_frame(([1, 4], 2, 10), ([2], 2, 10))
+    with pytest.warns(MissingCorpusSizeWarning, match=r"\bn\b") as caught:
+        got = backend.measures(frame, [*NEEDS_N, "RR"]).sort("system")
+    assert len([w for w in caught if w.category is MissingCorpusSizeWarning]) == 1
+    assert all(name in str(caught[0].message) for name in NEEDS_N)
+    assert got["SL3"].to_list() == approx([2.0, None])
+    assert got["RecallError"].to_list() == approx([1.0, None])
+    assert got["TSE(exposure='linear')"].to_list() == [None, None]
+    assert got["RR"].to_list() == approx([1.0, 0.5])
+
+
+@pytest.mark.parametrize("name", NEEDS_N)
+def test_each_measure_needing_n_warns_the_same_way(name):
+    frame = positions_frame(([2], 2, 10))
+    with pytest.warns(MissingCorpusSizeWarning, match="corpus size n"):
+        assert lf.measures(frame, [name])[name].to_list() == [None]
+    with pytest.warns(MissingCorpusSizeWarning, match="corpus size n"):
+        assert lf.measures(frame.lazy(), [name]).collect()[name].to_list() == [None]
+
+
+def test_expressions_needing_n_warn_too():
+    frame = positions_frame(([2], 2, 10))
+    with pytest.warns(MissingCorpusSizeWarning, match="TSE"):
+        assert column(frame, exprs.tse(exposure="linear")) == [None]
+    with pytest.warns(MissingCorpusSizeWarning, match="SL3"):
+        assert column(frame, pl.col("positions").lexi.sl3()) == [None]
+
+
+def test_no_warning_with_n_or_for_measures_that_do_not_need_it():
+    frame = positions_frame(([2], 2, 10))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        lf.measures(frame, ["TSE", "RR", "ASL"])  # TSE_rr of an imputed document is 0
+        lf.measures(frame, NEEDS_N, n=100)
+
+
+@pytest.mark.parametrize(
+    ("rankings", "n", "needed"),
+    [
+        # the case: rankings of three documents, n = 2
+        ([([1, 3], 2, 3)], 2, 3),
+        # returned 3 and missed one relevant document: it sits at n, below rank 3, so n ≥ 4
+        ([([2], 2, 3)], 3, 4),
+        # nothing retrieved of 3 relevant, 0 returned: n ≥ 3
+        ([([], 3, 0)], 2, 3),
+    ],
+)
+def test_corpus_size_smaller_than_the_rankings_is_refused(backend, rankings, n, needed):
+    frame = positions_frame(*rankings)
+    deepest = max(r[2] for r in rankings)
+    with pytest.raises(
+        InputError, match=rf"n={n} is too small.*n ≥ {needed}\).*returned {deepest}"
+    ):
+        backend.measures(frame, ["TSE"], n=n)
+    assert backend.measures(frame, ["TSE"], n=needed).height == len(rankings)
+
+
+def test_corpus_size_column_is_checked_per_ranking():
+    # s0 needs 10 + 1 = 11 and gets 11; s1 needs 11 and gets 10.
+    frame = positions_frame(([2], 2, 10), ([2], 2, 10)).with_columns(corpus=pl.Series([11, 10]))
+    with pytest.raises(InputError, match=r"n=10 .*system='s1'"):
+        lf.measures(frame, ["SL3"], n="corpus")
 
 
 def test_tse_unknown_exposure():
@@ -230,8 +298,10 @@ def test_imputation_example_of_section_2_2():
 )
 def test_sl3(rankings, n, expected):
     frame = positions_frame(*rankings)
-    assert column(frame, pl.col("positions").lexi.sl3(n=n)) == approx(expected)
-    assert lf.measures(frame, ["SL3"], n=n)["SL3"].to_list() == approx(expected)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingCorpusSizeWarning)  # n=None: tested above
+        assert column(frame, pl.col("positions").lexi.sl3(n=n)) == approx(expected)
+        assert lf.measures(frame, ["SL3"], n=n)["SL3"].to_list() == approx(expected)
 
 
 @pytest.mark.parametrize(
@@ -241,8 +311,8 @@ def test_sl3(rankings, n, expected):
         ([([1, 4], 2, 10)], None, [1.0]),
         # optimal ranking → 0
         ([([1, 2, 3], 3, 3)], None, [0.0]),
-        # [2] of m = 2, n = 10: p̂ = (2, 10) → 6 − 1.5 = 4.5
-        ([([2], 2, 10)], 10, [4.5]),
+        # [2] of m = 2 in a ranking of 8, n = 10: p̂ = (2, 10) → 6 − 1.5 = 4.5
+        ([([2], 2, 8)], 10, [4.5]),
         ([([2], 2, 10)], None, [None]),
         # nothing retrieved, m = 3, n = 50: p̂ = (48, 49, 50) → 49 − 2 = 47
         ([([], 3, 0)], 50, [47.0]),
@@ -250,8 +320,11 @@ def test_sl3(rankings, n, expected):
 )
 def test_recall_error(rankings, n, expected):
     frame = positions_frame(*rankings)
-    assert column(frame, pl.col("positions").lexi.recall_error(n=n)) == approx(expected)
-    assert lf.measures(frame, ["RecallError"], n=n)["RecallError"].to_list() == approx(expected)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingCorpusSizeWarning)  # n=None: tested above
+        assert column(frame, pl.col("positions").lexi.recall_error(n=n)) == approx(expected)
+        got = lf.measures(frame, ["RecallError"], n=n)["RecallError"].to_list()
+    assert got == approx(expected)
 
 
 def test_corpus_size_from_a_column():

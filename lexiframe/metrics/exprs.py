@@ -7,17 +7,19 @@ retrieved relevant documents) and, where the measure needs them, ``n_rel`` (m), 
 Unretrieved relevant documents are placed by pessimistic imputation (lexirecall paper §2.2):
 the i-th relevant document, i > r, sits at p̂_i = n − (m − i). With ``n=None`` the corpus is
 taken as larger than any depth, so imputed documents have exposure 0 (trec_eval's
-behaviour) and measures that need their positions are null.
+behaviour) and measures that need their positions (SL3, RecallError, the linear exposure)
+are null, with a :class:`~lexiframe.errors.MissingCorpusSizeWarning` that names ``n``.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 
 import polars as pl
 
 from lexiframe._utils import IntoExpr, into_expr
-from lexiframe.errors import InputError
+from lexiframe.errors import InputError, MissingCorpusSizeWarning
 from lexiframe.typing import Exposure
 
 IntoCount = int | str | pl.Expr
@@ -51,6 +53,20 @@ def _positive_zero(value: pl.Expr) -> pl.Expr:
     ``value + 0.0`` is not enough: Polars skips adding a zero scalar.
     """
     return pl.when(value == 0.0).then(pl.lit(0.0)).otherwise(value)
+
+
+def _warn_missing_n(what: str) -> None:
+    """The one warning of a measure built without the corpus size it needs."""
+    warnings.warn(
+        f"{what} needs the corpus size n to place the relevant documents a ranking did not "
+        "retrieve; without n= those values are null. Pass n= (an integer or a column).",
+        MissingCorpusSizeWarning,
+        stacklevel=3,
+    )
+
+
+def _null() -> pl.Expr:
+    return pl.lit(None, dtype=pl.Float64)
 
 
 def _check_cutoff(k: int | None, name: str) -> None:
@@ -218,7 +234,8 @@ def exposure_function(
     """The exposure e(position) of the recall-level family (lexirecall paper, Definition 2.1).
 
     ``rr`` and ``ap``: 1/p; ``ndcg``: 1/log2(p + 1); ``rbp``: (1 − γ)γ^(p − 1) with γ = ``p``;
-    ``linear``: 1 − position/n (needs ``n``); or any function of a Float64 position expression.
+    ``linear``: 1 − position/n (null without ``n``); or any function of a Float64 position
+    expression.
     """
     if callable(exposure):
         return exposure
@@ -231,7 +248,7 @@ def exposure_function(
         return lambda position: (1.0 - p) * pl.lit(p) ** (position - 1.0)
     if exposure == "linear":
         if n is None:
-            raise InputError("the linear exposure 1 − p/n needs the corpus size n")
+            return lambda position: _null()
         return lambda position: 1.0 - position / _count(n).cast(pl.Float64)
     raise InputError(
         f"unknown exposure {exposure!r}; use one of 'rr', 'ap', 'ndcg', 'rbp', 'linear' "
@@ -258,7 +275,9 @@ def tse(
     """Total search efficiency: TSE_e = e(p̂_m), the exposure of the last relevant document.
 
     Lexirecall paper §3.2 (Definition 2.1 with all weight on recall level m). It is 0 when the
-    last relevant document was not retrieved and ``n`` is None.
+    last relevant document was not retrieved and ``n`` is None; the linear exposure needs
+    ``n`` for every ranking (null and a :class:`~lexiframe.errors.MissingCorpusSizeWarning`
+    without it).
 
     Example:
         >>> import polars as pl
@@ -269,6 +288,9 @@ def tse(
         [0.25, 0.0]
     """
     weigh = exposure_function(exposure, n=n, p=p)
+    if exposure == "linear" and n is None:
+        _warn_missing_n("TSE(exposure='linear')")
+        return _null()
     return weigh(_last_position(positions, n_rel, n)).fill_null(0.0)
 
 
@@ -277,7 +299,8 @@ def sl3(
 ) -> pl.Expr:
     """Cooper's type 3 search length: p̂_m − m (lexirecall paper §3.2).
 
-    Null when a relevant document was not retrieved and ``n`` is None.
+    Null when a relevant document was not retrieved and ``n`` is None (with a
+    :class:`~lexiframe.errors.MissingCorpusSizeWarning`).
 
     Example:
         >>> import polars as pl
@@ -287,6 +310,8 @@ def sl3(
         >>> df.select(exprs.sl3(n=100)).to_series().to_list()
         [2.0, 98.0]
     """
+    if n is None:
+        _warn_missing_n("SL3")
     return _last_position(positions, n_rel, n) - _count(n_rel)
 
 
@@ -296,7 +321,8 @@ def recall_error(
     """Rocchio's recall error: mean(p̂) − (m + 1)/2 (lexirecall paper §3.2).
 
     The m − r unretrieved documents sit at n − m + i for i = r+1 … m, whose sum is
-    (m − r)(n − m) + (m(m + 1) − r(r + 1))/2. Null when r < m and ``n`` is None.
+    (m − r)(n − m) + (m(m + 1) − r(r + 1))/2. Null when r < m and ``n`` is None (with a
+    :class:`~lexiframe.errors.MissingCorpusSizeWarning`).
 
     Example:
         >>> import polars as pl
@@ -310,6 +336,7 @@ def recall_error(
     r = _n_retrieved_relevant(positions).cast(pl.Float64)
     retrieved = _ranks(positions).list.sum().cast(pl.Float64)
     if n is None:
+        _warn_missing_n("RecallError")
         imputed = pl.when(r == m).then(0.0)
     else:
         n_value = _count(n).cast(pl.Float64)

@@ -48,6 +48,8 @@ class Family:
     lower_is_better: bool = False
     """A cost (SL3, RecallError, ASL): orderings put the smallest value first."""
     example: str = ""
+    needs_n: Callable[[Measure], bool] = field(default=lambda measure: False, repr=False)
+    """Whether a measure of the family needs the corpus size n (null without it)."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,11 @@ class Measure:
     @property
     def lower_is_better(self) -> bool:
         return self.family.lower_is_better
+
+    @property
+    def needs_n(self) -> bool:
+        """Whether the measure needs the corpus size n: without it, some values are null."""
+        return self.family.needs_n(self)
 
     @property
     def name(self) -> str:
@@ -177,6 +184,7 @@ FAMILIES: tuple[Family, ...] = (
         params={"exposure": "rr", "p": 0.8},
         choices={"exposure": ("rr", "ap", "ndcg", "rbp", "linear")},
         example="TSE(exposure='ndcg')",
+        needs_n=lambda m: m.param("exposure") == "linear",
     ),
     Family(
         name="SL3",
@@ -186,6 +194,7 @@ FAMILIES: tuple[Family, ...] = (
         build=lambda m, c: exprs.sl3(n=c.n),
         lower_is_better=True,
         example="SL3",
+        needs_n=lambda m: True,
     ),
     Family(
         name="RecallError",
@@ -196,6 +205,7 @@ FAMILIES: tuple[Family, ...] = (
         aliases=("RE",),
         lower_is_better=True,
         example="RecallError",
+        needs_n=lambda m: True,
     ),
     Family(
         name="ASL",
@@ -366,11 +376,12 @@ def _example(family: Family) -> list[str]:
 
     name = family.example or family.name
     positions = _example_frame()
-    result = measures(positions, [name])
-    call = f"positions.lexi.measures([{name!r}])"
-    if result.to_series(-1).null_count():  # the measure needs the corpus size when r < m
+    if parse_measure(name).needs_n:  # null without the corpus size when r < m
         result = measures(positions, [name], n=_EXAMPLE_N)
         call = f"positions.lexi.measures([{name!r}], n={_EXAMPLE_N})"
+    else:
+        result = measures(positions, [name])
+        call = f"positions.lexi.measures([{name!r}])"
     column = result.columns[-1]
     rows = [
         f"| {system} | {_number(value)} |"
