@@ -12,14 +12,14 @@ import polars as pl
 from lexiframe._utils import as_list, format_row, quote_names
 from lexiframe.aggregate import summarize_preferences
 from lexiframe.errors import InputError, MissingCorpusSizeWarning, SchemaError
-from lexiframe.metrics import Context, Measure, parse_measures
+from lexiframe.metrics import Context, Measure, exprs, parse_measures
 from lexiframe.metrics.exprs import _count
 from lexiframe.ranking import positions as build_positions
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 
 # Columns of a positions frame that hold ranking data rather than keys.
-RANKING_COLUMNS = ("positions", "n_rel", "n_ret", "docs", "grades", "ideal_grades")
+RANKING_COLUMNS = ("positions", "n_rel", "n_ret", "depth", "docs", "grades", "ideal_grades")
 
 MeasureNames = str | Measure | Iterable[str | Measure]
 
@@ -69,8 +69,10 @@ def measures(frame: Frame, names: MeasureNames, *, n: int | str | pl.Expr | None
     graded = "grades" in schema and "ideal_grades" in schema
     if any(m.family.name == "ASL" for m in parsed) and "n_ret" not in schema:
         raise SchemaError("ASL needs the n_ret column of the positions frame")
-    context = Context(n=n, graded=graded)
     keys = [name for name in schema if name not in RANKING_COLUMNS]
+    # A skipped query's ASL: the frame's depth=, else the longest ranking of the query.
+    depth = exprs.skipped_depth(schema, [key for key in keys if key != "system"])
+    context = Context(n=n, graded=graded, depth=depth)
     if n is None:
         needing = [measure.name for measure in parsed if measure.needs_n]
         with warnings.catch_warnings():

@@ -189,15 +189,26 @@ class ExprNamespace:
         """Recall error (:func:`lexiframe.metrics.exprs.recall_error`)."""
         return exprs.recall_error(self._expr, n_rel=n_rel, n=n)
 
-    def asl(self, *, n_rel: IntoCount = "n_rel", n_ret: IntoCount = "n_ret") -> pl.Expr:
+    def asl(
+        self,
+        *,
+        n_rel: IntoCount = "n_rel",
+        n_ret: IntoCount = "n_ret",
+        depth: IntoCount | None = None,
+    ) -> pl.Expr:
         """Per-document atomized search length (:func:`lexiframe.metrics.exprs.asl`)."""
-        return exprs.asl(self._expr, n_rel=n_rel, n_ret=n_ret)
+        return exprs.asl(self._expr, n_rel=n_rel, n_ret=n_ret, depth=depth)
 
     def asl_mean(
-        self, *, n_rel: IntoCount = "n_rel", n_ret: IntoCount = "n_ret", first: int | None = None
+        self,
+        *,
+        n_rel: IntoCount = "n_rel",
+        n_ret: IntoCount = "n_ret",
+        first: int | None = None,
+        depth: IntoCount | None = None,
     ) -> pl.Expr:
         """ASL of a query, or ASL@g1-k (:func:`lexiframe.metrics.exprs.asl_mean`)."""
-        return exprs.asl_mean(self._expr, n_rel=n_rel, n_ret=n_ret, first=first)
+        return exprs.asl_mean(self._expr, n_rel=n_rel, n_ret=n_ret, first=first, depth=depth)
 
     def lexiprecision(self, other: str | pl.Expr) -> pl.Expr:
         """sgnLP against the ranking in ``other`` (:func:`lexiframe.preferences.lexiprecision`)."""

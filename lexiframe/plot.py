@@ -29,6 +29,7 @@ import polars as pl
 
 from lexiframe import stats
 from lexiframe._utils import as_list, quote_names
+from lexiframe.evaluation import RANKING_COLUMNS
 from lexiframe.metrics import exprs
 from lexiframe.validate import require_columns
 
@@ -105,8 +106,9 @@ def asl_histogram(
     """Relevant documents by per-document ASL, for one system (ASL paper §4.5, figure 5).
 
     Each relevant document of each evaluated query counts once: a retrieved one with the
-    irrelevant documents ranked above it plus one, an unretrieved one with ñ − r
-    (:func:`lexiframe.metrics.exprs.asl`); the unretrieved ones pile up in the rightmost bar.
+    irrelevant documents ranked above it plus one, an unretrieved one with ñ − r, and each
+    one of a skipped query with the depth (:func:`lexiframe.metrics.exprs.asl`); the
+    unretrieved ones pile up in the rightmost bars.
 
     Args:
         positions: a positions frame (system, query, positions, n_rel, n_ret).
@@ -121,9 +123,13 @@ def asl_histogram(
     frame = _eager(positions)
     require_columns(frame.schema, ["system", "positions", "n_rel", "n_ret"], "positions")
     name = _one_system(frame, system)
+    # A skipped query scores the depth, found over every system of the frame.
+    query_keys = [key for key in frame.columns if key not in RANKING_COLUMNS and key != "system"]
+    depth = exprs.skipped_depth(frame.columns, query_keys)
     values = (
-        frame.filter(pl.col("system") == name)
-        .select(exprs.asl().alias("asl"))
+        frame.with_columns(_depth=depth)
+        .filter(pl.col("system") == name)
+        .select(exprs.asl(depth="_depth").alias("asl"))
         .explode("asl")["asl"]
         .drop_nulls()
         .to_numpy()

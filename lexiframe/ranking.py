@@ -96,7 +96,9 @@ def positions(
             ``relevance >= threshold``. When the qrels carry the ``by`` columns too, they are
             joined on them; otherwise every query of the qrels applies to every group.
         threshold: the lowest relevant grade.
-        depth: keep only the top ``depth`` documents of each ranking.
+        depth: keep only the top ``depth`` documents of each ranking. The frame then has a
+            ``depth`` column too: a query a system skipped scores its atomized search
+            length at this depth (without it, at the longest ranking of the query).
         by: extra key columns of the run (e.g. ``"track"``) kept in the output.
         rank_by: ``"score"`` (trec_eval's order: score descending, then doc id descending
             as a string) or ``"rank"`` (an existing rank column, ascending; ties by doc id
@@ -120,8 +122,9 @@ def positions(
             reads the source once.
 
     Returns:
-        ``by…, system, query, positions: list[u32], n_rel: u32, n_ret: u32`` (plus the
-        optional columns), a DataFrame for a DataFrame run and a LazyFrame for a LazyFrame.
+        ``by…, system, query, positions: list[u32], n_rel: u32, n_ret: u32`` (plus
+        ``depth: u32`` with ``depth=`` and the optional columns), a DataFrame for a
+        DataFrame run and a LazyFrame for a LazyFrame.
 
     Example:
         >>> import polars as pl
@@ -543,10 +546,12 @@ def _complete(rankings: pl.LazyFrame, queries: pl.LazyFrame, request: _Request) 
         filled.append(
             pl.col("grades").fill_null(pl.lit([], dtype=found.collect_schema()["grades"]))
         )
+    # The depth= of the frame travels with it: a skipped query's ASL is scored at it.
+    depth = [] if request.depth is None else [pl.lit(request.depth, dtype=POSITION).alias("depth")]
     return (
         grid.join(found, on=request.keys, how="left")
         .with_columns(filled)
-        .select(*request.keys, "positions", "n_rel", "n_ret", *optional)
+        .select(*request.keys, "positions", "n_rel", "n_ret", *depth, *optional)
     )
 
 

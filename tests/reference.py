@@ -37,6 +37,9 @@ class Ranking:
     docs: list[object] = field(default_factory=list)
     grades: list[int] = field(default_factory=list)
     ideal_grades: list[int] = field(default_factory=list)
+    depth: int = 0
+    """The depth a skipped ranking is scored at: ``depth=`` if given, else the longest
+    ranking of the query among all systems."""
 
 
 def ranked_docs(rows: Iterable[tuple[object, float]], depth: int | None = None) -> list[object]:
@@ -75,9 +78,12 @@ def positions(
         by_ranking.setdefault((str(system), query), []).append((doc, score))
 
     result = {}
-    for system in systems:
-        for query, rel_docs in relevant.items():
-            docs = ranked_docs(by_ranking.get((system, query), []), depth)
+    for query, rel_docs in relevant.items():
+        rankings = {
+            system: ranked_docs(by_ranking.get((system, query), []), depth) for system in systems
+        }
+        longest = max(len(docs) for docs in rankings.values())
+        for system, docs in rankings.items():
             found = [(rank, doc) for rank, doc in enumerate(docs, start=1) if doc in rel_docs]
             result[(system, query)] = Ranking(
                 positions=[rank for rank, _ in found],
@@ -86,6 +92,7 @@ def positions(
                 docs=[doc for _, doc in found],
                 grades=[rel_docs[doc] for _, doc in found],
                 ideal_grades=sorted(rel_docs.values(), reverse=True),
+                depth=longest if depth is None else depth,
             )
     return result
 
@@ -241,20 +248,23 @@ def recall_error(pos: list[int], m: int, *, n: int | None = None) -> float | Non
     return sum(full) / m - (m + 1) / 2
 
 
-def asl_docs(pos: list[int], m: int, n_ret: int) -> list[float]:
+def asl_docs(pos: list[int], m: int, n_ret: int, depth: int) -> list[float]:
     """Per-document ASL (ASL paper §3.1, eq. 2–3), retrieved in rank order, then unretrieved.
 
     A retrieved document at p_i: the irrelevant documents above it plus one, p_i − (i − 1).
-    An unretrieved one: the irrelevant documents the system returned, ñ − r.
+    An unretrieved one: the irrelevant documents the system returned, ñ − r. A ranking that
+    returned nothing (a skipped query) counts as ``depth`` irrelevant documents: each of its
+    relevant documents scores ``depth``.
     """
     r = len(pos)
     retrieved = [float(p - (i - 1)) for i, p in enumerate(pos, start=1)]
-    return retrieved + [float(n_ret - r)] * (m - r)
+    irrelevant_returned = depth if n_ret == 0 else n_ret - r
+    return retrieved + [float(irrelevant_returned)] * (m - r)
 
 
-def asl(pos: list[int], m: int, n_ret: int, first: int | None = None) -> float:
+def asl(pos: list[int], m: int, n_ret: int, depth: int, first: int | None = None) -> float:
     """ASL of a query (mean over its m documents), or ASL@g1-k over the first min(k, m)."""
-    values = asl_docs(pos, m, n_ret)
+    values = asl_docs(pos, m, n_ret, depth)
     if first is not None:
         values = values[: min(first, m)]
     return sum(values) / len(values)
@@ -289,7 +299,7 @@ def measure(
         "RP": lambda: r_precision(pos, m),
         "SL3": lambda: sl3(pos, m, n=n),
         "RecallError": lambda: recall_error(pos, m, n=n),
-        "ASL": lambda: asl(pos, m, n_ret, cutoff),
+        "ASL": lambda: asl(pos, m, n_ret, ranking.depth, cutoff),
     }
     return simple[family]()
 

@@ -142,3 +142,17 @@ def test_measures_needing_n_print_one_note_without_n_and_refuse_a_small_n(capsys
     assert err.count("corpus size n") == 1
     assert evaluate("-m", "SL3", "--n", "5") == 2  # toy rankings hold 100 documents
     assert "n=5 is too small" in capsys.readouterr().err
+
+
+def test_asl_of_skipped_queries_equals_the_library(tmp_path):
+    # The toy track's sys002 skipped query 413: it scores the depth on both paths.
+    target = tmp_path / "asl.parquet"
+    assert evaluate("-m", "ASL", "--depth", "50", "--output", str(target)) == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", lf.LexiframeWarning)
+        run, qrels = lf.read_run(RUNS), lf.read_qrels(QRELS)
+        expected = lf.evaluate(run, qrels, ["ASL"], depth=50).sort("system", "query")
+    got = pl.read_parquet(target)
+    assert_frame_equal(got, expected)
+    skipped = got.filter((pl.col("system") == "sys002") & (pl.col("query") == "413"))
+    assert skipped["ASL"].to_list() == [50.0]

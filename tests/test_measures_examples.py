@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import math
 import warnings
+from contextlib import nullcontext
 
 import polars as pl
 import pytest
 
 import lexiframe as lf
 from lexiframe.errors import (
+    DroppedQueriesWarning,
     InputError,
     LexiframeError,
     MissingCorpusSizeWarning,
@@ -100,13 +102,63 @@ def test_asl_nothing_relevant_retrieved():
     assert column(frame, exprs.asl_mean()) == approx([4.0])
 
 
-def test_asl_skipped_query_scores_eq_3_literally():
-    # A system that returned nothing: ñ = 0, so eq. 3 gives irrel_q = 0 for each document.
-    # DESIGN §2 asks for eq. 3 "exactly as written" (note: this is the best ASL, not a
-    # worst case).
+def test_asl_skipped_query_scores_the_depth():
+    # A system that returned nothing (ñ = 0) scores as if it had returned `depth` irrelevant
+    # documents: each of its m = 3 relevant documents scores depth = 10 (ASL paper eq. 3
+    # with ñ = depth, r = 0), so ASL = 10 and ASL@g1-1 = 10; without a depth: null.
     frame = positions_frame(([], 3, 0))
-    assert column(frame, exprs.asl()) == [[0.0, 0.0, 0.0]]
-    assert column(frame, exprs.asl_mean()) == approx([0.0])
+    assert column(frame, exprs.asl(depth=10)) == [[10.0, 10.0, 10.0]]
+    assert column(frame, exprs.asl_mean(depth=10)) == approx([10.0])
+    assert column(frame, exprs.asl_mean(first=1, depth=10)) == approx([10.0])
+    assert column(frame, exprs.asl_mean()) == [None]
+
+
+def skipped_track() -> tuple[pl.DataFrame, pl.DataFrame]:
+    """q1 judged with relevant d2, d9; a returns d1 d2 d3, b returns d1 … d5, c skips q1."""
+    run = pl.DataFrame(
+        {
+            "system": ["a"] * 3 + ["b"] * 5 + ["c"],
+            "query": ["q1"] * 8 + ["q2"],
+            "doc": ["d1", "d2", "d3", "d1", "d3", "d4", "d5", "d2", "z"],
+            "score": [3.0, 2.0, 1.0, 5.0, 4.0, 3.0, 2.0, 1.0, 1.0],
+        }
+    )
+    qrels = pl.DataFrame({"query": ["q1", "q1"], "doc": ["d2", "d9"], "relevance": [1, 1]})
+    return run, qrels
+
+
+@pytest.mark.parametrize(
+    ("depth", "expected"),
+    [
+        # No depth=: the longest ranking of q1 is b's, 5 documents. a: d2 at rank 2 → 2, d9
+        # unretrieved → ñ − r = 3 − 1 = 2, ASL 2. b: d2 at 5 → 5, d9 → 5 − 1 = 4, ASL 4.5.
+        # c skipped q1: both documents score 5 → 5 (worse than a and b, never better).
+        (None, {"a": 2.0, "b": 4.5, "c": 5.0}),
+        # depth=4: b keeps d1 d3 d4 d5 (no relevant) → 4 and 4; c scores the depth, 4.
+        (4, {"a": 2.0, "b": 4.0, "c": 4.0}),
+        # depth=8 is longer than every ranking: c still scores the depth, 8.
+        (8, {"a": 2.0, "b": 4.5, "c": 8.0}),
+    ],
+)
+def test_skipped_query_asl_agrees_on_every_path(backend, depth, expected):
+    run, qrels = skipped_track()
+    with pytest.warns(DroppedQueriesWarning) if backend.warns_on_drop else nullcontext():
+        got = backend.evaluate(run, qrels, ["ASL", "ASL@g1-1"], depth=depth)
+    assert dict(got.select("system", "ASL").rows()) == approx_dict(expected)
+    with pytest.warns(DroppedQueriesWarning) if backend.warns_on_drop else nullcontext():
+        frame = backend.positions(run, qrels, depth=depth)
+    assert ("depth" in frame.columns) == (depth is not None)
+    by_measures = backend.measures(frame, ["ASL"])
+    assert dict(by_measures.select("system", "ASL").rows()) == approx_dict(expected)
+    # The per-document lists of the ASL expression, with the depth measures() uses.
+    lists = frame.sort("system").select(
+        "system", pl.col("positions").lexi.asl(depth=exprs.skipped_depth(frame.columns, ["query"]))
+    )
+    assert dict(lists.rows())["c"] == [expected["c"]] * 2
+
+
+def approx_dict(values: dict[str, float]) -> dict[str, object]:
+    return {key: pytest.approx(value, abs=1e-12) for key, value in values.items()}
 
 
 def test_asl_system_mean_over_queries_eq_4():

@@ -71,6 +71,28 @@ def test_asl_histogram_counts_every_relevant_document(ax):
     assert [patch.get_x() for patch in ax.patches] == [0.5, 1.5, 2.5]
 
 
+def test_asl_histogram_counts_a_skipped_query_at_the_depth(ax):
+    # system d skipped query 1 (3 relevant documents): the longest ranking of query 1 holds
+    # 10 documents, so each scores 10; query 2 -> [1].
+    frame = pl.concat(
+        [
+            toy_positions(),
+            pl.DataFrame(
+                {
+                    "system": ["d", "d"],
+                    "query": ["1", "2"],
+                    "positions": [[], [1]],
+                    "n_rel": [3, 1],
+                    "n_ret": [0, 5],
+                },
+                schema_overrides=POSITIONS_SCHEMA,
+            ),
+        ]
+    )
+    plot.asl_histogram(frame, system="d", bins=[0.5, 1.5, 9.5, 10.5], ax=ax)
+    assert heights(ax) == [1, 0, 3]
+
+
 def test_asl_histogram_needs_a_system_when_there_are_several(ax):
     with pytest.raises(ValueError, match="system="):
         plot.asl_histogram(toy_positions(), ax=ax)
@@ -92,6 +114,9 @@ def reference_deltas(track, frame, system, baseline):
         if grade >= 1:
             relevant[query].add(doc)
     rows = {(row["system"], row["query"]): row for row in frame.iter_rows(named=True)}
+    longest = defaultdict(int)  # a skipped query scores the longest ranking of the query
+    for row in rows.values():
+        longest[row["query"]] = max(longest[row["query"]], row["n_ret"])
     deltas = []
     for query in sorted(frame["query"].unique()):
         values = []
@@ -99,7 +124,7 @@ def reference_deltas(track, frame, system, baseline):
             row = rows[(name, query)]
             pairs = enumerate(zip(row["docs"], row["positions"], strict=True))
             score = {doc: p - i for i, (doc, p) in pairs}
-            missing = row["n_ret"] - len(row["positions"])
+            missing = row["n_ret"] - len(row["positions"]) if row["n_ret"] else longest[query]
             values.append({doc: score.get(doc, missing) for doc in relevant[query]})
         deltas += [values[0][doc] - values[1][doc] for doc in relevant[query]]
     return np.array(deltas, dtype=float)

@@ -215,6 +215,28 @@ def test_rrie_means_and_per_query(toy):
         rrie(metrics, "ASL", "nobody")
 
 
+def test_asl_deltas_score_a_skipped_query_at_the_depth():
+    # x retrieved d1 at 1 and d2 at 3 of 3 relevant documents, in 10 returned; y skipped q.
+    # The longest ranking of q holds 10 documents: each of y's documents scores 10. x: d1 1,
+    # d2 3 − 1 = 2, the third (retrieved by neither) 10 − 2 = 8.
+    pos = pl.DataFrame(
+        {
+            "system": ["x", "y"],
+            "query": ["q", "q"],
+            "positions": [[1, 3], []],
+            "docs": [["d1", "d2"], []],
+            "n_rel": [3, 3],
+            "n_ret": [10, 0],
+        },
+        schema_overrides={"docs": pl.List(pl.String)},
+    )
+    rows = asl_deltas(pos, "x", "y").select("doc", "asl_a", "asl_b", "delta").rows()
+    assert rows == [("d1", 1.0, 10.0, -9.0), ("d2", 2.0, 10.0, -8.0), (None, 8.0, 10.0, -2.0)]
+    # With the frame's depth= (20), the skipped query scores 20.
+    rows = asl_deltas(pos.with_columns(depth=pl.lit(20)), "x", "y")["asl_b"].to_list()
+    assert rows == [20.0, 20.0, 20.0]
+
+
 def test_asl_deltas_against_a_hand_computation(toy):
     run, qrels = toy
     positions = _positions(run, qrels, docs=True)
@@ -237,7 +259,11 @@ def test_asl_deltas_against_a_hand_computation(toy):
     for row in out.filter(pl.col("doc").is_not_null()).iter_rows(named=True):
         for side, system in (("asl_a", "sys001"), ("asl_b", "sys004")):
             key = (system, row["query"], row["doc"])
-            assert row[side] == expected.get(key, missing.get((system, row["query"]), 0.0))
+            # a skipped query scores the longest ranking of the query, in documents
+            skipped = float(
+                ranked.filter(pl.col("query") == row["query"]).group_by("system").len()["len"].max()
+            )
+            assert row[side] == expected.get(key, missing.get((system, row["query"]), skipped))
         assert row["delta"] == row["asl_a"] - row["asl_b"]
     # per query, the mean of asl_a is the system's ASL (eq. 3-4)
     asl = lf.measures(positions, ["ASL"]).filter(pl.col("system") == "sys001")

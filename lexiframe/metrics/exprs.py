@@ -14,7 +14,7 @@ are null, with a :class:`~lexiframe.errors.MissingCorpusSizeWarning` that names 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 
 import polars as pl
 
@@ -344,28 +344,65 @@ def recall_error(
     return (retrieved + imputed) / m - (m + 1) / 2
 
 
+def skipped_depth(schema: Iterable[str], query_keys: Sequence[str]) -> pl.Expr:
+    """The depth at which a ranking that returned nothing is scored (ASL of a skipped query).
+
+    The ``depth`` column of a positions frame built with ``depth=``, else the longest ranking
+    of the query in the frame: the largest ``n_ret`` over the rows that share ``query_keys``.
+
+    Example:
+        >>> import polars as pl
+        >>> from lexiframe.metrics import exprs
+        >>> df = pl.DataFrame({"query": ["q1", "q1", "q2"], "n_ret": [3, 0, 5]})
+        >>> df.select(exprs.skipped_depth(df.columns, ["query"])).to_series().to_list()
+        [3, 3, 5]
+    """
+    if "depth" in schema:
+        return pl.col("depth")
+    return pl.col("n_ret").max().over(list(query_keys))
+
+
+def _irrelevant_returned(positions: IntoExpr, n_ret: IntoCount, depth: IntoCount | None) -> pl.Expr:
+    """ñ − r, the irrelevant documents a ranking returned; ``depth`` for an empty ranking
+    (a skipped query scores as if it had returned ``depth`` irrelevant documents), null
+    for one when ``depth`` is None."""
+    returned = _count(n_ret)
+    skipped = _null() if depth is None else _count(depth)
+    effective = pl.when(returned == 0).then(skipped).otherwise(returned)
+    return (effective - _n_retrieved_relevant(positions)).cast(pl.Float64)
+
+
 def asl(
-    positions: IntoExpr = "positions", *, n_rel: IntoCount = "n_rel", n_ret: IntoCount = "n_ret"
+    positions: IntoExpr = "positions",
+    *,
+    n_rel: IntoCount = "n_rel",
+    n_ret: IntoCount = "n_ret",
+    depth: IntoCount | None = None,
 ) -> pl.Expr:
     """Atomized search length of each relevant document, in rank order (ASL paper §3.1, eq. 3).
 
     A retrieved document at rank p_i scores p_i − (i − 1): the irrelevant documents above
     it, plus one. Each of the m − r unretrieved ones scores ñ − r, the irrelevant documents
-    the system returned. The list feeds the per-document histograms (paper figures 5, 6).
+    the system returned. A ranking that returned nothing (a skipped query) must not beat a
+    real one: it scores as if it had returned ``depth`` irrelevant documents, so each of its
+    relevant documents scores ``depth`` (null when ``depth`` is None;
+    :func:`lexiframe.measures` passes the positions frame's ``depth=``, else the longest
+    ranking of the query, :func:`skipped_depth`). The list feeds the per-document
+    histograms (paper figures 5, 6).
 
     Example:
         >>> import polars as pl
         >>> from lexiframe.metrics import exprs
-        >>> df = pl.DataFrame({"positions": [[2, 3, 7]], "n_rel": [5], "n_ret": [10]},
+        >>> df = pl.DataFrame({"positions": [[2, 3, 7], []], "n_rel": [5, 2], "n_ret": [10, 0]},
         ...                   schema={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32,
         ...                           "n_ret": pl.UInt32})
-        >>> df.select(exprs.asl()).item().to_list()
-        [2.0, 2.0, 5.0, 7.0, 7.0]
+        >>> df.select(exprs.asl(depth=10)).to_series().to_list()
+        [[2.0, 2.0, 5.0, 7.0, 7.0], [10.0, 10.0]]
     """
     ranks = _ranks(positions)
     retrieved = ranks.list.eval(pl.element() - pl.int_range(pl.len())).cast(pl.List(pl.Float64))
     r = _n_retrieved_relevant(positions)
-    missing = (_count(n_ret) - r).cast(pl.Float64).repeat_by(_count(n_rel) - r)
+    missing = _irrelevant_returned(positions, n_ret, depth).repeat_by(_count(n_rel) - r)
     return pl.concat_list(retrieved, missing)
 
 
@@ -375,28 +412,30 @@ def asl_mean(
     n_rel: IntoCount = "n_rel",
     n_ret: IntoCount = "n_ret",
     first: int | None = None,
+    depth: IntoCount | None = None,
 ) -> pl.Expr:
     """ASL of a query: mean ASL of its relevant documents (ASL paper §3.1, eq. 3–4).
 
     With ``first=k`` (ASL@g1-k), the mean over its first min(k, m) relevant documents in
-    rank order, unretrieved ones last. Lower is better.
+    rank order, unretrieved ones last. Lower is better. A skipped query (nothing returned)
+    scores ``depth`` (see :func:`asl`); null without it.
 
     Example:
         >>> import polars as pl
         >>> from lexiframe.metrics import exprs
-        >>> df = pl.DataFrame({"positions": [[2, 3, 7]], "n_rel": [5], "n_ret": [10]},
+        >>> df = pl.DataFrame({"positions": [[2, 3, 7], []], "n_rel": [5, 2], "n_ret": [10, 0]},
         ...                   schema={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32,
         ...                           "n_ret": pl.UInt32})
-        >>> df.select(exprs.asl_mean(), exprs.asl_mean(first=2).alias("g2")).row(0)
-        (4.6, 2.0)
+        >>> first_two = exprs.asl_mean(first=2, depth=10).alias("g2")
+        >>> df.select(exprs.asl_mean(depth=10), first_two).rows()
+        [(4.6, 2.0), (10.0, 10.0)]
     """
     _check_cutoff(first, "ASL@g1-k")
     m = _count(n_rel)
-    r = _n_retrieved_relevant(positions)
     counted = m if first is None else pl.min_horizontal(m, first)
     ranks = _ranks(positions) if first is None else _ranks(positions).list.head(first)
     h = ranks.list.len().cast(pl.Int64)
     # Σ_{i≤h} (p_i − (i − 1)) = Σ p_i − h(h − 1)/2
     retrieved = ranks.list.sum().cast(pl.Float64) - (h * (h - 1) / 2)
-    unretrieved = (counted - h).clip(lower_bound=0) * (_count(n_ret) - r)
+    unretrieved = (counted - h).clip(lower_bound=0) * _irrelevant_returned(positions, n_ret, depth)
     return (retrieved + unretrieved) / counted

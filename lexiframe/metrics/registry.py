@@ -28,6 +28,8 @@ class Context:
 
     n: int | str | pl.Expr | None = None
     graded: bool = False
+    depth: pl.Expr | None = None
+    """The depth at which a skipped ranking is scored (ASL): see ``exprs.skipped_depth``."""
 
 
 @dataclass(frozen=True)
@@ -210,10 +212,11 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         name="ASL",
         summary="Atomized search length: mean over relevant documents of the irrelevant "
-        "documents above each, plus one (lower is better); @g1-k averages the first k.",
+        "documents above each, plus one (lower is better); @g1-k averages the first k. A "
+        "skipped query scores the depth (ñ = depth).",
         formula="ASL = (1/m)[Σ_{i≤r}(p_i − i + 1) + (m − r)(ñ − r)]",
         source="atomized search length paper §3.1, eq. 3–4",
-        build=lambda m, c: exprs.asl_mean(first=m.cutoff),
+        build=lambda m, c: exprs.asl_mean(first=m.cutoff, depth=c.depth),
         cutoff="optional",
         cutoff_prefix="g1-",
         lower_is_better=True,

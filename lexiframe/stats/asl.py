@@ -18,6 +18,7 @@ import polars as pl
 
 from lexiframe._utils import as_list, format_row, quote_names
 from lexiframe.errors import InputError, SchemaError
+from lexiframe.metrics import exprs
 from lexiframe.stats._common import check_unique, eager, measure_columns
 from lexiframe.validate import require_columns
 
@@ -106,7 +107,8 @@ def asl_deltas(
     """Per-document ASL of two systems and their difference, one row per relevant document.
 
     ASL of a relevant document (ASL paper §3.1): p_i − (i − 1) when retrieved at rank p_i
-    as the i-th relevant document, ñ − r (the irrelevant documents returned) otherwise.
+    as the i-th relevant document, ñ − r (the irrelevant documents returned) otherwise; a
+    system that skipped the query scores the depth (:func:`lexiframe.metrics.exprs.asl`).
     ``delta = asl_a − asl_b``: negative where system_a ranks the document better (ASL paper
     Figure 6 plots best minus median). Documents are matched by id, so ``positions`` must
     carry the ``docs`` column (``run.lexi.positions(qrels, docs=True)``); the m − |retrieved
@@ -133,7 +135,8 @@ def asl_deltas(
             "positions frame: build it with run.lexi.positions(qrels, docs=True)"
         )
     require_columns(table.schema, required, "positions")
-    table = table.select(required)
+    # Over every system of the frame: a skipped query scores the depth (exprs.skipped_depth).
+    table = table.select(*required, _depth=exprs.skipped_depth(table.columns, keys))
     check_unique(table, [*keys, "system"], "positions")
 
     def side(system: str, suffix: str) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -147,7 +150,13 @@ def asl_deltas(
         per_query = rows.select(
             *keys,
             pl.col("n_rel").cast(pl.Int64),
-            (pl.col("n_ret").cast(pl.Int64) - pl.col("positions").list.len().cast(pl.Int64))
+            # ñ − r for an unretrieved document; the depth for a skipped query (ñ = 0).
+            (
+                pl.when(pl.col("n_ret") == 0)
+                .then(pl.col("_depth").cast(pl.Int64))
+                .otherwise(pl.col("n_ret").cast(pl.Int64))
+                - pl.col("positions").list.len().cast(pl.Int64)
+            )
             .cast(pl.Float64)
             .alias(f"missing_{suffix}"),
         )
