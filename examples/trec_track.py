@@ -49,6 +49,8 @@ def main() -> None:
     for warning in caught:
         print(f"note: {warning.message}")
 
+    # The qrels are graded, so the frame keeps the grades: nDCG@10 is trec_eval's graded
+    # ndcg_cut_10, the same number lf.evaluate and the CLI give.
     per_query = positions.lexi.measures(MEASURES)
     print(per_query.lexi.summarize().sort("AP", descending=True))
 

@@ -110,7 +110,7 @@ def run_demo(args: argparse.Namespace) -> int:
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", LexiframeWarning)
-        frame = positions(track.run, track.qrels, grades=True)
+        frame = positions(track.run, track.qrels)
     print("Coverage (queries per system):")
     print(_table(coverage(track.run, track.qrels)))
     per_query = measures(frame, DEMO_MEASURES)
@@ -185,7 +185,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     options = {"depth": args.depth, "threshold": args.threshold}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", LexiframeWarning)
-        frame = positions(run, qrels, grades=True, **options)
+        frame = positions(run, qrels, **options)
     for warning in caught:
         print(f"note: {warning.message}", file=sys.stderr)
 

@@ -37,6 +37,10 @@ def measures(frame: Frame, names: MeasureNames, *, n: int | str | pl.Expr | None
             relevant document and ``TSE(exposure='linear')`` is null, with one
             :class:`~lexiframe.errors.MissingCorpusSizeWarning`.
 
+    nDCG and RBP take the grades of the ``grades`` and ``ideal_grades`` columns as gains,
+    as trec_eval does; :func:`lexiframe.positions` keeps them whenever the qrels are graded,
+    so a frame without them holds binary judgments.
+
     Returns:
         The key columns of ``frame`` (by…, system, query) and one Float64 column per measure.
 
@@ -67,6 +71,11 @@ def measures(frame: Frame, names: MeasureNames, *, n: int | str | pl.Expr | None
             "(build one with run.lexi.positions(qrels))"
         )
     graded = "grades" in schema and "ideal_grades" in schema
+    if not graded and ("grades" in schema or "ideal_grades" in schema):
+        raise SchemaError(
+            "a positions frame with grades needs both 'grades' and 'ideal_grades' (build it "
+            "with run.lexi.positions(qrels), which keeps them when the qrels are graded)"
+        )
     if any(m.family.name == "ASL" for m in parsed) and "n_ret" not in schema:
         raise SchemaError("ASL needs the n_ret column of the positions frame")
     keys = [name for name in schema if name not in RANKING_COLUMNS]
@@ -151,7 +160,8 @@ def evaluate(
 ) -> Frame:
     """Per-query measures of a run: :func:`lexiframe.positions`, then :func:`measures`.
 
-    Grades are kept automatically when a measure needs them (graded nDCG).
+    The positions frame keeps the grades when the qrels are graded, so nDCG and RBP give
+    trec_eval's graded values, as on every path.
     ``positions_options`` go to :func:`lexiframe.positions` (``threshold``, ``depth``,
     ``by``, column names, …).
 
@@ -165,8 +175,6 @@ def evaluate(
         ('a', 'q1', 0.5, 0.0)
     """
     parsed = parse_measures(names)
-    if any(measure.family.needs_grades for measure in parsed):
-        positions_options.setdefault("grades", True)
     frame = build_positions(run, qrels, **positions_options)
     return measures(frame, parsed, n=n)
 

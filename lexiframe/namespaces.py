@@ -31,7 +31,7 @@ class _FrameNamespace(Generic[Frame]):
         by: str | list[str] | None = None,
         rank_by: RankBy = "score",
         docs: bool = False,
-        grades: bool = False,
+        grades: bool | None = None,
         partitions: int | None = None,
         **columns: str,
     ) -> Frame:

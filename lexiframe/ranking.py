@@ -79,7 +79,7 @@ def positions(
     by: str | list[str] | None = None,
     rank_by: RankBy = "score",
     docs: bool = False,
-    grades: bool = False,
+    grades: bool | None = None,
     system: str = "system",
     query: str = "query",
     doc: str = "doc",
@@ -106,7 +106,11 @@ def positions(
         docs: also return ``docs``, the relevant document ids in rank order.
         grades: also return ``grades`` (the grades of the retrieved relevant documents in
             rank order) and ``ideal_grades`` (all relevant grades of the query, descending),
-            which graded nDCG needs.
+            which nDCG and RBP need to give trec_eval's values on graded qrels. ``None``
+            (the default) keeps them when the qrels are graded (the relevant documents of
+            some query differ in grade), where they change those values; ``True`` always.
+            ``False`` on graded qrels is refused rather than let nDCG and RBP fall back to
+            binary gains.
         system: the caller's name of the run's system column.
         query: of the query column (run and qrels).
         doc: of the document column (run and qrels).
@@ -133,7 +137,7 @@ def positions(
         ...     "system": ["a", "a", "a", "b"], "query": ["q1"] * 4,
         ...     "doc": ["d1", "d2", "d3", "d3"], "score": [3.0, 2.0, 1.0, 5.0],
         ... })
-        >>> qrels = pl.DataFrame({"query": ["q1", "q1"], "doc": ["d2", "d3"], "relevance": [1, 2]})
+        >>> qrels = pl.DataFrame({"query": ["q1", "q1"], "doc": ["d2", "d3"], "relevance": [1, 1]})
         >>> lf.positions(run, qrels).sort("system")
         shape: (2, 5)
         ┌────────┬───────┬───────────┬───────┬───────┐
@@ -157,6 +161,7 @@ def positions(
     if collect(run_lf.head(1)).height == 0:
         raise InputError("the run is empty: it has no rows, so there is nothing to evaluate")
     relevant = qrels_lf.filter(pl.col("relevance") >= threshold)
+    grades = _keeps_grades(relevant, qrels_keys, grades, names)
     queries = _relevant_queries(relevant, qrels_keys, grades)
     request = _Request(by, qrels_keys, depth, rank_by, docs, grades)
     if isinstance(run, pl.LazyFrame):
@@ -390,10 +395,14 @@ def _rankings(
     (:data:`DUPLICATE_FLAGS`, and :data:`VALUE_FLAGS` with ``value_flags``) let the caller
     reject duplicate documents, NaN scores and null ids without another pass over the run.
     """
-    depth, with_docs = request.depth, request.docs or request.grades
+    depth, with_docs = request.depth, request.docs
     keys, descending = _sort_keys(request.rank_by, run.collect_schema()["doc"])
     marked, exact = _with_marks(
-        run, relevant, request.qrels_keys, keep_order=block_keys is not None
+        run,
+        relevant,
+        request.qrels_keys,
+        keep_order=block_keys is not None,
+        grades=request.grades,
     )
     mark = pl.col("_mark")
     columns = {
@@ -409,10 +418,17 @@ def _rankings(
         columns["_null_ids"] = pl.col("doc").null_count()
     if depth is not None:
         columns["n_ret"] = pl.min_horizontal(pl.len(), pl.lit(depth)).cast(POSITION)
+    # The marked rows alone, sorted by the same keys: in the order of ``positions``.
+    marked_keys = [key.filter(mark) for key in keys]
     if with_docs or not exact:
-        # The marked rows alone, sorted by the same keys: in the order of ``positions``.
-        marked_keys = [key.filter(mark) for key in keys]
         columns["docs"] = pl.col("doc").filter(mark).sort_by(marked_keys, descending=descending)
+    lists = ["positions", "docs"] if with_docs else ["positions"]
+    if request.grades and exact:
+        # The exact marks carry each document's grade: no second lookup.
+        columns["grades"] = (
+            pl.col("_grade").filter(mark).sort_by(marked_keys, descending=descending)
+        )
+        lists.append("grades")
     if block_keys is not None:
         block = pl.col(_blocks.BLOCK)
         rankings = (
@@ -425,13 +441,12 @@ def _rankings(
     else:
         rankings = marked.group_by(request.keys).agg(**columns)
     if not exact:
-        rankings = _judged_only(rankings, relevant, request)
-    elif depth is not None:
+        return _judged_only(rankings, relevant, request)
+    if depth is not None:
         # Positions ascend: the ones within the depth are a prefix of the list.
         kept = pl.col("positions").list.eval((pl.element() <= depth).sum()).list.first()
-        lists = ["positions", "docs"] if with_docs else ["positions"]
         rankings = rankings.with_columns(pl.col(lists).list.head(kept))
-    return _with_grades(rankings, relevant, request) if request.grades else rankings
+    return rankings
 
 
 ROWS_PER_PARTITION = 4_000_000
@@ -442,7 +457,12 @@ MAX_JUDGMENTS_PER_DOC = 4
 
 
 def _with_marks(
-    run: pl.LazyFrame, relevant: pl.LazyFrame, qrels_keys: list[str], *, keep_order: bool = False
+    run: pl.LazyFrame,
+    relevant: pl.LazyFrame,
+    qrels_keys: list[str],
+    *,
+    keep_order: bool = False,
+    grades: bool = False,
 ) -> tuple[pl.LazyFrame, bool]:
     """The run with ``_mark``, a boolean per row, and whether the mark is exact.
 
@@ -451,11 +471,13 @@ def _with_marks(
     cost of a join), and :func:`_judged_only` keeps the marked rows judged relevant for
     their own query once the rankings are built, a few per ranking. Catalogue items of a
     recommender are relevant to many users, so that most rows would be marked: then the
-    mark is exact, by a join on (query, doc), which ``keep_order`` keeps in row order.
+    mark is exact, by a join on (query, doc), which ``keep_order`` keeps in row order, and
+    with ``grades`` the join brings each relevant row's grade as ``_grade``.
     """
     fanout = collect(relevant.group_by("doc").len().select(pl.col("len").max())).item()
     if fanout is not None and fanout > MAX_JUDGMENTS_PER_DOC:
-        marks = relevant.select(*qrels_keys, "doc", _mark=pl.lit(True))
+        grade = [pl.col("relevance").alias("_grade")] if grades else []
+        marks = relevant.select(*qrels_keys, "doc", *grade, _mark=pl.lit(True))
         order = "left" if keep_order else None
         marked = run.join(marks, on=[*qrels_keys, "doc"], how="left", maintain_order=order)
         return marked.with_columns(pl.col("_mark").fill_null(False)), True
@@ -466,48 +488,57 @@ def _with_marks(
 def _judged_only(rankings: pl.LazyFrame, relevant: pl.LazyFrame, request: _Request) -> pl.LazyFrame:
     """Keep the marked documents that the qrels judge relevant for the ranking's query.
 
-    The marked documents, exploded with their positions, go through a semi join on the
-    qrels keys (and ``depth`` drops the ones ranked below it) and come back as lists in rank
-    order; a ranking left with none gets nulls, which :func:`_complete` turns into empty
-    lists.
+    The marked documents, exploded with their positions, are joined to the qrels on their
+    keys (bringing their grades when ``request.grades``; ``depth`` drops the ones ranked
+    below it) and come back as lists in rank order; a ranking left with none gets nulls,
+    which :func:`_complete` turns into empty lists.
     """
     keys, qrels_keys = request.keys, request.qrels_keys
     marked = rankings.select(*keys, "positions", "docs").explode("positions", "docs")
-    judged = marked.join(
-        relevant.select(*qrels_keys, docs="doc"), on=[*qrels_keys, "docs"], how="semi"
-    )
+    if request.grades:
+        judgments = relevant.select(*qrels_keys, docs="doc", grades="relevance")
+        judged = marked.join(judgments, on=[*qrels_keys, "docs"], how="inner")
+    else:
+        judgments = relevant.select(*qrels_keys, docs="doc")
+        judged = marked.join(judgments, on=[*qrels_keys, "docs"], how="semi")
     if request.depth is not None:
         judged = judged.filter(pl.col("positions") <= request.depth)
-    lists = judged.group_by(keys).agg(
-        pl.col("positions").sort(), pl.col("docs").sort_by("positions")
-    )
+    in_rank_order = [pl.col("docs").sort_by("positions")]
+    if request.grades:
+        in_rank_order.append(pl.col("grades").sort_by("positions"))
+    lists = judged.group_by(keys).agg(pl.col("positions").sort(), *in_rank_order)
+    if not request.docs:
+        lists = lists.drop("docs")
     return rankings.drop("positions", "docs").join(lists, on=keys, how="left")
 
 
-def _with_grades(rankings: pl.LazyFrame, relevant: pl.LazyFrame, request: _Request) -> pl.LazyFrame:
-    """Add ``grades``: the grades of each ranking's retrieved relevant documents, in rank order.
+def _keeps_grades(
+    relevant: pl.LazyFrame, qrels_keys: list[str], grades: bool | None, names: ColumnNames
+) -> bool:
+    """Whether the frame keeps the grade columns: asked for, or needed by graded qrels.
 
-    Looked up for the relevant documents only (a few per ranking), by exploding ``docs``
-    with each document's recall level, which then orders the grades back into lists.
+    Gains that are equal within every query give graded nDCG and RBP their binary values,
+    so grades are needed only where a query's relevant documents differ in grade.
     """
-    keys, qrels_keys = request.keys, request.qrels_keys
-    exploded = (
-        rankings.select(*keys, "docs")
-        .with_columns(_level=pl.int_ranges(pl.col("docs").list.len()))
-        .explode("docs", "_level")
+    if grades:
+        return True
+    mixed = collect(
+        relevant.group_by(qrels_keys)
+        .agg(pl.col("relevance").unique().sort().head(2).alias("_grades"))
+        .filter(pl.col("_grades").list.len() > 1)
+        .sort(qrels_keys)
+        .head(1)
     )
-    grades = (
-        exploded.join(
-            relevant.select(*qrels_keys, docs="doc", _grade="relevance"),
-            on=[*qrels_keys, "docs"],
-            how="inner",
-        )
-        .group_by(keys)
-        .agg(grades=pl.col("_grade").sort_by("_level"))
-    )
-    empty = pl.lit([], dtype=pl.List(relevant.collect_schema()["relevance"]))
-    return rankings.join(grades, on=keys, how="left").with_columns(
-        pl.col("grades").fill_null(empty)
+    if grades is None or mixed.height == 0:
+        return mixed.height > 0
+    example = mixed.row(0, named=True)
+    low, high = example["_grades"]
+    raise InputError(
+        f"grades=False, but the qrels are graded ({names.query}={example['query']!r} has "
+        f"relevant documents of grades {low} and {high}): nDCG and RBP on this frame would "
+        "lose trec_eval's graded values. Leave grades= unset to keep them, or binarise the "
+        "qrels first to evaluate binary relevance, e.g. "
+        f"qrels.with_columns(pl.col({names.relevance!r}).ge(1).cast(pl.Int64))"
     )
 
 

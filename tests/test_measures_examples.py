@@ -459,18 +459,29 @@ def test_ndcg_graded_trec_eval_style():
     assert column(frame, cut) == approx([1 / (2 + 2 / math.log2(3))])
 
 
-def test_graded_ndcg_end_to_end_uses_grades():
-    # evaluate keeps grades for nDCG: d1 (grade 1) at rank 1, d2 (grade 2) at rank 2.
+def test_graded_ndcg_is_one_number_on_both_paths():
+    # The grades are the gains: d1 (grade 1) at rank 1, d2 (grade 2) at rank 2.
     #   DCG = 1 + 2/log2 3; IDCG = 2 + 1/log2 3
     run = pl.DataFrame(
         {"system": ["s", "s"], "query": ["q", "q"], "doc": ["d1", "d2"], "score": [2.0, 1.0]}
     )
     qrels = pl.DataFrame({"query": ["q", "q"], "doc": ["d1", "d2"], "relevance": [1, 2]})
-    got = lf.evaluate(run, qrels, ["nDCG"])["nDCG"].to_list()
-    assert got == approx([(1 + 2 / math.log2(3)) / (2 + 1 / math.log2(3))])
-    # Positions without grades: binary gains → both relevant documents on top → 1.
+    expected = approx([(1 + 2 / math.log2(3)) / (2 + 1 / math.log2(3))])
+    assert lf.evaluate(run, qrels, ["nDCG"])["nDCG"].to_list() == expected
+    # The positions frame keeps the grades of graded qrels: the same number on that path
+    # (binary gains would put both relevant documents on top: 1).
     pos = lf.positions(run, qrels)
-    assert lf.measures(pos, ["nDCG"])["nDCG"].to_list() == approx([1.0])
+    assert {"grades", "ideal_grades"} <= set(pos.columns)
+    assert lf.measures(pos, ["nDCG"])["nDCG"].to_list() == expected
+    # Dropping them is refused, with how to evaluate binary relevance instead.
+    with pytest.raises(InputError, match=r"query='q' has relevant documents of grades 1 and 2"):
+        lf.positions(run, qrels, grades=False)
+    binary = qrels.with_columns(pl.col("relevance").ge(1).cast(pl.Int64))
+    assert "grades" not in lf.positions(run, binary).columns
+    assert lf.measures(lf.positions(run, binary), ["nDCG"])["nDCG"].to_list() == approx([1.0])
+    # A frame with one grade column but not the other is refused.
+    with pytest.raises(LexiframeError, match="both 'grades' and 'ideal_grades'"):
+        lf.measures(pos.drop("ideal_grades"), ["nDCG"])
 
 
 def test_threshold_changes_relevant_set():

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import warnings
 from dataclasses import dataclass, replace
 from unittest import mock
 
@@ -20,7 +21,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from lexiframe import ranking as ranking_module
-from lexiframe.errors import DroppedQueriesWarning, MissingCorpusSizeWarning
+from lexiframe.errors import DroppedQueriesWarning, InputError, MissingCorpusSizeWarning
 from tests import reference
 from tests.conftest import BACKENDS, Backend
 
@@ -384,16 +385,37 @@ def test_measures_with_depth_equal_reference(case: Case, backend: Backend):
 @pinned(EDGE_CASES)
 @given(case=cases())
 @SETTINGS
-def test_binary_measures_of_positions_frame_equal_reference(case: Case, backend: Backend):
-    """``measures`` on a positions frame without grades: nDCG has binary gains."""
+def test_measures_of_the_default_positions_frame_equal_reference(case: Case, backend: Backend):
+    """One name, one number: ``measures`` on ``positions(qrels)`` gives the graded values
+    (the frame keeps the grades when the qrels are graded), as ``evaluate`` does."""
     with expect_drop_warning(case, backend):
         pos = backend.positions(case.run_frame(), case.qrels_frame(), **case.options)
     names = ["nDCG", "nDCG@3", "RR", "ASL"]
     rows = as_dict(backend.measures(pos, names))
     for key, ranking in case.reference().items():
         for name in names:
-            want = reference.measure(name, ranking, graded=False)
+            want = reference.measure(name, ranking)
             assert same(rows[key][name], want), (key, name)
+    # The grade columns are there exactly when some query's relevant grades differ.
+    graded = any(len(set(r.ideal_grades)) > 1 for r in case.reference().values())
+    assert ("grades" in pos.columns) == graded
+
+
+@pinned(EDGE_CASES)
+@given(case=cases())
+@SETTINGS
+def test_positions_without_grades_are_refused_on_graded_qrels(case: Case):
+    """``grades=False`` is refused where it would turn nDCG and RBP into binary values."""
+    graded = any(len(set(r.ideal_grades)) > 1 for r in case.reference().values())
+    run, qrels = case.run_frame(), case.qrels_frame()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DroppedQueriesWarning)
+        if graded:
+            with pytest.raises(InputError, match="grades=False, but the qrels are graded"):
+                ranking_module.positions(run, qrels, grades=False, **case.options)
+        else:
+            pos = ranking_module.positions(run, qrels, grades=False, **case.options)
+            assert "grades" not in pos.columns
 
 
 @pinned(EDGE_CASES, in_order=True)

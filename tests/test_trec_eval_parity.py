@@ -242,3 +242,80 @@ def test_reference_implementation_matches_trec_eval(name):
     assert {query for _, query in rankings} == set.union(
         *(golden.queries_with_relevant for golden in data.golden.values())
     )
+
+
+NDCG = ["ndcg", "ndcg_cut_5", "ndcg_cut_10", "ndcg_cut_100"]
+
+
+def _runs_and_qrels(name: str) -> tuple[list[str], str]:
+    if name == "trec_eval":
+        return [str(DATA / "trec_eval" / "results.test")], str(DATA / "trec_eval" / "qrels.test")
+    runs = sorted(str(path) for path in (DATA / "toy" / "runs").iterdir())
+    return runs, str(DATA / "toy" / "qrels.txt")
+
+
+def assert_ndcg_parity(data: Collection, got: pl.DataFrame, path: str) -> int:
+    checked = 0
+    for system, golden in data.golden.items():
+        rows = {r["query"]: r for r in got.filter(pl.col("system") == system).iter_rows(named=True)}
+        assert set(rows) == golden.queries_with_relevant, (path, system)
+        for te_name in NDCG:
+            column = str(lf.parse_measure(te_name))
+            for query, row in rows.items():
+                expected = golden.per_query[te_name][query]
+                assert_close(row[column], expected, f"{path}: {system} {query} {te_name}")
+                checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("name", COLLECTIONS)
+def test_ndcg_is_trec_evals_through_positions_then_measures(name, backend: Backend):
+    """One name, one number: the README's path (positions, then measures) gives trec_eval's
+    graded ndcg and ndcg_cut_k, on every backend, as evaluate does."""
+    data = collection(name)
+    if backend.warns_on_drop and dropped_queries_expected(data):
+        with pytest.warns(DroppedQueriesWarning):
+            pos = backend.positions(data.run, data.qrels)
+    else:
+        pos = backend.positions(data.run, data.qrels)
+    names = [str(lf.parse_measure(te_name)) for te_name in NDCG]
+    assert assert_ndcg_parity(data, backend.measures(pos, names), "positions→measures") > 0
+
+
+@pytest.mark.parametrize("name", COLLECTIONS)
+def test_ndcg_is_trec_evals_through_the_cli(name, tmp_path, capsys):
+    from lexiframe.cli import main
+
+    runs, qrels = _runs_and_qrels(name)
+    target = tmp_path / "per_query.parquet"
+    measures = [arg for te_name in NDCG for arg in ("-m", te_name)]
+    assert main(["evaluate", "--qrels", qrels, *measures, "--output", str(target), *runs]) == 0
+    capsys.readouterr()
+    assert assert_ndcg_parity(collection(name), pl.read_parquet(target), "CLI") > 0
+
+
+def test_toy_sys007_ndcg_at_10_is_one_number():
+    """The toy track's sys007: nDCG@10 per query and its mean over the 20 evaluated queries
+    are trec_eval's on the positions path, evaluate, a LazyFrame and pandas alike."""
+    data = collection("toy")
+    golden = data.golden["sys007"]
+    expected_mean = sum(
+        golden.per_query["ndcg_cut_10"][q] for q in golden.queries_with_relevant
+    ) / len(golden.queries_with_relevant)
+    with pytest.warns(DroppedQueriesWarning):
+        by_positions = data.run.lexi.positions(data.qrels).lexi.measures(["nDCG@10"])
+    with pytest.warns(DroppedQueriesWarning):
+        by_evaluate = lf.evaluate(data.run, data.qrels, ["nDCG@10"])
+    lazy = lf.evaluate(data.run.lazy(), data.qrels.lazy(), ["nDCG@10"]).collect()
+    with pytest.warns(DroppedQueriesWarning):
+        by_pandas = pl.from_pandas(
+            data.run.to_pandas().lexi.evaluate(data.qrels.to_pandas(), ["nDCG@10"])
+        )
+    means = [
+        frame.filter(pl.col("system") == "sys007")["nDCG@10"].mean()
+        for frame in (by_positions, by_evaluate, lazy, by_pandas)
+    ]
+    assert means == pytest.approx([means[0]] * 4, abs=1e-15)
+    assert_close(means[0], expected_mean, "sys007 mean of the printed per-query values")
+    # trec_eval's `all` averages 21 queries (999 has no relevant document and scores 0).
+    assert_close(means[0] * 20 / golden.num_q, golden.mean["ndcg_cut_10"], "sys007 all")

@@ -127,7 +127,8 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="nDCG",
-        summary="Normalised DCG with log2(rank+1) discounts; graded gains when grades are kept.",
+        summary="Normalised DCG with log2(rank+1) discounts; the gains are the grades, as in "
+        "trec_eval (positions frames of graded qrels keep them).",
         formula="nDCG = Σ_{i≤r} g_i/log2(p_i+1) / Σ_{j≤m} g*_j/log2(j+1)",
         source="trec_eval ndcg, ndcg_cut_k",
         build=_graded_ndcg,
