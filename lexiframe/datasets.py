@@ -498,7 +498,7 @@ def write_synthetic_track(
         ...     synthetic_track(n_systems=2, n_queries=3, depth=5).run)
         True
     """
-    from lexiframe import io as lexio
+    from lexiframe.io.writers import ChunkWriter
 
     if format not in _EXTENSIONS:
         raise InputError(f"format must be one of {list(_EXTENSIONS)}, not {format!r}")
@@ -525,12 +525,10 @@ def write_synthetic_track(
     gzip_level = compression_level if format == "trec.gz" else None
     with contextlib.ExitStack() as stack:
         qrels_writer = stack.enter_context(
-            lexio._ChunkWriter(qrels_path, kind=kind, table="qrels", gzip_level=gzip_level)
+            ChunkWriter(qrels_path, kind=kind, table="qrels", gzip_level=gzip_level)
         )
         run_writers = [
-            stack.enter_context(
-                lexio._ChunkWriter(path, kind=kind, table="run", gzip_level=gzip_level)
-            )
+            stack.enter_context(ChunkWriter(path, kind=kind, table="run", gzip_level=gzip_level))
             for path in run_paths
         ]
         systems = _system_names(spec.n_systems)

@@ -472,7 +472,7 @@ def test_truncated_gzip_file(tmp_path: Path) -> None:
 def test_gzip_members_and_batches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Several gzip members in one file (as written a chunk at a time), and files read in
     # several batches of decompressed text.
-    monkeypatch.setattr("lexiframe.io._BATCH_BYTES", 1)
+    monkeypatch.setattr("lexiframe.io.trec._BATCH_BYTES", 1)
     lines = [
         "".join(LAYOUTS["spaces"](fields) for fields in LINES[:2]),
         LAYOUTS["spaces"](LINES[2]),

@@ -1,0 +1,91 @@
+"""Read or scan a run or qrels table from its files, TREC text or parquet."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import polars as pl
+
+from lexiframe import _progress
+from lexiframe._compat import collect
+from lexiframe.errors import InputError
+from lexiframe.io.files import Paths, find_files, is_parquet, quote_files
+from lexiframe.io.layouts import Layout
+from lexiframe.io.parquet import parquet_plan
+from lexiframe.io.trec import read_text
+from lexiframe.typing import SystemFrom
+
+
+def _check_system_from(system_from: str) -> None:
+    if system_from not in ("field", "filename"):
+        raise InputError(f"system_from must be 'field' or 'filename', not {system_from!r}")
+
+
+def read_table(
+    paths: Paths, layout: Layout, system_from: SystemFrom, progress: bool | None = False
+) -> pl.DataFrame:
+    _check_system_from(system_from)
+    files = find_files(paths, layout.table)
+    text = [path for path in files if not is_parquet(path)]
+    parquet = [path for path in files if is_parquet(path)]
+    frames = []
+    shown = _progress.enabled(progress)
+    with _progress.bar(len(files), progress=shown, desc=f"reading {layout.table}") as bar:
+        # With a bar, a group of files at a time so that it moves (Polars reads the files of
+        # a group in parallel); without, all files in one go.
+        group = max(4, 2 * pl.thread_pool_size()) if shown else max(len(text), 1)
+        for start in range(0, len(text), group):
+            chunk = text[start : start + group]
+            frames.append(read_text(chunk, layout, system_from))
+            bar.update(len(chunk))
+        if parquet:
+            frames.append(collect(parquet_plan(parquet, layout, system_from)))
+            bar.update(len(parquet))
+    frame = frames[0] if len(frames) == 1 else pl.concat(frames, how="vertical_relaxed")
+    if frame.height == 0:
+        raise InputError(f"the {layout.table} files hold no rows: {quote_files(files)}")
+    return frame
+
+
+def scan_table(paths: Paths, layout: Layout, system_from: SystemFrom) -> pl.LazyFrame:
+    _check_system_from(system_from)
+    files = find_files(paths, layout.table)
+    text = [path for path in files if not is_parquet(path)]
+    parquet = [path for path in files if is_parquet(path)]
+    plans = []
+    if text:
+        plans.append(_scan_text(text, layout, system_from))
+    if parquet:
+        plans.append(parquet_plan(parquet, layout, system_from))
+    return plans[0] if len(plans) == 1 else pl.concat(plans, how="vertical_relaxed")
+
+
+def _scan_text(files: Sequence[Path], layout: Layout, system_from: SystemFrom) -> pl.LazyFrame:
+    """A LazyFrame over text files that reads a group of files at a time when collected."""
+    from polars.io.plugins import register_io_source
+
+    group = max(4, 2 * pl.thread_pool_size())
+    schema = layout.output_schema
+
+    def source(
+        with_columns: list[str] | None,
+        predicate: pl.Expr | None,
+        n_rows: int | None,
+        batch_size: int | None,
+    ) -> Iterator[pl.DataFrame]:
+        remaining = n_rows
+        for start in range(0, len(files), group):
+            frame = read_text(files[start : start + group], layout, system_from)
+            if predicate is not None:
+                frame = frame.filter(predicate)
+            if with_columns is not None:
+                frame = frame.select(with_columns)
+            if remaining is not None:
+                frame = frame.head(remaining)
+                remaining -= frame.height
+            yield frame
+            if remaining is not None and remaining <= 0:
+                return
+
+    return register_io_source(source, schema=schema, explain_name=f"lexiframe {layout.table}")
