@@ -190,8 +190,16 @@ def r_precision(pos: list[int], m: int) -> float:
 
 
 def rbp(pos: list[int], p: float = 0.8) -> float:
-    """RBP(p) = (1 − p) Σ_{i≤r} p^(p_i − 1)."""
+    """Binary RBP(p) = (1 − p) Σ_{i≤r} p^(p_i − 1)."""
     return (1 - p) * sum(p ** (rank - 1) for rank in pos)
+
+
+def rbp_graded(pos: list[int], grades: list[int], ideal_grades: list[int], p: float) -> float:
+    """trec_eval's ``rbp``: gains are the grades, scaled to [0, 1] (min–max over the grades
+    0 … G of the query) when the top grade G is above 1."""
+    top = max(ideal_grades, default=0)
+    scale = top if top > 1 else 1
+    return (1 - p) * sum(g / scale * p ** (rank - 1) for rank, g in zip(pos, grades, strict=True))
 
 
 def exposure(name: str, *, n: int | None = None, p: float = 0.8) -> Callable[[float], float]:
@@ -275,8 +283,8 @@ def measure(
 ) -> float | None:
     """A measure of one ranking by its canonical lexiframe name (the subset tests use).
 
-    ``graded``: nDCG with the grades as gains (what ``lexiframe.evaluate`` computes), else
-    binary gains (what ``measures`` computes on a positions frame without grades).
+    ``graded``: nDCG and RBP with the grades as gains (what lexiframe computes on graded
+    qrels, on every path), else binary gains.
     """
     pos, m, n_ret = ranking.positions, ranking.n_rel, ranking.n_ret
     family, _, cutoff_text = name.partition("@")
@@ -285,7 +293,8 @@ def measure(
         params = _params(family)
         return tse(pos, m, str(params.get("exposure", "rr")), n=n, p=float(params.get("p", 0.8)))
     if family.startswith("RBP"):
-        return rbp(pos, float(_params(family).get("p", 0.8)))
+        p = float(_params(family).get("p", 0.8))
+        return rbp_graded(pos, ranking.grades, ranking.ideal_grades, p) if graded else rbp(pos, p)
     simple: dict[str, Callable[[], float | None]] = {
         "RR": lambda: rr(pos, cutoff),
         "AP": lambda: ap(pos, m, cutoff),

@@ -15,6 +15,7 @@ queries, so lexiframe evaluates exactly trec_eval's queries with ``num_rel > 0``
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -319,3 +320,81 @@ def test_toy_sys007_ndcg_at_10_is_one_number():
     assert_close(means[0], expected_mean, "sys007 mean of the printed per-query values")
     # trec_eval's `all` averages 21 queries (999 has no relevant document and scores 0).
     assert_close(means[0] * 20 / golden.num_q, golden.mean["ndcg_cut_10"], "sys007 all")
+
+
+RBP_FILES = {
+    # p: trec_eval's measure name in the golden files (p = 0.9 is its default, in all_trec)
+    0.5: "rbp_p=0.5",
+    0.8: "rbp_p=0.8",
+    0.9: "rbp",
+}
+
+
+@cache
+def rbp_golden(name: str, p: float) -> dict[str, Golden]:
+    """trec_eval 10's ``rbp`` per query and system (provenance in tests/data/README.md)."""
+    if p == 0.9:
+        return collection(name).golden
+    if name == "trec_eval":
+        paths = [DATA / "trec_eval" / f"expected.rbp_p={p}.txt"]
+    else:
+        paths = sorted((DATA / "toy" / "expected" / f"trec_eval_rbp_p={p}").iterdir())
+    goldens = [parse_trec_eval(path) for path in paths]
+    return {golden.system: golden for golden in goldens}
+
+
+@pytest.mark.parametrize("p", sorted(RBP_FILES))
+@pytest.mark.parametrize("name", COLLECTIONS)
+def test_rbp_is_trec_evals_graded_rbp(name, p, backend: Backend):
+    """RBP(p) on graded qrels: the grades scaled to [0, 1] by the query's top grade, per
+    query as trec_eval 10 prints ``rbp`` (``-m rbp.p=…``), on every backend and through both
+    the positions path and evaluate. A judged query without a relevant document (toy 999)
+    and a skipped query score 0 there too."""
+    data = collection(name)
+    measure = str(lf.parse_measure(f"RBP(p={p})"))
+    expecting_drops = backend.warns_on_drop and dropped_queries_expected(data)
+    with pytest.warns(DroppedQueriesWarning) if expecting_drops else contextlib.nullcontext():
+        by_evaluate = backend.evaluate(data.run, data.qrels, [measure])
+    with pytest.warns(DroppedQueriesWarning) if expecting_drops else contextlib.nullcontext():
+        pos = backend.positions(data.run, data.qrels)
+    by_positions = backend.measures(pos, [measure])
+    golden = rbp_golden(name, p)
+    assert set(golden) == set(data.golden)
+    te_name = RBP_FILES[p]
+    for got in (by_evaluate, by_positions):
+        checked = 0
+        for system, expected in golden.items():
+            rows = dict(got.filter(pl.col("system") == system).select("query", measure).rows())
+            assert set(rows) == data.golden[system].queries_with_relevant
+            assert set(expected.per_query[te_name]) >= set(rows)
+            for query, value in expected.per_query[te_name].items():
+                if query in rows:
+                    assert_close(rows[query], value, f"{system} {query} {te_name}")
+                    checked += 1
+                else:
+                    assert value == 0.0, (system, query)  # not evaluated: no relevant document
+        assert checked > 0
+
+
+def test_binary_rbp_stays_available():
+    """Binary RBP stays available: the expression ``pl.col("positions").lexi.rbp(p=…)``
+    (binary gains, the sum of TSE's rbp exposure over the retrieved relevant documents) is
+    what the RBP measure gives on binary qrels, as the reference computes it."""
+    data = collection("toy")
+    binary = data.qrels.with_columns(pl.col("relevance").ge(1).cast(pl.Int64))
+    with pytest.warns(DroppedQueriesWarning):
+        pos = data.run.lexi.positions(binary)
+    assert "grades" not in pos.columns
+    got = pos.lexi.measures(["RBP(p=0.5)"]).join(
+        pos.select("system", "query", exposure=pl.col("positions").lexi.rbp(p=0.5)),
+        on=["system", "query"],
+    )
+    assert got["RBP(p=0.5)"].to_list() == pytest.approx(got["exposure"].to_list(), abs=1e-15)
+    ranking = reference.positions(
+        data.run.select("system", "query", "doc", "score").iter_rows(), binary.iter_rows()
+    )
+    for row in pos.iter_rows(named=True):
+        want = reference.rbp(ranking[(row["system"], row["query"])].positions, 0.5)
+        assert got.filter((pl.col("system") == row["system"]) & (pl.col("query") == row["query"]))[
+            "RBP(p=0.5)"
+        ].item() == pytest.approx(want, abs=1e-12)

@@ -208,19 +208,42 @@ def r_precision(positions: IntoExpr = "positions", *, n_rel: IntoCount = "n_rel"
     return (_count_at_most(positions, n_rel) / _count(n_rel)).fill_nan(0.0)
 
 
-def rbp(positions: IntoExpr = "positions", *, p: float = 0.8) -> pl.Expr:
-    """Rank-biased precision: (1 − p) Σ_{i≤r} p^(p_i − 1) (Moffat and Zobel, 2008).
+def rbp(
+    positions: IntoExpr = "positions",
+    *,
+    p: float = 0.8,
+    grades: IntoExpr | None = None,
+    ideal_grades: IntoExpr | None = None,
+) -> pl.Expr:
+    """Rank-biased precision: (1 − p) Σ_{i≤r} g_i p^(p_i − 1) (Moffat and Zobel, 2008).
+
+    Binary gains g_i = 1 by default. With ``grades`` (the grades of the retrieved relevant
+    documents in rank order) and ``ideal_grades`` (all relevant grades of the query), the
+    gains are the grades scaled to [0, 1] by the query's top grade G when G > 1,
+    g_i = grade_i / G, as trec_eval's ``rbp`` computes them (its min–max scaling over the
+    grades 0 … G).
 
     Example:
         >>> import polars as pl
         >>> from lexiframe.metrics import exprs
-        >>> df = pl.DataFrame({"positions": [[1, 2]]}, schema={"positions": pl.List(pl.UInt32)})
-        >>> round(df.select(exprs.rbp(p=0.5)).item(), 6)
+        >>> df = pl.DataFrame({"positions": [[1, 2]], "grades": [[1, 2]], "ideal": [[2, 1]]},
+        ...                   schema={"positions": pl.List(pl.UInt32),
+        ...                           "grades": pl.List(pl.Int64), "ideal": pl.List(pl.Int64)})
+        >>> round(df.select(exprs.rbp(p=0.5)).item(), 6)  # 0.5 (1 + 0.5)
         0.75
+        >>> round(df.select(exprs.rbp(p=0.5, grades="grades", ideal_grades="ideal")).item(), 6)
+        0.5
     """
     _check_persistence(p)
-    gains = _ranks(positions).list.eval((1.0 - p) * pl.lit(p) ** (pl.element() - 1))
-    return _positive_zero(gains.list.sum())
+    if (grades is None) != (ideal_grades is None):
+        raise InputError("graded RBP needs both grades= and ideal_grades=")
+    discounts = _ranks(positions).list.eval((1.0 - p) * pl.lit(p) ** (pl.element() - 1))
+    if grades is None:
+        return _positive_zero(discounts.list.sum())
+    top = into_expr(ideal_grades).list.max().cast(pl.Float64)
+    scale = pl.when(top > 1.0).then(top).otherwise(1.0)
+    gains = into_expr(grades).cast(pl.List(pl.Float64)) / scale
+    return _positive_zero((gains * discounts).list.sum())
 
 
 def _check_persistence(p: float) -> None:

@@ -104,6 +104,13 @@ def _graded_ndcg(measure: Measure, context: Context) -> pl.Expr:
     return exprs.ndcg(k=measure.cutoff)
 
 
+def _graded_rbp(measure: Measure, context: Context) -> pl.Expr:
+    p = float(measure.param("p"))
+    if context.graded:
+        return exprs.rbp(p=p, grades="grades", ideal_grades="ideal_grades")
+    return exprs.rbp(p=p)
+
+
 FAMILIES: tuple[Family, ...] = (
     Family(
         name="RR",
@@ -168,11 +175,14 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="RBP",
-        summary="Rank-biased precision with persistence p (residuals not reported).",
-        formula="RBP = (1 − p) Σ_{i≤r} p^(p_i − 1)",
-        source="Moffat and Zobel (2008); lexirecall paper §2",
-        build=lambda m, c: exprs.rbp(p=float(m.param("p"))),
+        summary="Rank-biased precision with persistence p (residuals not reported); on graded "
+        "qrels the gains are the grades scaled to [0, 1] by the query's top grade, as trec_eval's "
+        "rbp (whose default p is 0.9: RBP(p=0.9)). The binary exposure is TSE's family.",
+        formula="RBP = (1 − p) Σ_{i≤r} g_i p^(p_i − 1), g_i = grade_i / max(1, top grade)",
+        source="Moffat and Zobel (2008); trec_eval rbp; lexirecall paper §2",
+        build=_graded_rbp,
         params={"p": 0.8},
+        needs_grades=True,
         example="RBP(p=0.5)",
     ),
     Family(
