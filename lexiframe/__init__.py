@@ -1,14 +1,17 @@
 """lexiframe: lexicographic preferences, atomized search length and classic IR metrics.
 
 Importing the package registers the ``.lexi`` namespace on Polars DataFrames, LazyFrames
-and expressions, and the ``.lexi`` accessor on pandas DataFrames.
+and expressions, and the ``.lexi`` accessor on pandas DataFrames (when pandas is imported,
+before or after lexiframe: pandas, SciPy and matplotlib are imported only where used).
 """
 
 from __future__ import annotations
 
-from lexiframe import datasets, stats
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from lexiframe import _pandas_hook
 from lexiframe import namespaces as _namespaces  # noqa: F401  (registers .lexi on Polars)
-from lexiframe import pandas as _pandas  # noqa: F401  (registers .lexi on pandas)
 from lexiframe.aggregate import order, summarize_preferences
 from lexiframe.errors import (
     DroppedQueriesWarning,
@@ -34,6 +37,8 @@ from lexiframe.preferences import pairs, preferences
 from lexiframe.ranking import coverage, positions
 
 __version__ = "0.1.0"
+
+_pandas_hook.register()  # .lexi on pandas DataFrames, once pandas is imported
 
 __all__ = [
     "DroppedQueriesWarning",
@@ -64,3 +69,18 @@ __all__ = [
     "write_trec_qrels",
     "write_trec_run",
 ]
+
+if TYPE_CHECKING:
+    from lexiframe import datasets, stats
+
+_SUBMODULES = ("datasets", "stats")  # imported on first use (start-up time)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:
+        return importlib.import_module(f"lexiframe.{name}")
+    raise AttributeError(f"module 'lexiframe' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_SUBMODULES})

@@ -24,10 +24,13 @@ still tied, so the cost is proportional to the number of levels each pair needs.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
-import pyarrow as pa
+
+if TYPE_CHECKING:  # pyarrow is imported where it is used (start-up time)
+    import pyarrow as pa
 
 NO_LEVEL = -1
 """What the level kernels return for a pair of identical lists."""
@@ -64,6 +67,8 @@ def list_buffers(column: pl.Series | pa.Array | pa.ChunkedArray) -> ListBuffers:
     >>> buffers.values.tolist(), buffers.offsets.tolist(), buffers.valid.tolist()
     ([1, 3, 2], [0, 2, 2, 2, 3], [True, True, False, True])
     """
+    import pyarrow as pa
+
     if isinstance(column, pl.Series):
         column = column.to_arrow()
     if isinstance(column, pa.ChunkedArray):
@@ -75,6 +80,8 @@ def list_buffers(column: pl.Series | pa.Array | pa.ChunkedArray) -> ListBuffers:
 
 
 def _chunk_buffers(array: pa.Array) -> ListBuffers:
+    import pyarrow as pa
+
     if not (pa.types.is_list(array.type) or pa.types.is_large_list(array.type)):
         raise TypeError(f"expected a list column, got Arrow type {array.type}")
     # ``offsets`` honours the array's slice; ``values`` is the whole child array.

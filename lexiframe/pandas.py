@@ -12,7 +12,12 @@ import pandas as pd
 import polars as pl
 import pyarrow as pa
 
-from lexiframe import aggregate, evaluation, preferences, ranking
+from lexiframe import aggregate, evaluation, ranking
+from lexiframe.preferences import (  # by name: lexiframe.preferences is the function
+    DEFAULT_MEASURES,
+    pairs,
+    preferences,
+)
 
 
 def to_polars(frame: pd.DataFrame | pl.DataFrame | pl.LazyFrame) -> pl.DataFrame | pl.LazyFrame:
@@ -78,13 +83,13 @@ class PandasAccessor:
 
     def pairs(self, **options: Any) -> pd.DataFrame:
         """Every pair of systems per query: see :func:`lexiframe.pairs`."""
-        return to_pandas(preferences.pairs(self._polars(), **options))
+        return to_pandas(pairs(self._polars(), **options))
 
     def preferences(
-        self, measures: str | list[str] = preferences.DEFAULT_MEASURES, **options: Any
+        self, measures: str | list[str] = DEFAULT_MEASURES, **options: Any
     ) -> pd.DataFrame:
         """Preferences for every pair of systems: see :func:`lexiframe.preferences`."""
-        return to_pandas(preferences.preferences(self._polars(), measures, **options))
+        return to_pandas(preferences(self._polars(), measures, **options))
 
     def order(self, measure: str, **options: Any) -> pd.DataFrame:
         """System orderings: see :func:`lexiframe.order`."""

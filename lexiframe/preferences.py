@@ -26,17 +26,19 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Literal, overload
+from typing import TYPE_CHECKING, Literal, overload
 
 import numpy as np
 import polars as pl
-import pyarrow as pa
 
 from lexiframe import _kernels
 from lexiframe._compat import collect
 from lexiframe._utils import IntoExpr, as_list, format_row, into_expr, quote_names
 from lexiframe.errors import InputError, SchemaError, UnknownMeasureError
 from lexiframe.validate import require_columns
+
+if TYPE_CHECKING:  # pyarrow is imported where it is used (start-up time)
+    import pyarrow as pa
 
 Level = Literal["first", "last"]
 Extra = Literal["first_difference", "last_difference"]
@@ -210,6 +212,8 @@ def _pairwise(
     """
 
     def batch(series: Sequence[pl.Series]) -> pl.Series:
+        import pyarrow as pa
+
         left, right = series
         a, b = _positions_buffers(left), _positions_buffers(right)
         rows_a, rows_b = _broadcast_rows(len(a), len(b))
@@ -451,6 +455,8 @@ def _preferences_frame(
 
 
 def _level_series(level: np.ndarray) -> pa.Array:
+    import pyarrow as pa
+
     return pa.array(level.astype(np.uint32), mask=level < 1)
 
 

@@ -15,7 +15,6 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import polars as pl
-from scipy import stats
 
 from lexiframe._utils import as_list
 from lexiframe.errors import InputError
@@ -206,6 +205,8 @@ def kendall_tau(
         if by
         else [((), table)]
     )
+    from scipy import stats  # imported here: SciPy takes half a second to import
+
     rows = []
     for key, group in groups:
         x_all = group[reference].cast(pl.Float64).to_numpy()

@@ -24,7 +24,6 @@ import re
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import special, stats
 
 from lexiframe._utils import quote_names
 from lexiframe.errors import InputError, UnknownMeasureError
@@ -49,6 +48,8 @@ _ALIASES = {
 
 
 def _log_choose(a: ArrayLike, b: ArrayLike) -> np.ndarray:
+    from scipy import special  # SciPy is imported where it is used (start-up time)
+
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     return special.gammaln(a + 1) - special.gammaln(b + 1) - special.gammaln(a - b + 1)
@@ -100,6 +101,8 @@ def parse_tie_measure(measure: str, k: int | None = None) -> tuple[str, int | No
 
 def _sum_squared_extreme(n: int, m: int) -> float:
     """Σ_{i=m}^{n} (C(i − 1, m − 1) / C(n, m))², in log space, a block of i at a time."""
+    from scipy import special
+
     log_total = _log_choose(n, m)
     partial = []
     for start in range(m, n + 1, _BLOCK):
@@ -111,6 +114,8 @@ def _sum_squared_extreme(n: int, m: int) -> float:
 
 def _sum_squared_hypergeometric(n: int, m: int, k: int) -> float:
     """Σ_i Pr(i relevant in the top k)², the count being hypergeometric(n, k, m)."""
+    from scipy import stats
+
     i = np.arange(0, min(m, k) + 1)
     pmf = stats.hypergeom.pmf(i, n, k, m)
     return float(np.sum(pmf**2))

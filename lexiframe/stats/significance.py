@@ -28,7 +28,6 @@ from typing import Literal
 import numpy as np
 import polars as pl
 from numpy.typing import ArrayLike
-from scipy import stats
 
 from lexiframe import _progress
 from lexiframe._utils import as_list, format_row
@@ -46,7 +45,6 @@ from lexiframe.stats._common import (
     measure_columns,
     metric_pairs,
 )
-from lexiframe.stats._studentized import studentized_range_sf
 from lexiframe.stats.corrections import Correction, adjust_p_values, check_correction
 from lexiframe.validate import require_columns
 
@@ -91,6 +89,8 @@ def sign_test(wins: ArrayLike, losses: ArrayLike) -> np.ndarray:
                 f"{name} must be non-negative counts of queries, but {name}[{index}] is "
                 f"{int(np.reshape(counts, -1)[index])}"
             )
+    from scipy import stats  # SciPy is imported where it is used (start-up time)
+
     total = wins + losses
     p = 2.0 * stats.binom.cdf(np.minimum(wins, losses), total, 0.5)
     return np.where(total > 0, np.minimum(p, 1.0), 1.0)
@@ -112,6 +112,8 @@ def t_test(mean: ArrayLike, std: ArrayLike, n: ArrayLike) -> tuple[np.ndarray, n
     valid = (n >= 2) & (std > 0)
     t = np.full(mean.shape, np.nan)
     t[valid] = mean[valid] / (std[valid] / np.sqrt(n[valid]))
+    from scipy import stats
+
     p = np.full(mean.shape, np.nan)
     p[valid] = 2.0 * stats.t.sf(np.abs(t[valid]), n[valid] - 1)
     return t, p
@@ -390,6 +392,8 @@ def _empty_result(table: pl.DataFrame, by: list[str]) -> pl.DataFrame:
 
 
 def _hsd(table: pl.DataFrame, measure: str, by: list[str]) -> pl.DataFrame:
+    from lexiframe.stats._studentized import studentized_range_sf  # it imports SciPy
+
     parts = []
     for block in _blocks(table, measure, by):
         x = block.values

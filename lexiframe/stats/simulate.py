@@ -13,7 +13,6 @@ from collections.abc import Iterable
 
 import numpy as np
 import polars as pl
-import pyarrow as pa
 
 from lexiframe._utils import as_list
 from lexiframe.errors import InputError
@@ -86,6 +85,8 @@ def random_rankings(
     kept = positions <= depth
     lengths = kept.sum(axis=1)
     offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+    import pyarrow as pa  # imported where it is used (start-up time)
+
     values = pa.array(positions[kept].astype(np.uint32))
     lists = pl.Series("positions", pa.ListArray.from_arrays(pa.array(offsets), values))
     rows = 2 * n_pairs
