@@ -182,7 +182,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     orderings_path = _targets(args.orderings, ["orderings"])
     qrels = io.read_qrels(args.qrels)
     run = io.read_run(args.runs, system_from=args.system_from)
-    options = {"depth": args.depth, "threshold": args.threshold}
+    options = {"depth": args.depth, "threshold": args.threshold, "no_relevant": args.no_relevant}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", LexiframeWarning)
         frame = positions(run, qrels, **options)
@@ -283,6 +283,14 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--depth", type=int, help="evaluate the top DEPTH documents of each ranking")
     ev.add_argument("--threshold", type=int, default=1, help="lowest relevant grade (1)")
     ev.add_argument("--n", type=int, help="corpus size, for TSE/SL3/RecallError imputation")
+    ev.add_argument(
+        "--no-relevant",
+        choices=["drop", "keep"],
+        default="drop",
+        help="judged queries without a relevant document: drop them (default; they cannot "
+        "tell systems apart) or keep them, scoring 0 on trec_eval's measures, so that the "
+        "means are trec_eval -c's",
+    )
     ev.add_argument(
         "--system-from",
         choices=["field", "filename"],

@@ -13,7 +13,7 @@ import polars as pl
 from lexiframe import aggregate, evaluation, preferences, ranking
 from lexiframe.metrics import exprs
 from lexiframe.metrics.exprs import IntoCount
-from lexiframe.typing import Exposure, RankBy
+from lexiframe.typing import Exposure, NoRelevant, RankBy
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 
@@ -32,6 +32,7 @@ class _FrameNamespace(Generic[Frame]):
         rank_by: RankBy = "score",
         docs: bool = False,
         grades: bool | None = None,
+        no_relevant: NoRelevant = "drop",
         partitions: int | None = None,
         **columns: str,
     ) -> Frame:
@@ -45,6 +46,7 @@ class _FrameNamespace(Generic[Frame]):
             rank_by=rank_by,
             docs=docs,
             grades=grades,
+            no_relevant=no_relevant,
             partitions=partitions,
             **columns,
         )

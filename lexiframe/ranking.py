@@ -7,9 +7,10 @@ is a function of this frame.
 Rankings follow trec_eval: score descending, ties broken by document id descending as a
 string. Every system of the run gets a row for every query of the qrels with a relevant
 document; a system that skipped such a query gets an empty list (its worst case). Queries
-of the run that are unjudged, or judged without a relevant document, are not evaluated:
-the eager entry point reports how many with a :class:`~lexiframe.errors.DroppedQueriesWarning`
-and :func:`coverage` returns the counts as a frame.
+of the run that are unjudged, or judged without a relevant document, are not evaluated
+(``no_relevant="keep"`` evaluates the latter, as trec_eval does): the eager entry point
+reports how many with a :class:`~lexiframe.errors.DroppedQueriesWarning` and
+:func:`coverage` returns the counts as a frame.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from lexiframe import _blocks, validate
 from lexiframe._compat import collect
 from lexiframe._utils import as_list, format_row, quote_names
 from lexiframe.errors import DroppedQueriesWarning, InputError
-from lexiframe.typing import RankBy
+from lexiframe.typing import NoRelevant, RankBy
 
 POSITION = pl.UInt32
 KEYS = ("system", "query")
@@ -80,6 +81,7 @@ def positions(
     rank_by: RankBy = "score",
     docs: bool = False,
     grades: bool | None = None,
+    no_relevant: NoRelevant = "drop",
     system: str = "system",
     query: str = "query",
     doc: str = "doc",
@@ -111,6 +113,12 @@ def positions(
             some query differ in grade), where they change those values; ``True`` always.
             ``False`` on graded qrels is refused rather than let nDCG and RBP fall back to
             binary gains.
+        no_relevant: what to do with a judged query without a relevant document: ``"drop"``
+            it (the default: such a query cannot tell systems apart; the eager call counts
+            the dropped queries in a warning), or ``"keep"`` it as rows with ``n_rel = 0``,
+            which score 0 on trec_eval's measures (null on SL3, RecallError and ASL,
+            undefined without a relevant document), so that means equal trec_eval's ``-c``
+            averages.
         system: the caller's name of the run's system column.
         query: of the query column (run and qrels).
         doc: of the document column (run and qrels).
@@ -162,7 +170,10 @@ def positions(
         raise InputError("the run is empty: it has no rows, so there is nothing to evaluate")
     relevant = qrels_lf.filter(pl.col("relevance") >= threshold)
     grades = _keeps_grades(relevant, qrels_keys, grades, names)
-    queries = _relevant_queries(relevant, qrels_keys, grades)
+    if no_relevant not in ("drop", "keep"):
+        raise InputError(f"no_relevant must be 'drop' or 'keep', not {no_relevant!r}")
+    judged = qrels_lf if no_relevant == "keep" else None
+    queries = _relevant_queries(relevant, qrels_keys, grades, judged=judged, threshold=threshold)
     request = _Request(by, qrels_keys, depth, rank_by, docs, grades)
     if isinstance(run, pl.LazyFrame):
         plans = [
@@ -249,6 +260,7 @@ def coverage(
     *,
     threshold: int = 1,
     by: str | list[str] | None = None,
+    no_relevant: NoRelevant = "drop",
     system: str = "system",
     query: str = "query",
     doc: str = "doc",
@@ -256,11 +268,12 @@ def coverage(
 ) -> pl.DataFrame:
     """Count, per (by…, system), the queries evaluated, skipped and dropped.
 
-    ``evaluated``: queries of the qrels with a relevant document (each gets a positions row);
+    ``evaluated``: queries of the qrels with a relevant document (each gets a positions row;
+    every judged query with ``no_relevant="keep"``, as in :func:`positions`);
     ``skipped``: of those, the ones the system returned nothing for (scored as worst case);
     ``unjudged``: queries the system answered that the qrels do not know (dropped);
     ``no_relevant``: queries the system answered that are judged without a relevant document
-    (dropped).
+    (dropped; 0 with ``no_relevant="keep"``, which evaluates them).
 
     Example:
         >>> import polars as pl
@@ -294,7 +307,10 @@ def coverage(
         .agg(has_relevant=(pl.col("relevance") >= threshold).any())
     )
     answered = run_lf.join(judged, on=qrels_keys, how="left")
-    relevant_queries = judged.filter("has_relevant").select(qrels_keys)
+    if no_relevant not in ("drop", "keep"):
+        raise InputError(f"no_relevant must be 'drop' or 'keep', not {no_relevant!r}")
+    keep = no_relevant == "keep"
+    relevant_queries = (judged if keep else judged.filter("has_relevant")).select(qrels_keys)
     systems = run_lf.select(*by, "system").unique()
     grid = _grid(systems, relevant_queries, by, qrels_keys)
     skipped = (
@@ -304,7 +320,9 @@ def coverage(
     )
     counts = answered.group_by(*by, "system").agg(
         unjudged=pl.col("has_relevant").is_null().sum().cast(pl.UInt32),
-        no_relevant=(pl.col("has_relevant") == False).sum().cast(pl.UInt32),  # noqa: E712
+        no_relevant=pl.lit(0, dtype=pl.UInt32)
+        if keep
+        else (~pl.col("has_relevant")).sum().cast(pl.UInt32),
     )
     evaluated = grid.group_by(*by, "system").agg(evaluated=pl.len().cast(pl.UInt32))
     keys = [*by, "system"]
@@ -542,8 +560,22 @@ def _keeps_grades(
     )
 
 
-def _relevant_queries(relevant: pl.LazyFrame, qrels_keys: list[str], grades: bool) -> pl.LazyFrame:
-    """Queries with at least one relevant document, with n_rel (and the ideal grades)."""
+def _relevant_queries(
+    relevant: pl.LazyFrame,
+    qrels_keys: list[str],
+    grades: bool,
+    *,
+    judged: pl.LazyFrame | None = None,
+    threshold: int = 1,
+) -> pl.LazyFrame:
+    """The evaluated queries, with n_rel (and the ideal grades): those with at least one
+    relevant document, or every query of ``judged`` (n_rel = 0 for some) when given."""
+    if judged is not None:
+        is_relevant = pl.col("relevance") >= threshold
+        columns = {"n_rel": is_relevant.sum().cast(POSITION)}
+        if grades:
+            columns["ideal_grades"] = pl.col("relevance").filter(is_relevant).sort(descending=True)
+        return judged.group_by(qrels_keys).agg(**columns)
     columns = {"n_rel": pl.len().cast(POSITION)}
     if grades:
         columns["ideal_grades"] = pl.col("relevance").sort(descending=True)

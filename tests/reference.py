@@ -55,10 +55,13 @@ def positions(
     *,
     threshold: int = 1,
     depth: int | None = None,
+    no_relevant: str = "drop",
 ) -> dict[tuple[str, object], Ranking]:
     """The positions frame as ``{(system, query): Ranking}`` (DESIGN.md §1).
 
-    Systems are keyed by ``str(system)`` (lexiframe casts system ids to strings).
+    Systems are keyed by ``str(system)`` (lexiframe casts system ids to strings). With
+    ``no_relevant="keep"`` every judged query is evaluated, also those without a relevant
+    document (trec_eval's ``-c``).
     """
     run = list(run)
     judgments: dict[object, dict[object, int]] = {}
@@ -68,7 +71,8 @@ def positions(
         query: {doc: grade for doc, grade in docs.items() if grade >= threshold}
         for query, docs in judgments.items()
     }
-    relevant = {query: docs for query, docs in relevant.items() if docs}
+    if no_relevant == "drop":
+        relevant = {query: docs for query, docs in relevant.items() if docs}
 
     by_ranking: dict[tuple[str, object], list[tuple[object, float]]] = {}
     systems: list[str] = []
@@ -98,11 +102,14 @@ def positions(
 
 
 def dropped_queries(
-    run: Iterable[RunRow], qrels: Iterable[QrelsRow], *, threshold: int = 1
+    run: Iterable[RunRow], qrels: Iterable[QrelsRow], *, threshold: int = 1, no_relevant="drop"
 ) -> set[object]:
     """Queries of the run that are not evaluated (unjudged, or no relevant document)."""
-    with_relevant = {query for query, _, relevance in qrels if relevance >= threshold}
-    return {query for _, query, _, _ in run} - with_relevant
+    qrels = list(qrels)
+    evaluated = {query for query, _, relevance in qrels if relevance >= threshold}
+    if no_relevant == "keep":
+        evaluated = {query for query, _, _ in qrels}
+    return {query for _, query, _, _ in run} - evaluated
 
 
 def coverage(
@@ -287,6 +294,14 @@ def measure(
     qrels, on every path), else binary gains.
     """
     pos, m, n_ret = ranking.positions, ranking.n_rel, ranking.n_ret
+    if m == 0:
+        # A judged query without a relevant document (no_relevant="keep"): trec_eval
+        # scores it 0; the measures that need a relevant document are undefined.
+        undefined = ("SL3", "RecallError", "ASL")
+        is_undefined = name.startswith(undefined) or (
+            name.startswith("TSE") and "linear" in name and n is None
+        )
+        return None if is_undefined else 0.0
     family, _, cutoff_text = name.partition("@")
     cutoff = int(cutoff_text.removeprefix("g1-")) if cutoff_text else None
     if family.startswith("TSE"):

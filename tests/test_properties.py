@@ -70,6 +70,7 @@ class Case:
     int_docs: bool = False
     threshold: int = 1
     depth: int | None = None
+    no_relevant: str = "drop"
 
     def run_frame(self) -> pl.DataFrame:
         return pl.DataFrame(
@@ -96,13 +97,21 @@ class Case:
 
     @property
     def options(self) -> dict[str, object]:
-        return {"threshold": self.threshold, "depth": self.depth}
+        return {"threshold": self.threshold, "depth": self.depth, "no_relevant": self.no_relevant}
 
     def reference(self) -> dict[tuple[str, object], reference.Ranking]:
-        return reference.positions(self.run, self.qrels, threshold=self.threshold, depth=self.depth)
+        return reference.positions(
+            self.run,
+            self.qrels,
+            threshold=self.threshold,
+            depth=self.depth,
+            no_relevant=self.no_relevant,
+        )
 
     def dropped(self) -> set[object]:
-        return reference.dropped_queries(self.run, self.qrels, threshold=self.threshold)
+        return reference.dropped_queries(
+            self.run, self.qrels, threshold=self.threshold, no_relevant=self.no_relevant
+        )
 
 
 STRING_DOCS = ["d1", "d2", "d10", "d11", "d9", "D3", "x", "d100"]  # string order ≠ number order
@@ -366,6 +375,16 @@ def test_positions_with_depth_equal_reference(case: Case, backend: Backend):
 @SETTINGS
 def test_measures_equal_reference(case: Case, backend: Backend):
     check_measures(case, backend, n=N)
+
+
+@pinned([replace(case, no_relevant="keep") for case in EDGE_CASES])
+@given(case=cases())
+@SETTINGS
+def test_keeping_queries_without_relevant_documents_equals_reference(case: Case, backend: Backend):
+    """``no_relevant="keep"``: judged queries without a relevant document get rows with
+    n_rel = 0 that score 0 (trec_eval -c), or null where a measure needs a relevant one."""
+    check_positions(replace(case, no_relevant="keep"), backend)
+    check_measures(replace(case, no_relevant="keep"), backend, n=N)
 
 
 @pinned(EDGE_CASES)

@@ -8,15 +8,17 @@ trec_eval prints 4 decimals, so values agree within half a unit of the last digi
 are requested by their trec_eval names (the registry's aliases), and compared through the
 canonical column names the registry gives them.
 
-One documented difference: trec_eval ``-c`` also prints (and averages, as 0) a judged
-query without any relevant document (the toy track's ``999``); DESIGN.md §1 drops such
-queries, so lexiframe evaluates exactly trec_eval's queries with ``num_rel > 0``.
+trec_eval (10, with or without ``-c``) also evaluates, as 0, a judged query without any
+relevant document (the toy track's ``999``). lexiframe drops such queries by default, so it
+evaluates trec_eval's queries with ``num_rel > 0`` and its means are rescaled for the
+comparison; ``no_relevant="keep"`` evaluates them too and gives trec_eval's means as they are.
 """
 
 from __future__ import annotations
 
 import contextlib
 import re
+import warnings
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -398,3 +400,55 @@ def test_binary_rbp_stays_available():
         assert got.filter((pl.col("system") == row["system"]) & (pl.col("query") == row["query"]))[
             "RBP(p=0.5)"
         ].item() == pytest.approx(want, abs=1e-12)
+
+
+@pytest.mark.parametrize("name", COLLECTIONS)
+def test_keeping_queries_without_relevant_documents_gives_trec_evals_means(name, backend):
+    """``no_relevant="keep"``: the judged query without a relevant document (toy 999) is
+    evaluated and scores 0, so the per-system means are trec_eval -c's ``all`` lines, over
+    its ``num_q`` queries, with no rescaling."""
+    data = collection(name)
+    names = [*data.measures, "RBP(p=0.9)"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DroppedQueriesWarning)  # 888: unjudged, still dropped
+        per_query = backend.evaluate(data.run, data.qrels, names, no_relevant="keep")
+    summary = backend.summarize(per_query)
+    for system, golden in data.golden.items():
+        row = summary.filter(pl.col("system") == system).row(0, named=True)
+        assert row["n_queries"] == golden.num_q
+        for te_name in [*data.measures, "rbp"]:
+            column = "RBP(p=0.9)" if te_name == "rbp" else str(lf.parse_measure(te_name))
+            assert_close(row[column], golden.mean[te_name], f"{system} all {te_name}")
+        rows = per_query.filter(pl.col("system") == system)
+        assert set(rows["query"].to_list()) == golden.queries
+
+
+def test_keeping_queries_without_relevant_documents_through_the_cli(tmp_path, capsys):
+    from lexiframe.cli import main
+
+    runs, qrels = _runs_and_qrels("toy")
+    target = tmp_path / "summary.csv"
+    arguments = ["-m", "map", "-m", "ndcg_cut_10", "--summary", str(target)]
+    assert main(["evaluate", "--qrels", qrels, *arguments, "--no-relevant", "keep", *runs]) == 0
+    capsys.readouterr()
+    summary = pl.read_csv(target)
+    for system, golden in collection("toy").golden.items():
+        row = summary.filter(pl.col("system") == system).row(0, named=True)
+        assert row["n_queries"] == golden.num_q == 21
+        assert_close(row["AP"], golden.mean["map"], f"{system} map")
+        assert_close(row["nDCG@10"], golden.mean["ndcg_cut_10"], f"{system} ndcg_cut_10")
+
+
+def test_coverage_counts_the_kept_queries():
+    data = collection("toy")
+    drop = lf.coverage(data.run, data.qrels).sort("system")
+    keep = lf.coverage(data.run, data.qrels, no_relevant="keep").sort("system")
+    # Every toy system skips 999 (judged, no relevant document): dropped by default, a
+    # skipped evaluated query when kept; sys002 also skips 413.
+    assert keep["evaluated"].to_list() == [
+        golden.num_q for _, golden in sorted(data.golden.items())
+    ]
+    assert (keep["skipped"] - drop["skipped"]).to_list() == [1] * 8
+    assert keep.filter(pl.col("system") == "sys002")["skipped"].item() == 2
+    assert keep["no_relevant"].sum() == 0
+    assert keep["unjudged"].to_list() == drop["unjudged"].to_list()

@@ -364,7 +364,8 @@ def recall_error(
     else:
         n_value = _count(n).cast(pl.Float64)
         imputed = (m - r) * (n_value - m) + (m * (m + 1) - r * (r + 1)) / 2
-    return (retrieved + imputed) / m - (m + 1) / 2
+    # Undefined without a relevant document (m = 0): null.
+    return pl.when(m > 0).then((retrieved + imputed) / m - (m + 1) / 2)
 
 
 def skipped_depth(schema: Iterable[str], query_keys: Sequence[str]) -> pl.Expr:
@@ -461,4 +462,5 @@ def asl_mean(
     # Σ_{i≤h} (p_i − (i − 1)) = Σ p_i − h(h − 1)/2
     retrieved = ranks.list.sum().cast(pl.Float64) - (h * (h - 1) / 2)
     unretrieved = (counted - h).clip(lower_bound=0) * _irrelevant_returned(positions, n_ret, depth)
-    return (retrieved + unretrieved) / counted
+    # Undefined without a relevant document (m = 0): null.
+    return pl.when(counted > 0).then((retrieved + unretrieved) / counted)
