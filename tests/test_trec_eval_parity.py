@@ -452,3 +452,20 @@ def test_coverage_counts_the_kept_queries():
     assert keep.filter(pl.col("system") == "sys002")["skipped"].item() == 2
     assert keep["no_relevant"].sum() == 0
     assert keep["unjudged"].to_list() == drop["unjudged"].to_list()
+
+
+@pytest.mark.parametrize("name", COLLECTIONS)
+def test_rbp_by_trec_evals_names_gives_trec_evals_numbers(name):
+    """``rbp`` is trec_eval's RBP with its default p = 0.9; ``rbp_p=0.5`` as it prints it."""
+    assert str(lf.parse_measure("rbp")) == "RBP(p=0.9)"
+    assert str(lf.parse_measure("rbp_p=0.5")) == "RBP(p=0.5)"
+    assert str(lf.parse_measure("RBP")) == "RBP"  # the canonical name keeps p = 0.8
+    data = collection(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DroppedQueriesWarning)
+        got = lf.evaluate(data.run, data.qrels, ["rbp", "rbp_p=0.5"])
+    for te_name, column, p in (("rbp", "RBP(p=0.9)", 0.9), ("rbp_p=0.5", "RBP(p=0.5)", 0.5)):
+        for system, golden in rbp_golden(name, p).items():
+            rows = dict(got.filter(pl.col("system") == system).select("query", column).rows())
+            for query, value in rows.items():
+                assert_close(value, golden.per_query[te_name][query], f"{system} {query}")

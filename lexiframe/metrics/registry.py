@@ -177,7 +177,8 @@ FAMILIES: tuple[Family, ...] = (
         name="RBP",
         summary="Rank-biased precision with persistence p (residuals not reported); on graded "
         "qrels the gains are the grades scaled to [0, 1] by the query's top grade, as trec_eval's "
-        "rbp (whose default p is 0.9: RBP(p=0.9)). The binary exposure is TSE's family.",
+        "rbp. trec_eval's names rbp (its default p = 0.9) and rbp_p=0.8 read as RBP(p=0.9) and "
+        "RBP(p=0.8).",
         formula="RBP = (1 − p) Σ_{i≤r} g_i p^(p_i − 1), g_i = grade_i / max(1, top grade)",
         source="Moffat and Zobel (2008); trec_eval rbp; lexirecall paper §2",
         build=_graded_rbp,
@@ -297,7 +298,9 @@ def parse_measure(name: str | Measure) -> Measure:
     """Parse a measure name such as ``"nDCG@10"``, ``"RBP(p=0.5)"`` or ``"P_10"``.
 
     Family names are matched without regard to case; trec_eval's names (``recip_rank``,
-    ``map``, ``Rprec``, ``P_10``, ``recall_1000``, ``ndcg_cut_10``) are understood too.
+    ``map``, ``Rprec``, ``P_10``, ``recall_1000``, ``ndcg_cut_10``) are understood too, and
+    give trec_eval's numbers: ``rbp``, trec_eval's spelling, is ``RBP(p=0.9)`` (its default
+    persistence) and ``rbp_p=0.8`` is ``RBP(p=0.8)``.
 
     Example:
         >>> from lexiframe.metrics import parse_measure
@@ -312,6 +315,10 @@ def parse_measure(name: str | Measure) -> Measure:
     trec_eval = re.fullmatch(r"(P|recall|ndcg_cut|map_cut)_(\d+)", text, flags=re.IGNORECASE)
     if trec_eval:
         text = f"{_TREC_EVAL_CUTOFFS[trec_eval.group(1).lower()]}@{trec_eval.group(2)}"
+    # trec_eval's rbp (its default persistence is 0.9) and rbp_p=0.8 (as it prints -m rbp.p=0.8).
+    rbp = re.fullmatch(r"rbp(?:[._]p=(\d*\.?\d+))?", text)
+    if rbp:
+        text = f"RBP(p={rbp.group(1) or '0.9'})"
     match = _NAME.match(text)
     if not match:
         raise _unknown(name, "it does not read as NAME, NAME@k or NAME(param=value)")
