@@ -84,18 +84,19 @@ def _chunk_buffers(array: pa.Array) -> ListBuffers:
 
     if not (pa.types.is_list(array.type) or pa.types.is_large_list(array.type)):
         raise TypeError(f"expected a list column, got Arrow type {array.type}")
-    # ``offsets`` honours the array's slice; ``values`` is the whole child array.
-    offsets = np.asarray(array.offsets.to_numpy(zero_copy_only=False), dtype=np.int64)
+    # ``offsets`` honours the array's slice; ``values`` is the whole child array. Viewed
+    # through Polars: pyarrow's own to_numpy imports pandas, a quarter of a second.
+    offsets = np.asarray(pl.Series(array.offsets).to_numpy(), dtype=np.int64)
     first, last = int(offsets[0]), int(offsets[-1])
     child = array.values.slice(first, last - first)
     if child.null_count:
         raise ValueError("a list of positions holds a null element")
-    values = child.to_numpy(zero_copy_only=False)
+    values = pl.Series(child).to_numpy()
     if first:
         offsets = offsets - first
     valid = None
     if array.null_count:
-        valid = array.is_valid().to_numpy(zero_copy_only=False)
+        valid = pl.Series(array.is_valid()).to_numpy()
     return ListBuffers(values, offsets, valid)
 
 

@@ -45,6 +45,16 @@ def test_cli_help_loads_no_heavy_library() -> None:
     assert loaded_after(code) & {"scipy", "pandas", "matplotlib"} == set()
 
 
+def test_cli_demo_loads_neither_pandas_nor_scipy() -> None:
+    code = (
+        "import contextlib, io\n"
+        "from lexiframe.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['demo'])"
+    )
+    assert loaded_after(code) & {"scipy", "pandas", "matplotlib"} == set()
+
+
 def test_scipy_is_imported_when_a_test_needs_it() -> None:
     code = "import lexiframe as lf\nassert lf.stats.sign_test([3], [1]).shape == (1,)"
     assert "scipy" in loaded_after(code)
