@@ -540,6 +540,8 @@ def _keeps_grades(
     """
     if grades:
         return True
+    if collect(relevant.select(pl.col("relevance").n_unique())).item() < 2:
+        return False  # one relevant grade in all the qrels: a pass without grouping
     mixed = collect(
         relevant.group_by(qrels_keys)
         .agg(pl.col("relevance").unique().sort().head(2).alias("_grades"))
