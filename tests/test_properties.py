@@ -20,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from lexiframe import evaluation
 from lexiframe import ranking as ranking_module
 from lexiframe.errors import DroppedQueriesWarning, InputError, MissingCorpusSizeWarning
 from tests import reference
@@ -562,6 +563,51 @@ def test_invariants(case: Case):
             assert row["R@3"] == 1.0 or row["positions"][-1] > 3
         if row["positions"] and row["positions"][0] == 1:
             assert row["ASL@g1-1"] == 1.0 and row["RR"] == 1.0
+
+
+@pinned(EDGE_CASES)
+@given(case=cases())
+@SETTINGS
+def test_semantics_invariants(case: Case):
+    """The rules of one name, one number, as invariants over random tracks:
+
+    - a skipped ranking's ASL is the depth it is scored at, and no better than any ranking
+      of its query that retrieved no relevant document;
+    - graded RBP lies in [0, binary RBP] (its gains are at most 1);
+    - keeping judged queries without relevant documents adds rows that score 0, so the sums
+      of trec_eval's measures do not change, only the number of queries;
+    - the smallest accepted n is each ranking plus the relevant documents it missed.
+    """
+    run, qrels = case.run_frame(), case.qrels_frame()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DroppedQueriesWarning)
+        pos = ranking_module.positions(run, qrels, **case.options)
+        keep = replace(case, no_relevant="keep").options
+        kept = ranking_module.positions(run, qrels, **keep)
+    got = evaluation.measures(pos, ["ASL", "RBP", "AP", "nDCG"])
+    rows = as_dict(pos.join(got, on=["system", "query"]))
+    depth = {}
+    for (_, query), row in rows.items():
+        depth[query] = max(depth.get(query, 0), row["n_ret"])
+    if case.depth is not None:
+        depth = dict.fromkeys(depth, case.depth)
+    for (_, query), row in rows.items():
+        if row["n_ret"] == 0:
+            assert row["ASL"] == depth[query]
+            for other in rows.values():
+                if other is not row and other["query"] == query and not other["positions"]:
+                    assert row["ASL"] >= other["ASL"]
+        binary = reference.rbp(row["positions"], 0.8)
+        assert -1e-12 <= row["RBP"] <= binary + 1e-12
+    kept_got = evaluation.measures(kept, ["AP", "nDCG", "RBP"])
+    assert kept.height - pos.height == kept.filter(pl.col("n_rel") == 0).height
+    for name in ("AP", "nDCG", "RBP"):
+        assert math.isclose(kept_got[name].sum(), got[name].sum(), abs_tol=1e-12)
+    if pos.height:
+        needed = (pos["n_ret"] + pos["n_rel"] - pos["positions"].list.len()).max()
+        evaluation.measures(pos, ["TSE"], n=int(needed))
+        with pytest.raises(InputError, match="is too small"):
+            evaluation.measures(pos, ["TSE"], n=int(needed) - 1)
 
 
 # Grouped: by= keys against a per-group reference ----------------------------------------
