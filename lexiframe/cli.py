@@ -11,6 +11,7 @@ from pathlib import Path
 import polars as pl
 
 from lexiframe import datasets, io
+from lexiframe._batched import positions_of_files
 from lexiframe.aggregate import METHODS, order, summarize_preferences
 from lexiframe.errors import LexiframeError, LexiframeWarning, UnknownMeasureError
 from lexiframe.evaluation import measures, summarize
@@ -181,11 +182,11 @@ def run_evaluate(args: argparse.Namespace) -> int:
     summaries = _targets(args.summary, kinds)
     orderings_path = _targets(args.orderings, ["orderings"])
     qrels = io.read_qrels(args.qrels)
-    run = io.read_run(args.runs, system_from=args.system_from)
     options = {"depth": args.depth, "threshold": args.threshold, "no_relevant": args.no_relevant}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", LexiframeWarning)
-        frame = positions(run, qrels, **options)
+        # A batch of run files at a time: memory holds one batch of rows, not the run.
+        frame = positions_of_files(args.runs, qrels, system_from=args.system_from, **options)
     for warning in caught:
         print(f"note: {warning.message}", file=sys.stderr)
 

@@ -5,13 +5,16 @@ from __future__ import annotations
 import sys
 import warnings
 from collections.abc import Iterable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 import polars as pl
 
+from lexiframe._batched import positions_of_files
 from lexiframe._utils import as_list, format_row, quote_names
 from lexiframe.aggregate import summarize_preferences
 from lexiframe.errors import InputError, MissingCorpusSizeWarning, SchemaError
+from lexiframe.io.files import Paths, is_paths
+from lexiframe.io.qrels import read_qrels
 from lexiframe.metrics import Context, Measure, exprs, parse_measures
 from lexiframe.metrics.exprs import _count
 from lexiframe.ranking import positions as build_positions
@@ -150,15 +153,30 @@ def _checked_corpus_size(frame: Frame, n: int | str | pl.Expr, schema: pl.Schema
     return check(frame)
 
 
+@overload
 def evaluate(
-    run: Frame,
-    qrels: pl.DataFrame | pl.LazyFrame,
+    run: Frame, qrels: pl.DataFrame | pl.LazyFrame | Paths, names: MeasureNames, **options: Any
+) -> Frame: ...
+@overload
+def evaluate(
+    run: Paths, qrels: pl.DataFrame | pl.LazyFrame | Paths, names: MeasureNames, **options: Any
+) -> pl.DataFrame: ...
+
+
+def evaluate(
+    run: pl.DataFrame | pl.LazyFrame | Paths,
+    qrels: pl.DataFrame | pl.LazyFrame | Paths,
     names: MeasureNames,
     *,
     n: int | str | pl.Expr | None = None,
     **positions_options: Any,
-) -> Frame:
+) -> pl.DataFrame | pl.LazyFrame:
     """Per-query measures of a run: :func:`lexiframe.positions`, then :func:`measures`.
+
+    ``run`` may be run files too (a path, several paths or a directory, as
+    :func:`lexiframe.read_run` takes them, with its ``system_from=``), and ``qrels`` a qrels
+    file. Run files are read and ranked a batch of files at a time, so that memory holds
+    one batch of rows rather than the whole run, with the same result.
 
     The positions frame keeps the grades when the qrels are graded, so nDCG and RBP give
     trec_eval's graded values, as on every path.
@@ -175,7 +193,12 @@ def evaluate(
         ('a', 'q1', 0.5, 0.0)
     """
     parsed = parse_measures(names)
-    frame = build_positions(run, qrels, **positions_options)
+    if is_paths(qrels):
+        qrels = read_qrels(qrels)
+    if is_paths(run):
+        frame = positions_of_files(run, qrels, **positions_options)
+    else:
+        frame = build_positions(run, qrels, **positions_options)
     return measures(frame, parsed, n=n)
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 from lexiframe.io.files import PathLike, Paths
 from lexiframe.io.layouts import QRELS_SCHEMA, RUN_SCHEMA
 from lexiframe.io.qrels import read_qrels, scan_qrels
-from lexiframe.io.runs import read_run, scan_run
+from lexiframe.io.runs import read_run, read_run_batches, scan_run
 from lexiframe.io.writers import (
     WRITE_FORMATS,
     check_writable,
@@ -41,6 +41,7 @@ __all__ = [
     "check_writable",
     "read_qrels",
     "read_run",
+    "read_run_batches",
     "scan_qrels",
     "scan_run",
     "write_frame",

@@ -13,6 +13,17 @@ Paths = PathLike | Sequence[PathLike]
 """One path, several paths, or a directory (every file in it, sorted by name)."""
 
 
+def is_paths(value: object) -> bool:
+    """Whether ``value`` names files (a path or a non-empty list or tuple of paths)."""
+    if isinstance(value, str | os.PathLike):
+        return True
+    return (
+        isinstance(value, list | tuple)
+        and bool(value)
+        and all(isinstance(item, str | os.PathLike) for item in value)
+    )
+
+
 def find_files(paths: Paths, table: str) -> list[Path]:
     """Expand ``paths`` (a path, paths, or directories) into a list of files."""
     items = [paths] if isinstance(paths, str | os.PathLike) else list(paths)

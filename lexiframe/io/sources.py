@@ -13,7 +13,7 @@ from lexiframe.errors import InputError
 from lexiframe.io.files import Paths, find_files, is_parquet, quote_files
 from lexiframe.io.layouts import Layout
 from lexiframe.io.parquet import parquet_plan
-from lexiframe.io.trec import read_text
+from lexiframe.io.trec import iter_text, read_text
 from lexiframe.typing import SystemFrom
 
 
@@ -46,6 +46,28 @@ def read_table(
     if frame.height == 0:
         raise InputError(f"the {layout.table} files hold no rows: {quote_files(files)}")
     return frame
+
+
+def iter_table(
+    paths: Paths, layout: Layout, system_from: SystemFrom, batch_bytes: int
+) -> Iterator[pl.DataFrame]:
+    """The table a batch of whole files at a time: text files by ``batch_bytes`` of
+    compressed text, parquet files one by one."""
+    _check_system_from(system_from)
+    files = find_files(paths, layout.table)
+    text = [path for path in files if not is_parquet(path)]
+    parquet = [path for path in files if is_parquet(path)]
+    rows = 0
+    if text:
+        for frame in iter_text(text, layout, system_from, batch_bytes):
+            rows += frame.height
+            yield frame
+    for path in parquet:
+        frame = collect(parquet_plan([path], layout, system_from))
+        rows += frame.height
+        yield frame
+    if rows == 0:
+        raise InputError(f"the {layout.table} files hold no rows: {quote_files(files)}")
 
 
 def scan_table(paths: Paths, layout: Layout, system_from: SystemFrom) -> pl.LazyFrame:

@@ -226,20 +226,29 @@ def _try_collect(plan: pl.LazyFrame) -> pl.DataFrame | None:
 
 def read_text(files: Sequence[Path], layout: Layout, system_from: SystemFrom) -> pl.DataFrame:
     """Read TREC text files: all at once on the fast path, file by file when one is bad."""
+    frames = list(iter_text(files, layout, system_from))
+    return frames[0] if len(frames) == 1 else pl.concat(frames)
+
+
+def iter_text(
+    files: Sequence[Path],
+    layout: Layout,
+    system_from: SystemFrom,
+    batch_bytes: int | None = None,
+) -> Iterator[pl.DataFrame]:
+    """Read TREC text files a batch of whole files at a time (see :func:`_batches`)."""
     systems = [system_name(path) if system_from == "filename" else None for path in files]
     separators = [_sniff(path, layout) for path in files]
     jobs = list(zip(files, separators, systems, strict=True))
     gzipped = {path for path in files if is_gzip(path)}
-    frames = []
-    for group in _batches(jobs, gzipped):
+    for group in _batches(jobs, gzipped, _BATCH_BYTES if batch_bytes is None else batch_bytes):
         frame = _try_collect(pl.concat(_fast_plans(group, layout, gzipped)))
         if frame is None:
             # Some file breaks the fast path: a malformed line, or an irregular separator
             # further down than the sniffed lines. Read each file on its own, the general
             # way where needed.
             frame = pl.concat([_read_one(path, layout, sep, system) for path, sep, system in group])
-        frames.append(frame)
-    return frames[0] if len(frames) == 1 else pl.concat(frames)
+        yield frame
 
 
 _Job = tuple[Path, "str | None", "str | None"]  # a file, its separator, its system name
@@ -248,13 +257,14 @@ _BATCH_BYTES = 64 << 20
 """Compressed bytes of gzipped files decompressed at a time (about 5 times as much text)."""
 
 
-def _batches(jobs: list[_Job], gzipped: set[Path]) -> Iterator[list[_Job]]:
-    """The files in batches of at most :data:`_BATCH_BYTES` of gzipped files (or one file)."""
+def _batches(jobs: list[_Job], gzipped: set[Path], limit: int) -> Iterator[list[_Job]]:
+    """The files in batches of at most ``limit`` compressed bytes (or one file); a plain
+    text file counts a fifth of its size, as much as its text would take gzipped."""
     batch: list[_Job] = []
     size = 0
     for job in jobs:
-        job_size = job[0].stat().st_size if job[0] in gzipped else 0
-        if batch and size + job_size > _BATCH_BYTES:
+        job_size = job[0].stat().st_size // (1 if job[0] in gzipped else 5)
+        if batch and size + job_size > limit:
             yield batch
             batch, size = [], 0
         batch.append(job)
