@@ -1,4 +1,7 @@
-"""The ``lexiframe`` command: ``demo`` on bundled synthetic data, ``evaluate`` on TREC files."""
+"""The ``lexiframe`` command: ``demo`` on bundled synthetic data, ``evaluate`` on TREC files.
+
+One module per subcommand joins this package as the command grows.
+"""
 
 from __future__ import annotations
 
