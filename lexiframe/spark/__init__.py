@@ -1,0 +1,42 @@
+"""lexiframe on Apache Spark: the same evaluation for runs that outgrow one machine.
+
+Needs the optional extra ``lexiframe[spark]`` (PySpark 4). Per-query work runs lexiframe's
+own Polars code on each group of queries (``groupBy(...).applyInArrow``), so every measure
+and preference gives the value it gives in one process; sums and means are Spark
+aggregations; the orderings (MC4, Borda, win rate) run on the driver over the pair
+summary::
+
+    from lexiframe import spark as lfs
+
+    pos = lfs.positions(run_sdf, qrels_sdf)                      # Spark DataFrame
+    per_query = lfs.measures(pos, ["RR", "AP", "nDCG@10", "ASL"])  # Spark DataFrame
+    prefs = lfs.preferences(pos, ["sgnLP", "rrLP", "sgnLR"])     # Spark DataFrame
+    lfs.summarize(per_query); lfs.summarize(prefs)               # Spark DataFrames
+    lfs.order(prefs, "sgnLP", method="mc4")                      # Polars DataFrame
+    lfs.coverage(run_sdf, qrels_sdf)                             # Polars DataFrame
+
+The workers must import lexiframe: importing this module sets ``PYSPARK_PYTHON`` to the
+running interpreter when it is unset, which a session created afterwards uses. On a
+cluster, install lexiframe on every node and point ``PYSPARK_PYTHON`` at that interpreter.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+
+from lexiframe.spark.per_query import measures, preferences
+from lexiframe.spark.positions import coverage, evaluate, positions
+from lexiframe.spark.summary import order, summarize
+
+__all__ = [
+    "coverage",
+    "evaluate",
+    "measures",
+    "order",
+    "positions",
+    "preferences",
+    "summarize",
+]

@@ -1,0 +1,288 @@
+"""lexiframe.spark gives the one-process results, on Spark in local mode.
+
+One local session (two cores) serves every test. Without PySpark or Java the tests skip
+with the reason, unless ``LEXIFRAME_REQUIRE_SPARK=1`` (set by CI), which fails them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import warnings
+
+import numpy as np
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+import lexiframe as lf
+from lexiframe.errors import InputError, SchemaError
+
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:PySpark does not yet fully support pandas:FutureWarning"
+)
+
+
+def _missing() -> str | None:
+    """Why Spark cannot run here, or None."""
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        return "PySpark is not installed (pip install 'lexiframe[spark]')"
+    java_home = os.environ.get("JAVA_HOME")
+    if shutil.which("java") is None and not (
+        java_home and os.path.exists(os.path.join(java_home, "bin", "java"))
+    ):
+        return "Java is not installed (PySpark needs a Java 17 or later runtime)"
+    return None
+
+
+@pytest.fixture(scope="session")
+def spark():
+    reason = _missing()
+    if reason is not None:
+        if os.environ.get("LEXIFRAME_REQUIRE_SPARK") == "1":
+            pytest.fail(f"LEXIFRAME_REQUIRE_SPARK=1 but the Spark tests cannot run: {reason}")
+        pytest.skip(reason)
+    from pyspark.sql import SparkSession
+
+    import lexiframe.spark  # noqa: F401  (sets PYSPARK_PYTHON before the session starts)
+
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("lexiframe-tests")
+        .config("spark.sql.shuffle.partitions", "3")
+        .config("spark.default.parallelism", "2")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="session")
+def lfs(spark):
+    from lexiframe import spark as module
+
+    return module
+
+
+def _sdf(spark, frame: pl.DataFrame):
+    return spark.createDataFrame(frame.to_arrow())
+
+
+def _back(sdf, like: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """A Spark result as Polars, with the one-process column types, sorted by ``keys``."""
+    frame = pl.from_arrow(sdf.toArrow())
+    assert frame.columns == like.columns
+    return frame.cast(dict(like.schema)).sort(keys)
+
+
+def _quiet(function, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", lf.LexiframeWarning)
+        return function(*args, **kwargs)
+
+
+# --- tracks ---------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def toy():
+    from conftest import DATA
+
+    return lf.read_run(DATA / "toy" / "runs"), lf.read_qrels(DATA / "toy" / "qrels.txt")
+
+
+def synthetic(seed: int = 7) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Two tracks of integer ids, with graded qrels, score ties, skipped queries (one system
+    answers a single query) and dropped ones (query 11 unjudged, 12 without a relevant
+    document)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for track in ("T1", "T2"):
+        for system in ("s0", "s1", "s2", "s3", "s4"):
+            for query in range(1, 13):
+                if system == "s4" and (track == "T2" or query > 1):
+                    continue  # s4 answers query 1 of T1 only
+                if rng.random() < 0.15:
+                    continue  # a skipped query
+                docs = rng.choice(40, size=int(rng.integers(3, 15)), replace=False)
+                scores = np.round(rng.random(len(docs)) * 4) / 4  # ties
+                ranking = zip(docs, scores, strict=True)
+                rows += [(track, system, query, int(d), float(s)) for d, s in ranking]
+    run = pl.DataFrame(
+        rows, schema=["track", "system", "query", "doc", "score"], orient="row"
+    ).with_columns(pl.col("query", "doc").cast(pl.Int64))
+    judgments = []
+    for track in ("T1", "T2"):
+        for query in [*range(1, 11), 12]:
+            docs = rng.choice(40, size=10, replace=False)
+            grades = rng.integers(0, 4, size=10) if query != 12 else np.zeros(10, dtype=int)
+            judgments += [(track, query, int(d), int(g)) for d, g in zip(docs, grades, strict=True)]
+    qrels = pl.DataFrame(
+        judgments, schema=["track", "query", "doc", "relevance"], orient="row"
+    ).with_columns(pl.col("query", "doc").cast(pl.Int64))
+    return run, qrels
+
+
+MEASURES = ["RR", "AP", "nDCG", "nDCG@10", "P@5", "R@10", "RP", "ASL", "ASL@g1-3", "TSE"]
+
+
+# --- per-query results ----------------------------------------------------------------------
+
+
+def test_toy_track_evaluate_and_measures_equal_one_process(spark, lfs, toy):
+    run, qrels = toy
+    run_sdf, qrels_sdf = _sdf(spark, run), _sdf(spark, qrels)
+    keys = ["system", "query"]
+    positions = _quiet(lf.positions, run, qrels).sort(keys)
+    spark_positions = lfs.positions(run_sdf, qrels_sdf)
+    assert_frame_equal(_back(spark_positions, positions, keys), positions, check_exact=True)
+    expected = _quiet(lf.evaluate, run, qrels, MEASURES).sort(keys)
+    assert "grades" in positions.columns  # graded nDCG
+    got = _back(lfs.evaluate(run_sdf, qrels_sdf, MEASURES), expected, keys)
+    assert_frame_equal(got, expected, check_exact=True)
+    from_positions = _back(lfs.measures(spark_positions, MEASURES), expected, keys)
+    assert_frame_equal(from_positions, expected, check_exact=True)
+
+
+@pytest.mark.parametrize("qrels_by", [True, False], ids=["qrels-by-track", "qrels-shared"])
+def test_by_keys_skipped_and_dropped_queries(spark, lfs, qrels_by):
+    run, qrels = synthetic()
+    if not qrels_by:
+        qrels = qrels.filter(pl.col("track") == "T1").drop("track")
+    run_sdf, qrels_sdf = _sdf(spark, run), _sdf(spark, qrels)
+    keys = ["track", "system", "query"]
+    expected = _quiet(lf.evaluate, run, qrels, MEASURES, by="track", depth=8).sort(keys)
+    got = lfs.evaluate(run_sdf, qrels_sdf, MEASURES, by="track", depth=8, buckets=4)
+    assert_frame_equal(_back(got, expected, keys), expected, check_exact=True)
+    # s4 answered one query of T1 only: it is scored, worst case, on every judged query.
+    s4 = expected.filter(pl.col("system") == "s4")
+    assert s4.height == qrels.filter(pl.col("relevance") >= 1)["query"].n_unique()
+    assert expected.filter(pl.col("query").is_in([11, 12])).height == 0  # dropped
+
+    positions = _quiet(lf.positions, run, qrels, by="track", depth=8).sort(keys)
+    spark_positions = lfs.positions(run_sdf, qrels_sdf, by="track", depth=8, buckets=4)
+    assert_frame_equal(_back(spark_positions, positions, keys), positions, check_exact=True)
+    coverage = lf.coverage(run, qrels, by="track")
+    assert_frame_equal(lfs.coverage(run_sdf, qrels_sdf, by="track"), coverage)
+    assert coverage["skipped"].sum() > 0
+    assert coverage["unjudged"].sum() > 0 and coverage["no_relevant"].sum() > 0
+
+
+def test_string_ids_integer_widths_and_options(spark, lfs):
+    run, qrels = synthetic(seed=3)
+    run = run.filter(pl.col("track") == "T1").drop("track")
+    qrels = qrels.filter(pl.col("track") == "T1").drop("track")
+    keys = ["system", "query"]
+    # Integer ids of different widths on the two sides hash to the same group.
+    narrow = run.with_columns(pl.col("query").cast(pl.Int32))
+    expected = _quiet(lf.evaluate, narrow, qrels, MEASURES, threshold=2).sort(keys)
+    got = lfs.evaluate(_sdf(spark, narrow), _sdf(spark, qrels), MEASURES, threshold=2)
+    assert_frame_equal(_back(got, expected, keys), expected, check_exact=True)
+    # String ids, caller's column names, ranked by a rank column, docs kept.
+    renamed = run.select(
+        pl.col("system").alias("run_id"),
+        pl.col("query").cast(pl.String).alias("qid"),
+        pl.col("doc").cast(pl.String).alias("docno"),
+        pl.col("score")
+        .rank("ordinal", descending=True)
+        .over("system", "query")
+        .cast(pl.Int64)
+        .alias("r"),
+    )
+    judged = qrels.select(
+        pl.col("query").cast(pl.String).alias("qid"),
+        pl.col("doc").cast(pl.String).alias("docno"),
+        pl.col("relevance").alias("grade"),
+    )
+    names = dict(system="run_id", query="qid", doc="docno", rank="r", relevance="grade")
+    options = dict(rank_by="rank", docs=True, **names)
+    expected = _quiet(lf.positions, renamed, judged, **options).sort(keys)
+    got = lfs.positions(_sdf(spark, renamed), _sdf(spark, judged), **options)
+    assert_frame_equal(_back(got, expected, keys), expected, check_exact=True)
+
+
+# --- preferences, summaries, orderings ------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def track_positions(spark, lfs):
+    run, qrels = synthetic(seed=11)
+    positions = _quiet(lf.positions, run, qrels, by="track")
+    spark_positions = lfs.positions(_sdf(spark, run), _sdf(spark, qrels), by="track").cache()
+    return positions, spark_positions
+
+
+def test_preferences_summaries_and_orders(lfs, track_positions):
+    positions, spark_positions = track_positions
+    pair_keys = ["track", "query", "system_a", "system_b"]
+    extra = ["first_difference", "last_difference"]
+    expected = lf.preferences(positions, by="track", extra=extra).sort(pair_keys)
+    spark_prefs = lfs.preferences(spark_positions, by="track", extra=extra)
+    assert_frame_equal(_back(spark_prefs, expected, pair_keys), expected, check_exact=True)
+
+    summary = lf.summarize(expected, by="track")
+    got = pl.from_arrow(lfs.summarize(spark_prefs, by="track").toArrow())
+    assert got.columns == summary.columns
+    got = got.cast(dict(summary.schema))
+    counts = [name for name in summary.columns if name.endswith(("_wins", "_losses", "_ties"))]
+    exact = ["track", "system_a", "system_b", "n_queries", "sgnLP", "sgnLR", *counts]
+    assert_frame_equal(got.select(exact), summary.select(exact), check_exact=True)
+    assert_frame_equal(got.select("rrLP"), summary.select("rrLP"), rel_tol=1e-12, abs_tol=0)
+
+    for method in ("mc4", "borda", "winrate"):
+        for measure in ("sgnLP", "sgnLR"):
+            expected_order = lf.order(expected, measure, method=method, by="track")
+            got_order = lfs.order(spark_prefs, measure, method=method, by="track")
+            assert_frame_equal(got_order, expected_order, check_exact=True)
+
+
+def test_metric_summaries_and_orders(lfs, track_positions):
+    positions, spark_positions = track_positions
+    keys = ["track", "system", "query"]
+    expected = lf.measures(positions, MEASURES).sort(keys)
+    spark_metrics = lfs.measures(spark_positions, MEASURES)
+    assert_frame_equal(_back(spark_metrics, expected, keys), expected, check_exact=True)
+    summary = lf.summarize(expected, by="track")
+    got = pl.from_arrow(lfs.summarize(spark_metrics, by="track").toArrow())
+    got = got.cast(dict(summary.schema))
+    assert_frame_equal(got, summary, rel_tol=1e-12, abs_tol=0)
+    for method in ("mc4", "mean"):
+        for measure in ("AP", "ASL"):
+            expected_order = lf.order(expected, measure, method=method, by="track")
+            got_order = lfs.order(spark_metrics, measure, method=method, by="track")
+            assert_frame_equal(got_order, expected_order, check_exact=True)
+
+
+# --- the driver's checks --------------------------------------------------------------------
+
+
+def test_bad_input_is_refused_on_the_driver(spark, lfs, toy):
+    run, qrels = toy
+    run_sdf, qrels_sdf = _sdf(spark, run), _sdf(spark, qrels)
+    with pytest.raises(SchemaError, match="'score'"):
+        lfs.positions(run_sdf.drop("score"), qrels_sdf)
+    with pytest.raises(InputError, match="grades=False"):
+        lfs.positions(run_sdf, qrels_sdf, grades=False)
+    with pytest.raises(SchemaError, match="query ids are strings in the run"):
+        lfs.positions(run_sdf, _sdf(spark, qrels.with_columns(pl.col("query").cast(pl.Int64))))
+    with pytest.raises(InputError, match="buckets"):
+        lfs.positions(run_sdf, qrels_sdf, buckets=0)
+
+
+def test_workers_use_the_callers_python(spark):
+    import subprocess
+    import sys
+
+    worker = spark.sparkContext.parallelize([0], 1).map(lambda _: sys.executable).first()
+    assert os.path.realpath(worker) == os.path.realpath(os.environ["PYSPARK_PYTHON"])
+    env = {key: value for key, value in os.environ.items() if key != "PYSPARK_PYTHON"}
+    script = (
+        "import os, sys, lexiframe.spark; print(os.environ['PYSPARK_PYTHON'] == sys.executable)"
+    )
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+    assert out.stdout.strip() == "True", out.stderr
