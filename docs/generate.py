@@ -104,12 +104,51 @@ def cli_reference() -> str:
                     f"| {names} | {_value(action)} | {_default(action)} | {_help(action)} |"
                 )
             lines.append("")
+    lines += _trec_eval_names()
     lines += [
         "On bad input the command prints `lexiframe: error: ...` on standard error and exits "
         "with status 2.",
         "",
     ]
     return "\n".join(lines)
+
+
+TREC_EVAL_NOTES = """\
+## `lexiframe trec_eval`: a drop-in for trec_eval
+
+`lexiframe trec_eval [-q] [-c] [-l LEVEL] [-M DEPTH] [-m MEASURE]... QRELS RUN...` reads
+trec_eval's flags and measure names and prints its lines: `measure<TAB>query<TAB>value`, the
+name padded to 22 characters, counts as integers and other values with 4 decimals; with
+`-q` the values of each query (queries in trec_eval's order, by their ids as strings), then
+the `all` lines (`runid`, `num_q`, the means; the counts `num_ret`, `num_rel`,
+`num_rel_ret` are sums; `gm_map` a geometric mean). Scripts that parse trec_eval's output
+keep working. Several run files print one block each, in the order given, as successive
+trec_eval calls would; each file is one run, named by the run id of its last line.
+
+- `-m NAME` (repeatable), `-m NAME.PARAMS` (`P.5,10`, `ndcg_cut.10`, `rbp.p=0.8`),
+  trec_eval's printed names (`P_5`, `ndcg_cut_10`), and the nicknames `official` (the
+  default) and `all_trec`. A nickname prints the measures lexiframe computes and leaves
+  out the others; a measure asked for by name that lexiframe does not compute is an error.
+- `-q`: per-query lines. `-c`: average over every query of the qrels (a query the run
+  skipped scores 0). `-l LEVEL`: the lowest relevant grade (nDCG and RBP, as in
+  trec_eval, keep every positive grade as their gain). `-M DEPTH`: the top DEPTH documents
+  of each ranking.
+
+Where it differs from trec_eval 10.0: without `-c`, a judged query the run skipped is left
+out of the means (trec_eval's documented behaviour; trec_eval 10.0 stops with "result qid
+not found in qrels"); several runs in one call; the formats of `-R`/`-T` other than TREC's
+are not read.
+
+How each trec_eval measure reads (generated from `lexiframe.metrics.trec_eval`: a measure
+the registry understands under trec_eval's name joins this table by itself):
+
+"""
+
+
+def _trec_eval_names() -> list[str]:
+    from lexiframe.metrics.trec_eval import markdown_names
+
+    return [TREC_EVAL_NOTES + markdown_names()]
 
 
 def pages() -> dict[str, str]:

@@ -16,6 +16,7 @@ import polars as pl
 from lexiframe import datasets, io
 from lexiframe._batched import positions_of_files
 from lexiframe.aggregate import METHODS, order, summarize_preferences
+from lexiframe.cli import trec_eval
 from lexiframe.errors import LexiframeError, LexiframeWarning, UnknownMeasureError
 from lexiframe.evaluation import measures, summarize
 from lexiframe.metrics import parse_measure
@@ -302,6 +303,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="system id from the run's sixth field (default) or the file name",
     )
     ev.set_defaults(handler=run_evaluate)
+    trec_eval.add_parser(commands)
     return parser
 
 

@@ -1,0 +1,313 @@
+"""``lexiframe trec_eval``: trec_eval's command line and output, for the measures lexiframe has.
+
+Scripts that call ``trec_eval [-q] [-c] [-l LEVEL] [-M DEPTH] [-m MEASURE]... QRELS RUN``
+and parse its output keep working: the same flags, the same measure names (``map``,
+``P.5,10``, ``ndcg_cut.10``, ``official``, ``all_trec``) and the same lines
+(``measure<TAB>query<TAB>value``, names padded to 22 characters, integers for counts, 4
+decimals otherwise, per-query lines with ``-q`` in trec_eval's order, then ``all``). Several
+runs in one call print one block per run, as successive trec_eval calls would.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import polars as pl
+
+from lexiframe.errors import InputError, LexiframeWarning, UnknownMeasureError
+from lexiframe.metrics.trec_eval import (
+    CATALOGUE,
+    FRAME_COUNTS,
+    MEASURES,
+    MIN_GEO_MEAN,
+    NICKNAMES,
+    Kind,
+    TrecMeasure,
+    available,
+    registry_measure,
+)
+
+DESCRIPTION = (
+    "trec_eval's command line: its flags, measure names and output format (`measure`, "
+    "query, value; `all` lines; runid and num_q), for the measures lexiframe computes. "
+    "Several runs print one block each, in the order given. Measures of a nickname "
+    "(official, all_trec) that lexiframe does not compute are left out; one asked for by "
+    "name is an error."
+)
+
+# The counts a positions frame holds, for when the registry has no measure of that name.
+_COUNT_EXPRS = {
+    "num_ret": pl.col("n_ret").cast(pl.Int64),
+    "num_rel": pl.col("n_rel").cast(pl.Int64),
+    "num_rel_ret": pl.col("positions").list.len().cast(pl.Int64),
+}
+
+
+@dataclass(frozen=True)
+class Line:
+    """One measure value trec_eval prints: its printed name, kind and source column."""
+
+    printed: str
+    kind: Kind
+    column: str
+    graded: bool = False
+    """Its gains are the grades, whatever the relevance level (trec_eval's ndcg and rbp)."""
+
+
+def _split(argument: str) -> tuple[str, str | None]:
+    """``P.5,10`` → (``P``, ``5,10``); trec_eval's printed names (``P_5``) are read too."""
+    root, dot, params = argument.partition(".")
+    if dot:
+        return root, params or None
+    if argument in CATALOGUE or argument in NICKNAMES:
+        return argument, None
+    roots = [name for name in CATALOGUE if argument.startswith(name + "_")]
+    if roots:
+        root = max(roots, key=len)
+        return root, argument[len(root) + 1 :]
+    return argument, None
+
+
+def resolve(arguments: Sequence[str]) -> list[Line]:
+    """The lines each query prints for ``-m`` arguments, in trec_eval's order.
+
+    Example:
+        >>> [line.printed for line in resolve(["ndcg_cut.10", "map", "P.5,10"])]
+        ['map', 'P_5', 'P_10', 'ndcg_cut_10']
+        >>> [line.column for line in resolve(["ndcg_cut.10", "map", "P.5,10"])]
+        ['AP', 'P@5', 'P@10', 'nDCG@10']
+    """
+    params: dict[str, str | None] = {}
+    explicit: set[str] = set()
+    for argument in arguments or ["official"]:
+        root, text = _split(argument)
+        if root in NICKNAMES:
+            for name in NICKNAMES[root]:
+                params.setdefault(name, None)
+        elif root in CATALOGUE:
+            explicit.add(root)
+            if params.get(root) is None:
+                params[root] = text  # trec_eval uses the first parameters given for a root
+        else:
+            raise UnknownMeasureError(
+                f"illegal measure {argument!r}: trec_eval has no measure {root!r}; e.g. map, "
+                "P.5,10, ndcg_cut.10, recip_rank, official, all_trec"
+            )
+    lines: list[Line] = []
+    for measure in MEASURES:
+        if measure.name not in params:
+            continue
+        if not available(measure) and measure.name not in explicit:
+            continue  # a nickname's measure lexiframe does not compute
+        lines += _lines(measure, params[measure.name])
+    return lines
+
+
+def _lines(measure: TrecMeasure, params: str | None) -> list[Line]:
+    if measure.kind in ("runid", "num_q"):
+        return [Line(measure.name, measure.kind, "")]
+    if measure.kind == "gm":
+        (base,) = _lines(CATALOGUE[measure.of], None)
+        return [Line(measure.name, "gm", base.column, base.graded)]
+    lines = []
+    for printed, param in measure.printed(params):
+        found = (
+            None if measure.kind == "relstring" else registry_measure(measure.name, printed, param)
+        )
+        if found is not None:
+            lines.append(Line(printed, measure.kind, found.name, found.family.needs_grades))
+        elif measure.name in FRAME_COUNTS:
+            lines.append(Line(printed, measure.kind, measure.name))
+        else:
+            raise UnknownMeasureError(
+                f"trec_eval measure {printed!r} is not computed by lexiframe; "
+                f"see `lexiframe trec_eval --help` for the measures it has"
+            )
+    return lines
+
+
+def evaluate_runs(
+    runs: Sequence[pl.DataFrame],
+    qrels: pl.DataFrame,
+    lines: Sequence[Line],
+    *,
+    complete: bool = False,
+    level: int = 1,
+    depth: int | None = None,
+) -> pl.DataFrame:
+    """Per-query values of ``lines`` for each run (``run`` = its index), as trec_eval takes
+    queries: those of the qrels the run answers, or with ``complete`` every query of the
+    qrels (a skipped query scores 0). Columns: run, query, then one per source column."""
+    from lexiframe.evaluation import measures
+    from lexiframe.ranking import positions
+
+    combined = pl.concat(
+        [run.with_columns(pl.lit(str(index)).alias("system")) for index, run in enumerate(runs)],
+        how="vertical_relaxed",
+    )
+
+    def frame_at(threshold: int) -> pl.DataFrame:
+        with warnings.catch_warnings():
+            # trec_eval ignores queries without judgments silently; so does its drop-in.
+            warnings.simplefilter("ignore", LexiframeWarning)
+            frame = positions(combined, qrels, threshold=threshold, depth=depth, no_relevant="keep")
+        return frame if complete else frame.filter(pl.col("n_ret") > 0)
+
+    frame = frame_at(level)
+    columns = list(dict.fromkeys(line.column for line in lines if line.column))
+    table = frame.select(
+        pl.col("system").alias("run"),
+        "query",
+        *(_COUNT_EXPRS[name].alias(name) for name in columns if name in _COUNT_EXPRS),
+    )
+    graded = {line.column for line in lines if line.graded}
+    binary = [name for name in columns if name not in _COUNT_EXPRS and name not in graded]
+    # trec_eval's gains are the grades whatever -l says: graded measures see every grade.
+    for names, source in ((binary, frame), (sorted(graded), None)):
+        if not names:
+            continue
+        if source is None:
+            source = frame if level == 1 else frame_at(1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", LexiframeWarning)
+            values = measures(source, names)
+        table = table.join(
+            values.rename({"system": "run"}), on=["run", "query"], how="left", coalesce=True
+        )
+    return table
+
+
+def _value(kind: Kind, value: float | None) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value) and kind == "long"):
+        value = 0
+    if kind == "long":
+        return f"{int(value)}"
+    return f"{value:6.4f}"
+
+
+def format_run(
+    table: pl.DataFrame,
+    lines: Sequence[Line],
+    runid: str,
+    *,
+    per_query: bool,
+    judged_relevant: int | None = None,
+) -> str:
+    """trec_eval's output for one run from its per-query table (columns as
+    :func:`evaluate_runs` names them).
+
+    ``judged_relevant``: with ``-c``, trec_eval's ``num_rel`` summary counts the judgments
+    of the qrels with a grade above 0, whatever ``-l`` says; this is that count.
+    """
+    table = table.sort("query")
+    queries = table["query"].to_list()
+    out: list[str] = []
+    if per_query:
+        values = {c: table[c].fill_null(0).to_list() for c in table.columns if c not in ("run",)}
+        shown = [line for line in lines if line.kind not in ("runid", "num_q", "gm")]
+        for row, query in enumerate(queries):
+            for line in shown:
+                out.append(
+                    f"{line.printed:<22}\t{query}\t{_value(line.kind, values[line.column][row])}"
+                )
+    count = len(queries)
+    for line in lines:
+        if line.kind == "runid":
+            out.append(f"{'runid':<22}\tall\t{runid}")
+            continue
+        if line.kind == "num_q":
+            out.append(f"{'num_q':<22}\tall\t{count}")
+            continue
+        column = table[line.column].fill_null(0).cast(pl.Float64)
+        if line.kind == "long" and line.printed == "num_rel" and judged_relevant is not None:
+            text = f"{judged_relevant}"
+        elif line.kind == "long":
+            text = f"{int(column.sum())}"
+        elif line.kind == "gm":
+            logs = column.clip(lower_bound=MIN_GEO_MEAN).log()
+            text = f"{math.exp(logs.sum() / count) if count else 0.0:6.4f}"
+        else:
+            text = f"{column.sum() / count if count else 0.0:6.4f}"
+        out.append(f"{line.printed:<22}\tall\t{text}")
+    return "\n".join(out) + "\n"
+
+
+def run_trec_eval(args: argparse.Namespace) -> int:
+    """The ``trec_eval`` subcommand: read, evaluate every run, then print (all or nothing)."""
+    from lexiframe import io
+
+    lines = resolve(args.measure or [])
+    qrels = io.read_qrels(args.qrels)
+    runs, runids = [], []
+    for path in args.runs:
+        run = io.read_run(path)
+        if run.height == 0:
+            raise InputError(f"{path}: the run holds no line")
+        runs.append(run)
+        runids.append(run["system"][-1])  # trec_eval keeps the run id of the last line
+    table = evaluate_runs(
+        runs, qrels, lines, complete=args.complete, level=args.level, depth=args.depth
+    )
+    judged_relevant = qrels.filter(pl.col("relevance") > 0).height if args.complete else None
+    blocks = []
+    for index, (path, runid) in enumerate(zip(args.runs, runids, strict=True)):
+        own = table.filter(pl.col("run") == str(index))
+        if own.height == 0:
+            raise InputError(f"{path}: no query with both results and relevance information")
+        blocks.append(
+            format_run(own, lines, runid, per_query=args.query, judged_relevant=judged_relevant)
+        )
+    sys.stdout.write("".join(blocks))
+    return 0
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    """Register ``lexiframe trec_eval`` on the command's subparsers."""
+    te = commands.add_parser(
+        "trec_eval",
+        help="trec_eval's command line and output format (a drop-in for scripts)",
+        description=DESCRIPTION,
+    )
+    te.add_argument(
+        "-q",
+        dest="query",
+        action="store_true",
+        help="print the value of each query too, before the `all` lines",
+    )
+    te.add_argument(
+        "-c",
+        dest="complete",
+        action="store_true",
+        help="average over every query of the qrels; a query the run skipped scores 0",
+    )
+    te.add_argument(
+        "-l",
+        dest="level",
+        type=int,
+        default=1,
+        metavar="LEVEL",
+        help="lowest relevance grade counted as relevant (trec_eval's default 1)",
+    )
+    te.add_argument(
+        "-M",
+        dest="depth",
+        type=int,
+        metavar="DEPTH",
+        help="evaluate only the top DEPTH documents of each ranking",
+    )
+    te.add_argument(
+        "-m",
+        dest="measure",
+        action="append",
+        metavar="MEASURE",
+        help="trec_eval measure, repeatable: a name (map, recip_rank, ndcg), a name with "
+        "cutoffs (P.5,10; ndcg_cut.10) or a nickname (official, the default; all_trec)",
+    )
+    te.add_argument("qrels", help="TREC qrels file")
+    te.add_argument("runs", nargs="+", metavar="run", help="TREC run files, one block each")
+    te.set_defaults(handler=run_trec_eval)

@@ -1,0 +1,167 @@
+"""``lexiframe trec_eval``: trec_eval's output, line by line, for every measure lexiframe has.
+
+Golden files (provenance in ``tests/data/README.md``) are trec_eval 10.0's own output for the
+same flags. Each test runs the drop-in, keeps the golden lines of the measures the drop-in
+prints for those flags (trec_eval prints more measures than lexiframe computes), and
+compares the two texts line by line: names, queries, their order and the printed values.
+"""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+
+from lexiframe.cli import main
+from lexiframe.cli.trec_eval import resolve
+from lexiframe.errors import UnknownMeasureError
+from lexiframe.metrics.trec_eval import CATALOGUE, MEASURES, available
+from tests.conftest import DATA
+
+TREC = DATA / "trec_eval"
+TOY = DATA / "toy"
+TOY_RUNS = [str(path) for path in sorted((TOY / "runs").iterdir())]
+TREC_ARGS = [str(TREC / "qrels.test"), str(TREC / "results.test")]
+TOY_ARGS = [str(TOY / "qrels.txt"), *TOY_RUNS]
+
+# (flags, golden file, qrels and runs). The toy's goldens are trec_eval run once per run
+# file, concatenated in file order; lexiframe reads all runs in one call.
+CASES = [
+    (["-q", "-c", "-m", "all_trec"], TREC / "expected.all_trec.txt", TREC_ARGS),
+    (["-q", "-m", "all_trec"], TREC / "cli/q.all_trec.txt", TREC_ARGS),
+    (["-q", "-c", "-l", "2", "-m", "all_trec"], TREC / "cli/q.c.l2.all_trec.txt", TREC_ARGS),
+    (["-q", "-c", "-M", "10", "-m", "all_trec"], TREC / "cli/q.c.M10.all_trec.txt", TREC_ARGS),
+    (["-M", "5", "-m", "all_trec"], TREC / "cli/M5.all_trec.txt", TREC_ARGS),
+    ([], TREC / "cli/official.txt", TREC_ARGS),
+    (["-q", "-m", "rbp.p=0.5", "-m", "rbp"], TREC / "cli/q.rbp.txt", TREC_ARGS),
+    (
+        ["-q", "-c", "-l", "2", "-m", "all_trec"],
+        TOY / "expected/trec_eval_cli/q.c.l2.all_trec.txt.gz",
+        TOY_ARGS,
+    ),
+    (
+        ["-q", "-c", "-M", "10", "-m", "all_trec"],
+        TOY / "expected/trec_eval_cli/q.c.M10.all_trec.txt.gz",
+        TOY_ARGS,
+    ),
+    (["-c"], TOY / "expected/trec_eval_cli/c.official.txt", TOY_ARGS),
+    (
+        ["-c", "-l", "3", "-m", "all_trec"],
+        TOY / "expected/trec_eval_cli/c.l3.all_trec.txt",
+        TOY_ARGS,
+    ),
+]
+
+# What lexiframe must print for all_trec at least (the registry may add more).
+CORE = {
+    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+    "recip_rank", "P_5", "P_10", "P_1000", "recall_10", "recall_1000", "ndcg", "ndcg_cut_10",
+    "map_cut_10", "rbp",
+}  # fmt: skip
+
+
+def golden(path: Path) -> list[str]:
+    if path.suffix == ".gz":
+        return gzip.decompress(path.read_bytes()).decode().splitlines()
+    return path.read_text().splitlines()
+
+
+def drop_in(capsys, *arguments: str) -> list[str]:
+    assert main(["trec_eval", *arguments]) == 0
+    return capsys.readouterr().out.splitlines()
+
+
+def measure_args(flags: list[str]) -> list[str]:
+    return [flags[i + 1] for i, flag in enumerate(flags) if flag == "-m"]
+
+
+@pytest.mark.parametrize(
+    ("flags", "path", "files"), CASES, ids=[f"{c[1].parent.name}/{c[1].name}" for c in CASES]
+)
+def test_lines_are_trec_evals(flags, path, files, capsys):
+    printed = {line.printed for line in resolve(measure_args(flags))}
+    if "all_trec" in flags:
+        assert printed >= CORE
+    expected = [line for line in golden(path) if line.split("\t")[0].rstrip() in printed]
+    got = drop_in(capsys, *flags, *files)
+    assert got == expected
+
+
+def test_measures_with_parameters_are_trec_evals(capsys):
+    """``-m P.3,7`` style parameters; measures lexiframe does not compute yet are skipped."""
+    wanted = ["P.3,7", "ndcg_cut.4", "map_cut.2", "recall.2", "success.2", "iprec_at_recall.0.5"]
+    usable = []
+    for argument in wanted:
+        try:
+            resolve([argument])
+        except UnknownMeasureError:
+            continue
+        usable.append(argument)
+    assert {"P.3,7", "ndcg_cut.4", "map_cut.2", "recall.2"} <= set(usable)
+    flags = ["-q"] + [item for argument in usable for item in ("-m", argument)]
+    printed = {line.printed for line in resolve(usable)}
+    expected = [line for line in golden(TREC / "cli/q.params.txt") if line.split()[0] in printed]
+    assert drop_in(capsys, *flags, *TREC_ARGS) == expected
+
+
+def test_several_runs_print_one_block_each_in_the_order_given(capsys):
+    flags = ["-m", "runid", "-m", "map", "-m", "P.10", str(TOY / "qrels.txt")]
+    one = drop_in(capsys, *flags, TOY_RUNS[1])
+    two = drop_in(capsys, *flags, TOY_RUNS[0])
+    both = drop_in(capsys, *flags, *TOY_RUNS[1::-1])
+    assert both == one + two
+    assert one[0] == "runid                 \tall\tsys001"
+
+
+def test_a_query_the_run_skipped_counts_only_with_c(capsys):
+    """trec_eval 10.0 stops when a run skips a judged query without -c; lexiframe evaluates
+    the queries both have (the toy's sys000 skips 999), as trec_eval's documentation says."""
+    without = drop_in(capsys, "-m", "num_q", "-m", "map", str(TOY / "qrels.txt"), TOY_RUNS[0])
+    with_c = drop_in(capsys, "-c", "-m", "num_q", str(TOY / "qrels.txt"), TOY_RUNS[0])
+    assert without[0] == "num_q                 \tall\t20"
+    assert with_c == ["num_q                 \tall\t21"]
+
+
+def test_trec_evals_printed_names_are_read_as_measures():
+    assert [line.printed for line in resolve(["P_5", "ndcg_cut_10", "map"])] == [
+        "map",
+        "P_5",
+        "ndcg_cut_10",
+    ]
+    assert [line.column for line in resolve(["recip_rank"])] == ["RR"]
+
+
+def test_the_first_parameters_given_for_a_measure_win():
+    assert [line.printed for line in resolve(["P.5", "P.10"])] == ["P_5"]
+
+
+@pytest.mark.parametrize(
+    ("argument", "message"),
+    [
+        ("nosuch", "illegal measure 'nosuch'"),
+        ("relstring", "not computed by lexiframe"),
+        ("P.5,x", "cutoffs are comma-separated whole numbers"),
+        ("P.5,5", "positive and distinct"),
+    ],
+)
+def test_bad_measures_are_refused_with_exit_status_2(argument, message, capsys):
+    assert main(["trec_eval", "-m", argument, *TREC_ARGS]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert message in captured.err
+
+
+def test_a_run_without_judged_queries_is_refused(tmp_path, capsys):
+    run = tmp_path / "run"
+    run.write_text("999999 Q0 d1 1 1.0 x\n")
+    assert main(["trec_eval", str(TREC / "qrels.test"), str(run)]) == 2
+    assert "no query with both results and relevance" in capsys.readouterr().err
+
+
+def test_the_catalogue_is_trec_evals_order_and_all_trec_is_a_subset():
+    names = [measure.name for measure in MEASURES]
+    assert names[:6] == ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map"]
+    assert len(set(names)) == len(names)
+    assert all(name in CATALOGUE for name in names)
+    assert available(CATALOGUE["map"]) and not available(CATALOGUE["relstring"])
