@@ -58,7 +58,8 @@ def _positions_of_batches(
     query = options.get("query", "query")
     qrels_by = [key for key in by if key in qrels.columns]
     seen: set[tuple] = set()
-    parts, run_queries = [], []
+    parts: list[pl.DataFrame] = []
+    dropping: list[pl.DataFrame] = []  # the queries of the batches with dropped queries
     shown: set[tuple[type, str]] = set()
     for batch in batches:
         with warnings.catch_warnings(record=True) as caught:
@@ -71,15 +72,19 @@ def _positions_of_batches(
         seen |= systems
         parts.append(part)
         for warning in caught:
-            # Dropped queries are counted over the whole run below; others are shown once.
+            if warning.category is DroppedQueriesWarning:
+                # Counted over the whole run below, from the queries of the batches that had
+                # some (listing the queries of every batch would cost a tenth of the time).
+                dropping.append(batch.select(*qrels_by, pl.col(query).alias("query")).unique())
+                continue
             key = (warning.category, str(warning.message))
-            if warning.category is not DroppedQueriesWarning and key not in shown:
+            if key not in shown:  # each other warning once
                 shown.add(key)
                 warnings.warn(warning.message, warning.category, stacklevel=3)
-        run_queries.append(batch.select(*qrels_by, pl.col(query).alias("query")).unique())
     frame = pl.concat(parts)
-    qrels_keys = [*qrels_by, "query"]
-    evaluated = frame.select(qrels_keys).unique()
-    names = ColumnNames(query=query)
-    _warn_dropped(pl.concat(run_queries).unique(), evaluated, by, qrels_keys, names)
+    if dropping:
+        qrels_keys = [*qrels_by, "query"]
+        evaluated = frame.select(qrels_keys).unique()
+        names = ColumnNames(query=query)
+        _warn_dropped(pl.concat(dropping).unique(), evaluated, by, qrels_keys, names)
     return frame

@@ -27,7 +27,7 @@ field (such a line has more than six tokens and is malformed anyway).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import polars as pl
@@ -236,19 +236,37 @@ def iter_text(
     system_from: SystemFrom,
     batch_bytes: int | None = None,
 ) -> Iterator[pl.DataFrame]:
-    """Read TREC text files a batch of whole files at a time (see :func:`_batches`)."""
+    """Read TREC text files a batch of whole files at a time (see :func:`_batches`).
+
+    The gzipped files of the next batch are decompressed in threads while this batch is
+    parsed and while the caller works on it, so that both cores stay busy.
+    """
     systems = [system_name(path) if system_from == "filename" else None for path in files]
     separators = [_sniff(path, layout) for path in files]
     jobs = list(zip(files, separators, systems, strict=True))
     gzipped = {path for path in files if is_gzip(path)}
-    for group in _batches(jobs, gzipped, _BATCH_BYTES if batch_bytes is None else batch_bytes):
-        frame = _try_collect(pl.concat(_fast_plans(group, layout, gzipped)))
-        if frame is None:
-            # Some file breaks the fast path: a malformed line, or an irregular separator
-            # further down than the sniffed lines. Read each file on its own, the general
-            # way where needed.
-            frame = pl.concat([_read_one(path, layout, sep, system) for path, sep, system in group])
-        yield frame
+    limit = _BATCH_BYTES if batch_bytes is None else batch_bytes
+    groups = list(_batches(jobs, gzipped, limit))
+    with ThreadPoolExecutor(max(1, pl.thread_pool_size())) as pool:
+
+        def decompressing(group: list[_Job]) -> dict[Path, Future[bytes]]:
+            fast = [path for path, separator, _ in group if separator and path in gzipped]
+            return {path: pool.submit(decompress, path) for path in fast}
+
+        upcoming = decompressing(groups[0]) if groups else {}
+        for index, group in enumerate(groups):
+            texts = {path: future.result() for path, future in upcoming.items()}
+            upcoming = decompressing(groups[index + 1]) if index + 1 < len(groups) else {}
+            frame = _try_collect(pl.concat(_fast_plans(group, layout, texts)))
+            if frame is None:
+                # Some file breaks the fast path: a malformed line, or an irregular
+                # separator further down than the sniffed lines. Read each file on its
+                # own, the general way where needed.
+                frame = pl.concat(
+                    [_read_one(path, layout, sep, system) for path, sep, system in group]
+                )
+            del texts
+            yield frame
 
 
 _Job = tuple[Path, "str | None", "str | None"]  # a file, its separator, its system name
@@ -273,18 +291,15 @@ def _batches(jobs: list[_Job], gzipped: set[Path], limit: int) -> Iterator[list[
         yield batch
 
 
-def _fast_plans(jobs: list[_Job], layout: Layout, gzipped: set[Path]) -> list[pl.LazyFrame]:
-    """The plans of a batch of files; gzipped files on the fast path are decompressed here.
+def _fast_plans(jobs: list[_Job], layout: Layout, texts: dict[Path, bytes]) -> list[pl.LazyFrame]:
+    """The plans of a batch of files; ``texts`` holds the decompressed gzipped files.
 
     ISA-L decompresses gzip about twice as fast as zlib, in parallel threads (it releases
     the GIL); Polars then parses the text in memory, as it would after decompressing it.
     """
-    fast = [path for path, separator, _ in jobs if separator and path in gzipped]
-    with ThreadPoolExecutor(max(1, min(len(fast), pl.thread_pool_size()))) as pool:
-        texts = dict(zip(fast, pool.map(decompress, fast), strict=True))
     plans = []
     for path, separator, system in jobs:
-        if path in texts:
+        if path in texts and separator:
             plan = _fast_plan(texts.pop(path), separator, layout)
             plans.append(_with_system(plan, layout, system))
         else:
