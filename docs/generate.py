@@ -4,7 +4,8 @@
     python docs/generate.py --check  # exit 1 and name the stale pages
 
 - ``measures.md`` and ``measures/<family>.md``: from the measure registry
-  (``lexiframe.metrics.registry.markdown_pages``);
+  (``lexiframe.metrics.FAMILIES``): summary, names, LaTeX formula and an example whose
+  table is computed by running the code shown on the page;
 - ``cli.md``: from the argument parser of the ``lexiframe`` command
   (``lexiframe.cli.build_parser``).
 
@@ -17,9 +18,184 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from lexiframe.metrics import Family
 
 DOCS = Path(__file__).resolve().parent
 REGENERATE = "python docs/generate.py"
+
+
+# --- measure pages ----------------------------------------------------------------------------
+
+NOTATION = (
+    "$p_i$ is the rank of the $i$-th retrieved relevant document, $r$ how many were retrieved, "
+    r"$m$ how many the query has, $\tilde n$ the ranking's length and $\hat p$ the positions "
+    "after pessimistic imputation (unretrieved relevant documents at the bottom of a corpus of "
+    "$n$ documents); see [Definitions]({up}definitions.md#measures-of-one-ranking)."
+)
+
+# The rankings of the examples on the measure pages: one query with 4 relevant documents;
+# system c returned nothing for it.
+EXAMPLE_CODE = """\
+import polars as pl
+import lexiframe as lf
+
+positions = pl.DataFrame(
+    {
+        "system": ["a", "b", "c"],
+        "query": ["q1", "q1", "q1"],
+        "positions": [[1, 3, 7], [2, 3, 4, 9], []],
+        "n_rel": [4, 4, 4],
+        "n_ret": [10, 10, 0],
+    },
+    schema_overrides={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32, "n_ret": pl.UInt32},
+)"""
+EXAMPLE_N = 1000
+
+
+def measure_page_name(family: Family) -> str:
+    """The file name of a family's documentation page, e.g. ``rr.md``."""
+    return f"{family.name.lower()}.md"
+
+
+def _cutoff_text(family: Family) -> str:
+    if family.cutoff == "none":
+        return "—"
+    return f"{family.cutoff} (`{family.name}@{family.cutoff_prefix}10`)"
+
+
+def _example_frame() -> pl.DataFrame:
+    namespace: dict[str, object] = {}
+    exec(EXAMPLE_CODE, namespace)  # the code shown on the page is the code that runs
+    return namespace["positions"]  # type: ignore[return-value]
+
+
+def _number(value: float | None) -> str:
+    return "null" if value is None else f"{value:.4f}".rstrip("0").rstrip(".")
+
+
+def _example(family: Family) -> list[str]:
+    """The example section of a family's page: code, and the table it returns."""
+    from lexiframe.evaluation import measures
+    from lexiframe.metrics import parse_measure
+
+    name = family.example or family.name
+    positions = _example_frame()
+    if parse_measure(name).needs_n:  # null without the corpus size when r < m
+        result = measures(positions, [name], n=EXAMPLE_N)
+        call = f"positions.lexi.measures([{name!r}], n={EXAMPLE_N})"
+    else:
+        result = measures(positions, [name])
+        call = f"positions.lexi.measures([{name!r}])"
+    column = result.columns[-1]
+    rows = [
+        f"| {system} | {_number(value)} |"
+        for system, value in result.select("system", column).iter_rows()
+    ]
+    return [
+        "## Example",
+        "",
+        "```python",
+        EXAMPLE_CODE,
+        call,
+        "```",
+        "",
+        f"| system | {column} |",
+        "|---|---|",
+        *rows,
+        "",
+    ]
+
+
+def measure_page(family: Family) -> str:
+    """The documentation page of one measure family, generated from its registry entry."""
+    names = ", ".join(f"`{name}`" for name in (family.name, *family.aliases))
+    if family.params:
+        params = []
+        for key, value in family.params.items():
+            text = f"`{key}={value!r}`"
+            if key in family.choices:
+                text += " (one of " + ", ".join(repr(c) for c in family.choices[key]) + ")"
+            params.append(text)
+        parameters = "; ".join(params)
+    else:
+        parameters = "—"
+    lines = [
+        f"# {family.name}",
+        "",
+        f"{family.summary}",
+        "",
+        "$$",
+        family.formula,
+        "$$",
+        "",
+        "| | |",
+        "|---|---|",
+        f"| names | {names} |",
+        f"| cutoff | {_cutoff_text(family)} |",
+        f"| parameters | {parameters} |",
+        f"| source | {family.source} |",
+        "",
+        f"{NOTATION.format(up='../')} The output column is the measure's canonical name, e.g. "
+        f"`{family.example or family.name}`.",
+        "",
+        *_example(family),
+        f"Generated from `lexiframe.metrics.FAMILIES` (`{REGENERATE}`); see "
+        "[all measures](../measures.md).",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def measures_reference() -> str:
+    """The page of all measures, ``docs/measures.md``, generated from the registry."""
+    from lexiframe.metrics import FAMILIES
+
+    lines = [
+        "# Measures of one ranking",
+        "",
+        f"Generated from `lexiframe.metrics.FAMILIES` (`{REGENERATE}`). Type a measure's name "
+        "as shown; the same string names its output column. "
+        f"{NOTATION.format(up='')} Each family has a page with its parameters and an example.",
+        "",
+        "| name | cutoff | parameters | definition | formula | source |",
+        "|---|---|---|---|---|---|",
+    ]
+    for family in FAMILIES:
+        cutoff = {"none": "—", "optional": "optional", "required": "required"}[family.cutoff]
+        if family.cutoff != "none":
+            cutoff += f" (`{family.name}@{family.cutoff_prefix}10`)"
+        params = ", ".join(f"`{key}={value!r}`" for key, value in family.params.items()) or "—"
+        link = f"[`{family.name}`](measures/{measure_page_name(family)})"
+        names = " ".join([link, *(f"`{name}`" for name in family.aliases)])
+        lines.append(
+            f"| {names} | {cutoff} | {params} | {family.summary} | ${family.formula}$ | "
+            f"{family.source} |"
+        )
+    lines += [
+        "",
+        "trec_eval's spellings of cut-off measures are understood too: `P_10`, `recall_1000`, "
+        "`ndcg_cut_10`, `map_cut_100`.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def measure_pages() -> dict[str, str]:
+    """``measures.md`` and ``measures/<family>.md``, by path under ``docs/``."""
+    from lexiframe.metrics import FAMILIES
+
+    pages = {"measures.md": measures_reference()}
+    for family in FAMILIES:
+        pages[f"measures/{measure_page_name(family)}"] = measure_page(family)
+    return pages
+
+
+# --- command line -----------------------------------------------------------------------------
 
 
 def _cell(text: str) -> str:
@@ -153,9 +329,7 @@ def _trec_eval_names() -> list[str]:
 
 def pages() -> dict[str, str]:
     """Every generated page, by path under ``docs/``."""
-    from lexiframe.metrics.registry import markdown_pages
-
-    return {**markdown_pages(), "cli.md": cli_reference()}
+    return {**measure_pages(), "cli.md": cli_reference()}
 
 
 def stale() -> list[str]:

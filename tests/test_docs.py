@@ -14,7 +14,6 @@ import pytest
 
 from lexiframe.errors import LexiframeWarning
 from lexiframe.metrics import FAMILIES
-from lexiframe.metrics.registry import markdown_reference, measure_page_name
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -32,7 +31,24 @@ generate = _load("generate")
 
 def test_measures_page_is_generated_from_the_registry():
     page = (DOCS / "measures.md").read_text(encoding="utf-8")
-    assert page == markdown_reference(), "regenerate: python docs/generate.py"
+    assert page == generate.measures_reference(), "regenerate: python docs/generate.py"
+
+
+def test_registry_holds_specs_only():
+    # The registry does not render pages nor import the evaluation layer (no import circle
+    # registry -> evaluation -> metrics).
+    source = (ROOT / "lexiframe" / "metrics" / "registry.py").read_text(encoding="utf-8")
+    assert "evaluation" not in source
+    assert "markdown" not in source
+
+
+def test_formulas_are_latex_without_delimiters():
+    for family in FAMILIES:
+        formula = family.formula
+        assert formula.strip() == formula and formula, family.name
+        assert not formula.startswith(("$", "\\(", "\\[")), family.name
+        assert formula.count("{") == formula.count("}"), family.name
+        assert "|" not in formula, f"{family.name}: a | breaks the measures table"
 
 
 def test_generated_pages_are_current():
@@ -43,7 +59,7 @@ def test_generated_pages_are_current():
 def test_every_family_has_a_page_in_the_nav():
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     for family in FAMILIES:
-        page = f"measures/{measure_page_name(family)}"
+        page = f"measures/{generate.measure_page_name(family)}"
         assert (DOCS / page).exists(), f"regenerate: python docs/generate.py ({page})"
         assert page in config, f"add {page} to the Measures section of mkdocs.yml's nav"
 

@@ -2,8 +2,9 @@
 
 A measure is a family (``nDCG``), optional parameters (``TSE(exposure='ap')``) and an
 optional cutoff (``nDCG@10``, ``ASL@g1-10``). Names are parsed, not split by hand; the
-canonical string of a parsed measure is its output column. The documentation of the
-measures is generated from :data:`FAMILIES`.
+canonical string of a parsed measure is its output column. The registry holds specs only:
+the documentation pages of the measures are generated from :data:`FAMILIES` by
+``docs/generate.py``.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ class Family:
     name: str
     summary: str
     formula: str
+    """LaTeX math without delimiters, e.g. ``r"\\mathrm{RR} = 1/p_1"``; the docs wrap it."""
     source: str
     build: Callable[[Measure, Context], pl.Expr] = field(repr=False)
     cutoff: CutoffRule = "none"
@@ -115,7 +117,7 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         name="RR",
         summary="Reciprocal rank of the first relevant document (0 if none above the cutoff).",
-        formula="RR = 1/p_1",
+        formula=r"\mathrm{RR} = 1/p_1",
         source="trec_eval recip_rank; lexiprecision paper §1",
         build=lambda m, c: exprs.rr(k=m.cutoff),
         cutoff="optional",
@@ -125,7 +127,7 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         name="AP",
         summary="Average precision over the m relevant documents (map_cut_k with a cutoff).",
-        formula="AP = (1/m) Σ_{i≤r} i/p_i",
+        formula=r"\mathrm{AP} = \frac{1}{m} \sum_{i \le r} \frac{i}{p_i}",
         source="trec_eval map",
         build=lambda m, c: exprs.ap(k=m.cutoff),
         cutoff="optional",
@@ -136,7 +138,8 @@ FAMILIES: tuple[Family, ...] = (
         name="nDCG",
         summary="Normalised DCG with log2(rank+1) discounts; the gains are the grades, as in "
         "trec_eval (positions frames of graded qrels keep them).",
-        formula="nDCG = Σ_{i≤r} g_i/log2(p_i+1) / Σ_{j≤m} g*_j/log2(j+1)",
+        formula=r"\mathrm{nDCG} = \frac{\sum_{i \le r} g_i / \log_2(p_i + 1)}"
+        r"{\sum_{j \le m} g^*_j / \log_2(j + 1)}",
         source="trec_eval ndcg, ndcg_cut_k",
         build=_graded_ndcg,
         cutoff="optional",
@@ -147,7 +150,7 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         name="P",
         summary="Precision at k.",
-        formula="P@k = #{i : p_i ≤ k}/k",
+        formula=r"\mathrm{P}@k = \#\{i : p_i \le k\} / k",
         source="trec_eval P_k",
         build=lambda m, c: exprs.precision(k=m.cutoff),
         cutoff="required",
@@ -157,7 +160,7 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         name="R",
         summary="Recall at k.",
-        formula="R@k = #{i : p_i ≤ k}/m",
+        formula=r"\mathrm{R}@k = \#\{i : p_i \le k\} / m",
         source="trec_eval recall_k",
         build=lambda m, c: exprs.recall(k=m.cutoff),
         cutoff="required",
@@ -167,7 +170,7 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         name="RP",
         summary="R-precision: precision at rank m.",
-        formula="RP = #{i : p_i ≤ m}/m",
+        formula=r"\mathrm{RP} = \#\{i : p_i \le m\} / m",
         source="trec_eval Rprec",
         build=lambda m, c: exprs.r_precision(),
         aliases=("Rprec", "RPrec"),
@@ -179,7 +182,8 @@ FAMILIES: tuple[Family, ...] = (
         "qrels the gains are the grades scaled to [0, 1] by the query's top grade, as trec_eval's "
         "rbp. trec_eval's names rbp (its default p = 0.9) and rbp_p=0.8 read as RBP(p=0.9) and "
         "RBP(p=0.8).",
-        formula="RBP = (1 − p) Σ_{i≤r} g_i p^(p_i − 1), g_i = grade_i / max(1, top grade)",
+        formula=r"\mathrm{RBP} = (1 - p) \sum_{i \le r} g_i\, p^{\,p_i - 1},\ "
+        r"g_i = \mathrm{grade}_i / \max(1, \text{top grade})",
         source="Moffat and Zobel (2008); trec_eval rbp; lexirecall paper §2",
         build=_graded_rbp,
         params={"p": 0.8},
@@ -189,8 +193,9 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         name="TSE",
         summary="Total search efficiency: the exposure of the last relevant document.",
-        formula="TSE_e = e(p̂_m); e ∈ {rr, ap: 1/p; ndcg: 1/log2(p+1); rbp: (1−p)p^(p−1); "
-        "linear: 1 − p/n}",
+        formula=r"\mathrm{TSE}_e = e(\hat p_m),\ e(x) = 1/x\ (\mathrm{rr}, \mathrm{ap}),\ "
+        r"1/\log_2(x + 1)\ (\mathrm{ndcg}),\ (1 - p)\,p^{\,x - 1}\ (\mathrm{rbp}),\ "
+        r"1 - x/n\ (\mathrm{linear})",
         source="lexirecall paper §3.2, Definition 2.1",
         build=lambda m, c: exprs.tse(
             exposure=str(m.param("exposure")), n=c.n, p=float(m.param("p"))
@@ -203,7 +208,7 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         name="SL3",
         summary="Cooper's type 3 search length (lower is better; needs n when r < m).",
-        formula="SL3 = p̂_m − m",
+        formula=r"\mathrm{SL3} = \hat p_m - m",
         source="lexirecall paper §3.2",
         build=lambda m, c: exprs.sl3(n=c.n),
         lower_is_better=True,
@@ -213,7 +218,7 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         name="RecallError",
         summary="Rocchio's recall error (lower is better; needs n when r < m).",
-        formula="RecallError = mean(p̂) − (m + 1)/2",
+        formula=r"\mathrm{RecallError} = \frac{1}{m} \sum_{i \le m} \hat p_i - \frac{m + 1}{2}",
         source="lexirecall paper §3.2",
         build=lambda m, c: exprs.recall_error(n=c.n),
         aliases=("RE",),
@@ -226,7 +231,8 @@ FAMILIES: tuple[Family, ...] = (
         summary="Atomized search length: mean over relevant documents of the irrelevant "
         "documents above each, plus one (lower is better); @g1-k averages the first k. A "
         "skipped query scores the depth (ñ = depth).",
-        formula="ASL = (1/m)[Σ_{i≤r}(p_i − i + 1) + (m − r)(ñ − r)]",
+        formula=r"\mathrm{ASL} = \frac{1}{m} \Big[\sum_{i \le r} (p_i - i + 1)"
+        r" + (m - r)(\tilde n - r)\Big]",
         source="atomized search length paper §3.1, eq. 3–4",
         build=lambda m, c: exprs.asl_mean(first=m.cutoff, depth=c.depth),
         cutoff="optional",
@@ -343,161 +349,3 @@ def parse_measures(names: str | Measure | Iterable[str | Measure]) -> list[Measu
     if not parsed:
         raise UnknownMeasureError("no measure was named; e.g. measures=['RR', 'AP', 'nDCG@10']")
     return list(parsed.values())
-
-
-_DOCS_PREAMBLE = (
-    "p_i is the rank of the i-th retrieved relevant document, r how many were retrieved, m how "
-    "many the query has, ñ the ranking's length and p̂ the positions after pessimistic "
-    "imputation (unretrieved relevant documents at the bottom of a corpus of n documents)."
-)
-
-# The rankings of the examples on the measure pages: one query with 4 relevant documents;
-# system c returned nothing for it.
-_EXAMPLE_CODE = """\
-import polars as pl
-import lexiframe as lf
-
-positions = pl.DataFrame(
-    {
-        "system": ["a", "b", "c"],
-        "query": ["q1", "q1", "q1"],
-        "positions": [[1, 3, 7], [2, 3, 4, 9], []],
-        "n_rel": [4, 4, 4],
-        "n_ret": [10, 10, 0],
-    },
-    schema_overrides={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32, "n_ret": pl.UInt32},
-)"""
-_EXAMPLE_N = 1000
-
-
-def measure_page_name(family: Family) -> str:
-    """The file name of a family's documentation page, e.g. ``rr.md``."""
-    return f"{family.name.lower()}.md"
-
-
-def _cutoff_text(family: Family) -> str:
-    if family.cutoff == "none":
-        return "—"
-    return f"{family.cutoff} (`{family.name}@{family.cutoff_prefix}10`)"
-
-
-def _example_frame() -> pl.DataFrame:
-    namespace: dict[str, object] = {}
-    exec(_EXAMPLE_CODE, namespace)  # the code shown on the page is the code that runs
-    return namespace["positions"]  # type: ignore[return-value]
-
-
-def _number(value: float | None) -> str:
-    return "null" if value is None else f"{value:.4f}".rstrip("0").rstrip(".")
-
-
-def _example(family: Family) -> list[str]:
-    """The example section of a family's page: code, and the table it returns."""
-    from lexiframe.evaluation import measures
-
-    name = family.example or family.name
-    positions = _example_frame()
-    if parse_measure(name).needs_n:  # null without the corpus size when r < m
-        result = measures(positions, [name], n=_EXAMPLE_N)
-        call = f"positions.lexi.measures([{name!r}], n={_EXAMPLE_N})"
-    else:
-        result = measures(positions, [name])
-        call = f"positions.lexi.measures([{name!r}])"
-    column = result.columns[-1]
-    rows = [
-        f"| {system} | {_number(value)} |"
-        for system, value in result.select("system", column).iter_rows()
-    ]
-    return [
-        "## Example",
-        "",
-        "```python",
-        _EXAMPLE_CODE,
-        call,
-        "```",
-        "",
-        f"| system | {column} |",
-        "|---|---|",
-        *rows,
-        "",
-    ]
-
-
-def markdown_family(family: Family) -> str:
-    """The documentation page of one measure family, generated from its registry entry."""
-    names = ", ".join(f"`{name}`" for name in (family.name, *family.aliases))
-    if family.params:
-        params = []
-        for key, value in family.params.items():
-            text = f"`{key}={value!r}`"
-            if key in family.choices:
-                text += " (one of " + ", ".join(repr(c) for c in family.choices[key]) + ")"
-            params.append(text)
-        parameters = "; ".join(params)
-    else:
-        parameters = "—"
-    lines = [
-        f"# {family.name}",
-        "",
-        f"{family.summary}",
-        "",
-        "| | |",
-        "|---|---|",
-        f"| names | {names} |",
-        f"| cutoff | {_cutoff_text(family)} |",
-        f"| parameters | {parameters} |",
-        f"| formula | {family.formula} |",
-        f"| source | {family.source} |",
-        "",
-        f"{_DOCS_PREAMBLE} The output column is the measure's canonical name, e.g. "
-        f"`{family.example or family.name}`.",
-        "",
-        *_example(family),
-        "Generated from `lexiframe.metrics.FAMILIES`; see [all measures](../measures.md).",
-        "",
-    ]
-    return "\n".join(lines)
-
-
-def markdown_pages() -> dict[str, str]:
-    """Every measures page of the documentation: ``measures.md`` (:func:`markdown_reference`)
-    and ``measures/<family>.md`` (:func:`markdown_family`), by path under ``docs/``."""
-    pages = {"measures.md": markdown_reference()}
-    for family in FAMILIES:
-        pages[f"measures/{measure_page_name(family)}"] = markdown_family(family)
-    return pages
-
-
-def markdown_reference() -> str:
-    """The measures page of the documentation, generated from :data:`FAMILIES`.
-
-    ``docs/measures.md`` is this text; a test keeps the two in step.
-    """
-    lines = [
-        "# Measures of one ranking",
-        "",
-        "Generated from `lexiframe.metrics.FAMILIES` (`python -m lexiframe.metrics > "
-        "docs/measures.md`). Type a measure's name as shown; the same string names its output "
-        f"column. {_DOCS_PREAMBLE} Each family has a page with its parameters and an example.",
-        "",
-        "| name | cutoff | parameters | definition | formula | source |",
-        "|---|---|---|---|---|---|",
-    ]
-    for family in FAMILIES:
-        cutoff = {"none": "—", "optional": "optional", "required": "required"}[family.cutoff]
-        if family.cutoff != "none":
-            cutoff += f" (`{family.name}@{family.cutoff_prefix}10`)"
-        params = ", ".join(f"`{key}={value!r}`" for key, value in family.params.items()) or "—"
-        link = f"[`{family.name}`](measures/{measure_page_name(family)})"
-        names = " ".join([link, *(f"`{name}`" for name in family.aliases)])
-        lines.append(
-            f"| {names} | {cutoff} | {params} | {family.summary} | {family.formula} | "
-            f"{family.source} |"
-        )
-    lines += [
-        "",
-        "trec_eval's spellings of cut-off measures are understood too: `P_10`, `recall_1000`, "
-        "`ndcg_cut_10`, `map_cut_100`.",
-        "",
-    ]
-    return "\n".join(lines)
