@@ -10,7 +10,7 @@ The lists hold the ascending ranks of the retrieved relevant documents of a rank
 full position vector of the lexicographic papers imputes the unretrieved relevant documents
 at the bottom of the corpus (lexirecall paper §2.2); with ``n`` larger than any depth the
 imputed positions are equal in both vectors at every level both lists miss, and larger
-than any retrieved position, which is all the kernels need (DESIGN §3):
+than any retrieved position, which is all the kernels need (docs/definitions.md §3):
 
 - ``i*`` is the first level where the lists differ, or where exactly one list has ended;
 - ``j*`` is ``max(len_a, len_b)`` when the lengths differ, else the last level where the
@@ -174,8 +174,9 @@ def last_difference(
 ) -> np.ndarray:
     """j*: the last recall level (1-based) where two imputed position vectors differ, or -1.
 
-    Lexirecall paper §3 (DESIGN §3): with different numbers of retrieved relevant documents
-    j* = max(len_a, len_b); with equal numbers, the last level whose positions differ.
+    Lexirecall paper §5.2, eq. 11 (docs/definitions.md §3): with different numbers of
+    retrieved relevant documents j* = max(len_a, len_b); with equal numbers, the last level
+    whose positions differ.
 
     >>> import numpy as np
     >>> v, o = np.array([1, 4, 2, 4, 1]), np.array([0, 2, 4, 5])

@@ -1,6 +1,6 @@
 """Aggregation of preferences and metrics over queries: pair summaries and system orderings.
 
-DESIGN.md §4. Every function takes ``by=`` keys (e.g. ``track``) and works per group; the
+docs/definitions.md §4. Every function takes ``by=`` keys (e.g. ``track``) and works per group; the
 results are ordinary frames sorted by explicit keys.
 
 Orderings (:func:`order`) are functions of a per-group matrix ``W`` where ``W[a, b]`` is
@@ -69,7 +69,7 @@ def summarize_preferences(
     holds ``<m>`` (the mean over the queries, as pref_eval's ``qid: all`` lines),
     ``<m>_wins`` (queries with ``<m> > 0``: system_a preferred), ``<m>_losses`` (``< 0``)
     and ``<m>_ties`` (``== 0``), after ``n_queries``. A query a system skipped was already
-    its worst case in the positions frame, so it counts like any other (DESIGN.md §4).
+    its worst case in the positions frame, so it counts like any other (docs/definitions.md §4).
 
     >>> import polars as pl
     >>> prefs = pl.DataFrame({"query": ["1", "2", "3"], "system_a": ["x"] * 3,
@@ -182,7 +182,7 @@ def order(
       from the measure registry (True for the costs ``ASL``, ``SL3``, ``RecallError``),
       and the ``"mean"`` score is then the mean cost, ranked ascending.
 
-    Methods (DESIGN.md §4), with ``W``, ``C`` and *beats* as in the module docstring:
+    Methods (docs/definitions.md §4), with ``W``, ``C`` and *beats* as in the module docstring:
 
     - ``"mc4"``: Dwork et al. (2001)'s MC4 chain. From system a, pick b uniformly among all
       n systems (b = a allowed) and move if b beats a; with probability ``damping`` jump
@@ -433,7 +433,7 @@ def _metric_wins(values: np.ndarray, chunk_cells: int = 1 << 24) -> tuple[np.nda
 
 
 def mc4_stationary(wins: np.ndarray, *, damping: float = 0.15) -> np.ndarray:
-    """The stationary distribution of Dwork et al. (2001)'s MC4 chain (DESIGN.md §4).
+    """The stationary distribution of Dwork et al. (2001)'s MC4 chain (docs/definitions.md §4).
 
     ``wins[a, b]`` is the number of queries ranking a strictly above b; b beats a when
     ``wins[b, a] > wins[a, b]``. From a, the chain picks b uniformly among all n systems

@@ -1,4 +1,4 @@
-"""Lexicographic preferences between two rankings of the same query (DESIGN.md §3).
+"""Lexicographic preferences between two rankings of the same query (docs/definitions.md §3).
 
 For position vectors p̂ (ranking a) and p̂′ (ranking b) of one query, with
 i* = min{i : p̂_i ≠ p̂′_i} and j* = max{i : p̂_i ≠ p̂′_i}:
@@ -280,7 +280,7 @@ def pairs(
     by: str | Sequence[str] | None = None,
     ordered: bool = False,
 ) -> pl.DataFrame | pl.LazyFrame:
-    """Every pair of systems of every (by…, query) of a positions frame (DESIGN.md §3).
+    """Every pair of systems of every (by…, query) of a positions frame (docs/definitions.md §3).
 
     Returns ``by…, query, system_a, system_b, positions_a, positions_b, n_rel, n_ret_a,
     n_ret_b`` sorted by those keys, with ``system_a < system_b``, or both directions when
@@ -370,7 +370,7 @@ def preferences(
     by: str | Sequence[str] | None = None,
     extra: Iterable[Extra] = (),
 ) -> pl.DataFrame | pl.LazyFrame:
-    """Preferences between every pair of systems of every (by…, query) (DESIGN.md §3).
+    """Preferences between every pair of systems of every (by…, query) (docs/definitions.md §3).
 
     One row per (by…, query, system_a, system_b) with ``system_a < system_b``, sorted by
     those keys, and one column per measure, named by its canonical name (``sgnLP``,

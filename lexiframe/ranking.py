@@ -1,7 +1,7 @@
 """The positions frame: where each ranking put the relevant documents of its query.
 
 A run and its qrels become one row per (by…, system, query) holding the ascending ranks of
-the retrieved relevant documents (DESIGN.md §1). Every measure and preference of lexiframe
+the retrieved relevant documents (docs/definitions.md §1). Every measure and preference of lexiframe
 is a function of this frame.
 
 Rankings follow trec_eval: score descending, ties broken by document id descending as a
@@ -90,7 +90,7 @@ def positions(
     relevance: str = "relevance",
     partitions: int | None = None,
 ) -> pl.DataFrame | pl.LazyFrame:
-    """Build the positions frame of a run against its qrels (DESIGN.md §1).
+    """Build the positions frame of a run against its qrels (docs/definitions.md §1).
 
     Args:
         run: one row per retrieved document: system, query, doc, score (and rank).

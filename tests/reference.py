@@ -2,7 +2,7 @@
 
 Every kernel of the library is checked against this module (STYLE.md, "What separate from
 how"). It uses plain lists and dicts, one ranking at a time, and follows the definitions
-of DESIGN.md §1–§2 line by line:
+of docs/definitions.md §1–§2 line by line:
 
 - a ranking is the run's rows of one (system, query) sorted by score descending, ties
   broken by document id descending as a string (trec_eval's rule), cut at ``depth``;
@@ -57,7 +57,7 @@ def positions(
     depth: int | None = None,
     no_relevant: str = "drop",
 ) -> dict[tuple[str, object], Ranking]:
-    """The positions frame as ``{(system, query): Ranking}`` (DESIGN.md §1).
+    """The positions frame as ``{(system, query): Ranking}`` (docs/definitions.md §1).
 
     Systems are keyed by ``str(system)`` (lexiframe casts system ids to strings). With
     ``no_relevant="keep"`` every judged query is evaluated, also those without a relevant
@@ -139,7 +139,7 @@ def coverage(
 
 
 # ---------------------------------------------------------------------------------------
-# Measures of one ranking (DESIGN.md §2). ``pos`` is the ascending list p_1 < … < p_r.
+# Measures of one ranking (docs/definitions.md §2). ``pos`` is the ascending list p_1 < … < p_r.
 
 
 def rr(pos: list[int], k: int | None = None) -> float:

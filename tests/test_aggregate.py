@@ -1,4 +1,4 @@
-"""Aggregation over queries: pair summaries and system orderings (DESIGN.md §4)."""
+"""Aggregation over queries: pair summaries and system orderings (docs/definitions.md §4)."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def ranking(frame: pl.DataFrame) -> list[str]:
     return frame.sort("rank")["system"].to_list()
 
 
-# --- MC4 (DESIGN.md §4 test vectors) -----------------------------------------------------------
+# --- MC4 (docs/definitions.md §4, its checks) ----------------------------------------------
 
 
 @pytest.mark.parametrize("table", ["metrics", "pairs"])

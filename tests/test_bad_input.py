@@ -1,4 +1,5 @@
-"""Bad input (DESIGN.md §6): a clear lexiframe error naming the problem and an example row.
+"""Bad input (docs/definitions.md §6): a clear lexiframe error naming the problem and an
+example row.
 
 Every check runs on each backend: Polars eager, Polars lazy (schema checks fail at call
 time, value checks when the plan is collected), and pandas. Also the explicit policies:
@@ -116,7 +117,7 @@ def test_null_query_or_system_id_shows_an_example_row(backend: Backend, column):
     message = error_of(lambda: backend.positions(run, QRELS), InputError)
     assert "null" in message
     assert repr(column) in message
-    # DESIGN §6: the message shows an example row (here the row with doc d2).
+    # docs/definitions.md §6: the message shows an example row (here the row with doc d2).
     assert "d2" in message
 
 

@@ -134,3 +134,20 @@ def test_readme_use_section_runs_on_the_toy_track():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", LexiframeWarning)  # the toy track drops two queries
         exec(compile(code, "README.md", "exec"), {})
+
+
+def test_the_project_cites_only_itself():
+    # Docstrings, tests and pages cite docs/definitions.md and the papers' sections, never a
+    # file outside the project.
+    outside = ("DESIGN" + ".md", "/work/" + "shared")
+    roots = [ROOT / name for name in ("lexiframe", "tests", "docs", "examples", "benchmarks")]
+    files = [path for root in roots for path in root.rglob("*") if path.suffix in (".py", ".md")]
+    files += [ROOT / "README.md", ROOT / "mkdocs.yml", ROOT / "pyproject.toml"]
+    offenders = [
+        f"{path.relative_to(ROOT)}: {word}"
+        for path in files
+        if path.is_file()
+        for word in outside
+        if word in path.read_text(encoding="utf-8", errors="replace")
+    ]
+    assert offenders == []

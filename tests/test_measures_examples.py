@@ -1,7 +1,7 @@
 """Hand-computed examples of every measure, and the measure registry.
 
 Each expected value is worked out in a comment next to it, with the definition it comes
-from: DESIGN.md §2, the atomized search length paper (ASL, §3.1, eq. 1–5) and the
+from: docs/definitions.md §2, the atomized search length paper (ASL, §3.1, eq. 1–5) and the
 lexirecall paper (TSE §3.2 eq. 3, SL3 and recall error §3.2, imputation §2.2).
 """
 
@@ -86,7 +86,7 @@ def test_asl_query_mean_eq_4():
         (3, 3.0),  # (2 + 2 + 5)/3
         (4, 4.0),  # (2 + 2 + 5 + 7)/4: unretrieved ones come last
         (5, 4.6),  # all five
-        (10, 4.6),  # min(k, m) = 5 documents (DESIGN §2), not divided by 10
+        (10, 4.6),  # min(k, m) = 5 documents (docs/definitions.md §2), not divided by 10
     ],
 )
 def test_asl_at_g1_k_eq_5(k, expected):
@@ -388,7 +388,7 @@ def test_corpus_size_from_a_column():
 
 
 # ---------------------------------------------------------------------------------------
-# DESIGN.md §2 formulas
+# docs/definitions.md §2 formulas
 
 
 def test_reciprocal_rank():

@@ -1,4 +1,4 @@
-"""Lexicographic preferences: kernels, expressions, pairs and preferences (DESIGN.md §3).
+"""Lexicographic preferences: kernels, expressions, pairs and preferences (docs/definitions.md §3).
 
 The kernels are checked against a slow pure-Python reference written from the definitions
 (imputed position vectors with a finite corpus size), and the whole pipeline against
@@ -54,7 +54,8 @@ def sign(x: float) -> int:
 
 
 def reference(a: list[int], b: list[int], m: int | None = None) -> dict[str, object]:
-    """Every pair quantity of DESIGN.md §3 for rankings a and b of a query with m relevant."""
+    """Every pair quantity of docs/definitions.md §3 for rankings a and b of a query with m
+    relevant documents."""
     m = max(len(a), len(b)) if m is None else m
     pa_, pb_ = imputed(a, m), imputed(b, m)
     differ = [i for i in range(1, m + 1) if pa_[i - 1] != pb_[i - 1]]

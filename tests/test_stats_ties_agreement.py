@@ -136,7 +136,7 @@ def test_sign_agreement_matches_loops(toy_positions):
         agree = sum(sign(r[name]) == sign(r["AP"]) for r in decided)
         row = out.filter(pl.col("measure") == name).row(0, named=True)
         assert (row["n_pairs"], row["n_agree"]) == (len(decided), agree)
-    # DESIGN §3: whenever RR differs, sgnLP agrees with it
+    # docs/definitions.md §3: whenever RR differs, sgnLP agrees with it
     assert sign_agreement(table, "RR", ["sgnLP"])["agreement"].item() == 1.0
     # a metrics table is turned into differences first
     metrics = lf.measures(toy_positions, ["RR", "AP"])

@@ -1,4 +1,4 @@
-"""Measures of one ranking as Polars expressions over the positions frame (DESIGN.md §2).
+"""Measures of one ranking as Polars expressions over the positions frame (docs/definitions.md §2).
 
 Each function takes the ``positions`` list column (ascending ranks p_1 < … < p_r of the
 retrieved relevant documents) and, where the measure needs them, ``n_rel`` (m), ``n_ret``

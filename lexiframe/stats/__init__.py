@@ -1,4 +1,4 @@
-"""The papers' analyses over positions, preference and metric frames (DESIGN.md §5).
+"""The papers' analyses over positions, preference and metric frames (docs/definitions.md §5).
 
 - ties: :func:`tie_fraction`, :func:`tie_fraction_by_level`, :func:`first_difference_ecdf`;
 - agreement: :func:`sign_agreement`, :func:`kendall_tau`, :func:`system_scores`,

@@ -1,4 +1,4 @@
-"""Significance tests between systems and discriminative power (DESIGN.md §5).
+"""Significance tests between systems and discriminative power (docs/definitions.md §5).
 
 Tests, as the papers run them:
 
