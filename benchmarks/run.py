@@ -5,6 +5,8 @@
     python benchmarks/run.py --shape recsys           # 10 systems x 200k users x depth 100
     python benchmarks/run.py --scaling                # 1x, 2x, 4x rows, then systems
     python benchmarks/run.py --steps read positions   # some steps only
+    python benchmarks/run.py --processes              # whole processes: the CLI, start-up
+    python benchmarks/run.py --shape mid --processes --pref-eval path/to/pref_eval.py
 
 Data come from lexiframe's seeded synthetic-track generator, written once under
 ``--data`` (default ``benchmark-data/``) as gzipped TREC files and as parquet. Every step
@@ -13,6 +15,15 @@ median of ``--repeat`` runs inside that process (imports and untimed set-up excl
 the ratio of its time to the step it is compared with, measured in this run:
 ``e2e-trec`` and ``read`` against ``polars-read``; the peers ``pytrec_eval`` and ``ranx``
 against lexiframe's ``classic`` (a ratio above 1 means lexiframe is faster).
+
+With ``--processes``, whole processes are timed instead, as a user waits for them: start-up
+(``import polars``, ``import lexiframe``, ``lexiframe --help``), Polars' fastest read of the
+files as a process of its own, and the ``lexiframe evaluate`` command (preferences with
+their orderings; classic metrics), each a fresh process, one-shot, its wall time and peak
+RSS taken by the parent. The steps run in turns, ``--repeat`` times (start-up 20 times),
+and the table gives the medians, so that a drift of the machine falls on every step alike.
+pref_eval (the reference implementation of the lexicographic preferences,
+github.com/diazf/pref_eval) joins them with ``--pref-eval path/to/pref_eval.py``.
 
 Peers (install them in the benchmark environment: ``pip install -r
 benchmarks/requirements.txt``): Polars reading the same files into one frame, pytrec_eval
@@ -40,6 +51,7 @@ SHAPES = {
     "small": (8, 40, 100, "str"),
     "robust04": (110, 249, 1000, "str"),
     "recsys": (10, 200_000, 100, "int"),
+    "mid": (30, 100, 1000, "str"),  # 3 million lines: pref_eval takes minutes, not hours
 }
 CLASSIC = ["RR", "AP", "nDCG", "R@1000", "RP"]
 ALL_MEASURES = [
@@ -312,6 +324,120 @@ ONCE = {"ranx-first-call"}  # what only the first call in a process measures
 SLOW = {"pytrec_eval", "ranx"}  # minutes per call on the robust04 shape: timed once
 
 
+# --- whole processes (timed by the parent, one-shot) -----------------------------------------
+
+POLARS_READ = """
+import sys
+import polars as pl
+types = [pl.String, pl.String, pl.String, pl.Int64, pl.Float64, pl.String]
+schema = dict(zip(["query", "q0", "doc", "rank", "score", "system"], types))
+options = {"separator": " ", "has_header": False, "schema": schema, "quote_char": None}
+print(pl.scan_csv(sys.argv[1:], **options).collect().height)
+"""
+
+
+def _lexiframe(*arguments: str) -> list[str]:
+    return [sys.executable, "-m", "lexiframe", *arguments]
+
+
+def _cli_evaluate(data: Data, out: Path, measures: list[str], orderings: bool) -> list[str]:
+    runs, qrels = data.runs("trec.gz"), data.qrels("trec.gz")
+    command = _lexiframe("evaluate", *map(str, runs), "--qrels", str(qrels))
+    command += [part for name in measures for part in ("-m", name)]
+    command += ["--output", str(out / "per-query.parquet")]
+    if orderings:
+        command += ["--orderings", str(out / "orderings.parquet")]
+    return command
+
+
+def _pref_eval_qrels(data: Data) -> Path:
+    """pref_eval reads plain-text qrels only: a decompressed copy, written once."""
+    import gzip
+    import shutil
+
+    target = data.root / "pref_eval-qrels.txt"
+    if not target.exists():
+        with gzip.open(data.qrels("trec.gz"), "rb") as source, open(target, "wb") as copy:
+            shutil.copyfileobj(source, copy)
+    return target
+
+
+def _pref_eval(data: Data, out: Path, script: Path | None) -> list[str] | None:
+    if script is None:
+        return None
+    measures = ["-m", "lexiprecision", "-m", "rrlexiprecision", "-m", "lexirecall"]
+    qrels = str(_pref_eval_qrels(data))
+    return [sys.executable, str(script), "-R", qrels, *measures, *map(str, data.runs("trec.gz"))]
+
+
+def _python(code: str, *arguments: str) -> list[str]:
+    return [sys.executable, "-c", code, *arguments]
+
+
+ProcessBuilder = Callable[[Data, Path, "Path | None"], "list[str] | None"]
+PROCESS_STEPS: dict[str, tuple[ProcessBuilder, str | None]] = {
+    # name: (command builder: data, output folder, pref_eval.py; the step of its ratio)
+    "import-polars": (lambda d, o, p: _python("import polars"), None),
+    "import-lexiframe": (lambda d, o, p: _python("import lexiframe"), "import-polars"),
+    "lexiframe-help": (lambda d, o, p: _lexiframe("--help"), "import-polars"),
+    "polars-read": (lambda d, o, p: _python(POLARS_READ, *map(str, d.runs("trec.gz"))), None),
+    "cli-preferences": (lambda d, o, p: _cli_evaluate(d, o, PREFERENCES, True), "polars-read"),
+    "cli-metrics": (lambda d, o, p: _cli_evaluate(d, o, CLASSIC, False), "polars-read"),
+    "pref_eval": (_pref_eval, "cli-preferences"),
+}
+STARTUP = {"import-polars", "import-lexiframe", "lexiframe-help"}
+STARTUP_REPEATS = 20
+
+
+def run_processes(
+    label: str, shape: tuple[int, int, int, str], root: Path, repeat: int, pref_eval: Path | None
+) -> list[Result]:
+    """Time each whole process, one-shot, in turns; the medians of the turns."""
+    import tempfile
+
+    data = ensure_data(root / "-".join(map(str, shape)), shape, ["trec.gz"])
+    out = Path(tempfile.mkdtemp(prefix="lexiframe-bench-"))
+    commands = {name: build(data, out, pref_eval) for name, (build, _) in PROCESS_STEPS.items()}
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    peaks: dict[str, float] = {}
+    notes: dict[str, str] = {}
+    for turn in range(max(repeat, STARTUP_REPEATS)):
+        for name, command in commands.items():
+            if command is None or name in notes:
+                continue
+            if turn >= (STARTUP_REPEATS if name in STARTUP else repeat):
+                continue
+            seconds, peak, note = _time_process(command)
+            if note:
+                notes[name] = note
+                continue
+            times[name].append(seconds)
+            peaks[name] = max(peaks.get(name, 0.0), peak)
+    results = []
+    for name in commands:
+        if commands[name] is None:
+            note = "pass --pref-eval path/to/pref_eval.py" if name == "pref_eval" else "skipped"
+            results.append(Result(label, name, None, None, note))
+            continue
+        median = statistics.median(times[name]) if times[name] else None
+        results.append(Result(label, name, median, peaks.get(name), notes.get(name, "")))
+        peak = peaks.get(name, 0.0)
+        print(f"{label:>24} {name:<18} {median!s:>22} s  {peak:.2f} GB", file=sys.stderr)
+    return results
+
+
+def _time_process(command: list[str]) -> tuple[float, float, str]:
+    """Wall seconds and peak RSS (GB) of one process, and its last error line if it failed."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    err = process.stderr.read().decode() if process.stderr else ""
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        return seconds, 0.0, ((err.strip().splitlines() or ["failed"])[-1])[:80]
+    return seconds, usage.ru_maxrss / 1024**2, ""
+
+
 def child(step: str, root: Path, repeat: int) -> None:
     """Time one step in this process and print its seconds as JSON."""
     _quiet()
@@ -354,14 +480,15 @@ def measure(step: str, root: Path, repeat: int) -> tuple[float | None, float | N
     return statistics.median(seconds), peak, ""
 
 
-def table(results: list[Result]) -> str:
+def table(results: list[Result], steps: dict | None = None) -> str:
+    steps = STEPS if steps is None else steps
     by_step = {(r.shape, r.step): r for r in results}
     lines = [
         "| shape | step | seconds | peak RSS (GB) | vs | note |",
         "|---|---|---:|---:|---|---|",
     ]
     for r in results:
-        peer = STEPS.get(r.step, (None, None, None))[2]
+        peer = steps[r.step][-1] if r.step in steps else None
         base = by_step.get((r.shape, peer)) if peer else None
         ratio = ""
         if base and base.seconds and r.seconds is not None:
@@ -398,6 +525,12 @@ def main(argv: list[str] | None = None) -> None:
         help="time positions, measures, preferences and MC4 at 1/4, 1/2 and all the queries "
         "(rows) of the shape, then 1/4, 1/2 and all its systems (pairs grow quadratically)",
     )
+    parser.add_argument(
+        "--processes",
+        action="store_true",
+        help="time whole processes, one-shot: start-up, Polars' read, the lexiframe command",
+    )
+    parser.add_argument("--pref-eval", type=Path, help="pref_eval.py, timed with --processes")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -406,6 +539,11 @@ def main(argv: list[str] | None = None) -> None:
 
     systems, queries, depth, id_type = SHAPES[args.shape]
     results: list[Result] = []
+    if args.processes:
+        label = f"{args.shape} {systems}x{queries}x{depth}"
+        results = run_processes(label, SHAPES[args.shape], args.data, args.repeat, args.pref_eval)
+        print(table(results, PROCESS_STEPS))
+        return
     if args.scaling:
         # Up to the chosen shape: 1/4, 1/2 and all of its queries (rows grow linearly,
         # pairs too), then 1/4, 1/2 and all of its systems (pairs grow quadratically).
