@@ -79,18 +79,16 @@ def side_by_side(orderings: dict[str, pl.DataFrame]) -> pl.DataFrame:
 
 def _orderings(
     per_query: pl.DataFrame | None,
-    prefs: pl.DataFrame | None,
+    pair_summary: pl.DataFrame | None,
     metrics: list[str],
     preference_names: list[str],
     method: str,
 ) -> dict[str, pl.DataFrame]:
-    """One ordering per measure: ``method`` on preferences, the mean on metrics."""
+    """One ordering per measure: ``method`` on preferences (from one summary of the pair
+    table, :func:`lexiframe.summarize_preferences`), the mean on metrics."""
     result = {}
-    if preference_names:
-        # One pass over the pair table for all measures, not one per ordering.
-        summary = summarize_preferences(prefs, measures=preference_names)
-        for name in preference_names:
-            result[f"{name} ({method})"] = order(summary, name, method=method)
+    for name in preference_names:
+        result[f"{name} ({method})"] = order(pair_summary, name, method=method)
     for name in metrics:
         result[f"{name} (mean)"] = order(per_query, name, method="mean")
     return result
@@ -123,7 +121,8 @@ def run_demo(args: argparse.Namespace) -> int:
     print(_table(summarize(per_query).sort("RR", descending=True)))
 
     prefs = preferences(frame, ["sgnLP", "sgnLR"])
-    orderings = _orderings(per_query, prefs, ["RR", "AP"], ["sgnLP", "sgnLR"], "mc4")
+    pair_summary = summarize_preferences(prefs)
+    orderings = _orderings(per_query, pair_summary, ["RR", "AP"], ["sgnLP", "sgnLR"], "mc4")
     print("\nSystem orderings: MC4 over the per-query lexicographic preferences, next to the")
     print("mean RR and AP (rank 1 is best):")
     print(_table(side_by_side(orderings)))
@@ -209,7 +208,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
         prefs = preferences(frame, preference_names)
         tables["preferences"] = prefs
         summary["preferences"] = summarize_preferences(prefs)
-    orderings = _orderings(per_query, prefs, metric_names, preference_names, args.order)
+    pair_summary = summary.get("preferences")  # one summary for the table and the orderings
+    orderings = _orderings(per_query, pair_summary, metric_names, preference_names, args.order)
 
     written = []
     for kind, target in outputs.items():
