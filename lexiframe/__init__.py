@@ -24,6 +24,8 @@ from lexiframe.errors import (
 )
 from lexiframe.evaluation import evaluate, measures, summarize
 from lexiframe.io import (
+    as_qrels,
+    as_run,
     read_qrels,
     read_run,
     scan_qrels,
@@ -48,6 +50,8 @@ __all__ = [
     "MissingCorpusSizeWarning",
     "SchemaError",
     "UnknownMeasureError",
+    "as_qrels",
+    "as_run",
     "coverage",
     "datasets",
     "evaluate",

@@ -29,6 +29,12 @@ def to_polars(frame: pd.DataFrame | pl.DataFrame | pl.LazyFrame) -> pl.DataFrame
     raise TypeError(f"expected a pandas or Polars DataFrame, not {type(frame).__name__}")
 
 
+def _qrels(qrels: Any) -> Any:
+    """Qrels as pandas or Polars frames become Polars; dicts, ranx Qrels and namedtuples
+    pass on to :func:`lexiframe.as_qrels`, which the evaluation functions call."""
+    return to_polars(qrels) if isinstance(qrels, pd.DataFrame) else qrels
+
+
 def _arrow_lists(dtype: pa.DataType) -> pd.ArrowDtype | None:
     nested = pa.types.is_list(dtype) or pa.types.is_large_list(dtype)
     return pd.ArrowDtype(dtype) if nested else None
@@ -61,11 +67,11 @@ class PandasAccessor:
 
     def positions(self, qrels: pd.DataFrame | pl.DataFrame, **options: Any) -> pd.DataFrame:
         """The positions frame: see :func:`lexiframe.positions`."""
-        return to_pandas(ranking.positions(self._polars(), to_polars(qrels), **options))
+        return to_pandas(ranking.positions(self._polars(), _qrels(qrels), **options))
 
     def coverage(self, qrels: pd.DataFrame | pl.DataFrame, **options: Any) -> pd.DataFrame:
         """Queries evaluated, skipped and dropped: see :func:`lexiframe.coverage`."""
-        return to_pandas(ranking.coverage(self._polars(), to_polars(qrels), **options))
+        return to_pandas(ranking.coverage(self._polars(), _qrels(qrels), **options))
 
     def measures(self, names: evaluation.MeasureNames, **options: Any) -> pd.DataFrame:
         """Per-ranking measures of a positions frame: see :func:`lexiframe.metrics`."""
@@ -75,7 +81,7 @@ class PandasAccessor:
         self, qrels: pd.DataFrame | pl.DataFrame, names: evaluation.MeasureNames, **options: Any
     ) -> pd.DataFrame:
         """Per-query measures of a run: see :func:`lexiframe.evaluate`."""
-        return to_pandas(evaluation.evaluate(self._polars(), to_polars(qrels), names, **options))
+        return to_pandas(evaluation.evaluate(self._polars(), _qrels(qrels), names, **options))
 
     def summarize(self, **options: Any) -> pd.DataFrame:
         """Per-system (or per-pair) means: see :func:`lexiframe.summarize`."""

@@ -25,6 +25,7 @@ from lexiframe import _blocks, validate
 from lexiframe._compat import collect
 from lexiframe._utils import as_list, format_row, quote_names
 from lexiframe.errors import DroppedQueriesWarning, InputError
+from lexiframe.io.objects import qrels_frame, run_frame
 from lexiframe.typing import NoRelevant, RankBy
 
 POSITION = pl.UInt32
@@ -157,6 +158,8 @@ def positions(
         │ b      ┆ q1    ┆ [1]       ┆ 2     ┆ 1     │
         └────────┴───────┴───────────┴───────┴───────┘
     """
+    run = run_frame(run, (system, query, doc, score))  # ranx, PyTerrier, dicts, …
+    qrels = qrels_frame(qrels, (query, doc, relevance))
     order = score if rank_by == "score" else rank
     names = ColumnNames(system, query, doc, score, rank, relevance, order)
     by = as_list(by)
@@ -292,6 +295,8 @@ def coverage(
         │ a      ┆ 2         ┆ 1       ┆ 1        ┆ 0           │
         └────────┴───────────┴─────────┴──────────┴─────────────┘
     """
+    run = run_frame(run, (system, query, doc, "score"))
+    qrels = qrels_frame(qrels, (query, doc, relevance))
     names = ColumnNames(system=system, query=query, doc=doc, relevance=relevance)
     by = as_list(by)
     run_lf = (

@@ -15,13 +15,16 @@ One module per kind of source or job:
 - :mod:`lexiframe.io.gzipped`: gzip detection and decompression;
 - :mod:`lexiframe.io.parquet`: parquet files;
 - :mod:`lexiframe.io.layouts`: the columns of runs and qrels and the fields of their files;
-- :mod:`lexiframe.io.writers`: tables and TREC files, written atomically.
+- :mod:`lexiframe.io.writers`: tables and TREC files, written atomically;
+- :mod:`lexiframe.io.objects`: runs and qrels from objects users hold (ranx, ir_measures,
+  PyTerrier, dict-of-dicts).
 """
 
 from __future__ import annotations
 
 from lexiframe.io.files import PathLike, Paths
 from lexiframe.io.layouts import QRELS_SCHEMA, RUN_SCHEMA
+from lexiframe.io.objects import as_qrels, as_run
 from lexiframe.io.qrels import read_qrels, scan_qrels
 from lexiframe.io.runs import read_run, read_run_batches, scan_run
 from lexiframe.io.writers import (
@@ -38,6 +41,8 @@ __all__ = [
     "WRITE_FORMATS",
     "PathLike",
     "Paths",
+    "as_qrels",
+    "as_run",
     "check_writable",
     "read_qrels",
     "read_run",
