@@ -11,13 +11,19 @@ current directory:
 
 from __future__ import annotations
 
+import sys
 import warnings
 from pathlib import Path
 
-from matplotlib.figure import Figure
-
 import lexiframe as lf
 from lexiframe import plot
+
+try:
+    from matplotlib.figure import Figure
+except ImportError:  # the plot extra is not installed
+    sys.exit(
+        "examples/asl_analysis.py draws figures with matplotlib: pip install 'lexiframe[plot]'"
+    )
 
 OUT = Path("lexiframe-output") / "asl_analysis"
 
@@ -36,14 +42,14 @@ def main() -> None:
     systems = means["system"].to_list()
     best, median = systems[0], systems[len(systems) // 2]
 
-    figure = Figure(figsize=(6, 4), layout="constrained")
+    figure = Figure(figsize=(6, 4), dpi=plot.DPI, layout="constrained")
     plot.asl_histogram(positions, system=best, bins=25, ax=figure.add_subplot())
-    figure.savefig(OUT / "asl_histogram.png", dpi=100)
+    figure.savefig(OUT / "asl_histogram.png")
 
-    figure = Figure(figsize=(6, 4), layout="constrained")
+    figure = Figure(figsize=(6, 4), dpi=plot.DPI, layout="constrained")
     ax = plot.asl_delta_histogram(positions, best, median, ax=figure.add_subplot())
     ax.set_title(f"per-document ASL: {best} (best) − {median} (median)")
-    figure.savefig(OUT / "asl_deltas.png", dpi=100)
+    figure.savefig(OUT / "asl_deltas.png")
     print(f"best {best}, median {median}; plots written to {OUT}/")
 
 

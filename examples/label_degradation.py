@@ -31,7 +31,7 @@ from lexiframe import stats
 OUT = Path("lexiframe-output") / "label_degradation"
 MEASURES = ["sgnLP", "sgnLR", "RR", "AP"]
 FRACTIONS = [0.2, 0.4, 0.6, 0.8]
-N_SAMPLES = 3
+N_SAMPLES = 10  # enough for a standard-deviation band
 SEED = 0
 
 
@@ -91,7 +91,8 @@ def subsample(positions: pl.DataFrame) -> pl.DataFrame:
 
 
 def plot_agreement(labels: pl.DataFrame, queries: pl.DataFrame, path: Path) -> bool:
-    """Agreement against the fraction removed, ± one standard deviation over samples.
+    """Agreement against the fraction removed, with a band of ± one standard deviation over
+    the samples (Kendall's τ clipped to [−1, 1]).
 
     Returns False, drawing nothing, when matplotlib is not installed.
     """
@@ -99,28 +100,20 @@ def plot_agreement(labels: pl.DataFrame, queries: pl.DataFrame, path: Path) -> b
         from matplotlib.figure import Figure
     except ImportError:
         return False
-    figure = Figure(figsize=(11, 3.6), layout="constrained")
+    from lexiframe import plot
+
+    figure = Figure(figsize=(12, 4), dpi=plot.DPI, layout="constrained")
     axes = figure.subplots(1, 3)
-    axes[1].sharey(axes[0])
     for ax, weighting in zip(axes[:2], ("uniform", "retrieved"), strict=True):
         part = labels.filter(pl.col("weighting") == weighting)
-        for (measure,), line in part.partition_by("measure", as_dict=True).items():
-            x, y, std = (line[c].to_numpy() for c in ("fraction", "agreement", "agreement_std"))
-            ax.plot(x, y, marker="o", label=measure)
-            ax.fill_between(x, y - std, y + std, alpha=0.15)
-        ax.set_title(f"labels removed ({weighting})")
+        plot.degradation(part, "agreement", n_samples=N_SAMPLES, ax=ax)
+        ax.set_title(f"relevant labels removed ({weighting})")
         ax.set_xlabel("fraction of relevant labels removed")
-    axes[0].set_ylabel("agreement with all labels")
-    axes[0].legend()
-    for (measure,), line in queries.partition_by("measure", as_dict=True).items():
-        x, y, std = (line[c].to_numpy() for c in ("fraction", "tau", "tau_std"))
-        axes[2].plot(x, y, marker="o", label=measure)
-        axes[2].fill_between(x, y - std, y + std, alpha=0.15)
+    plot.degradation(queries, "tau", n_samples=N_SAMPLES, ax=axes[2])
     axes[2].set_title("queries removed")
     axes[2].set_xlabel("fraction of queries removed")
     axes[2].set_ylabel("Kendall's τ with the ordering on all queries")
-    axes[2].legend()
-    figure.savefig(path, dpi=100)
+    figure.savefig(path)
     return True
 
 

@@ -16,7 +16,13 @@ these functions only draw them.
 - :func:`first_difference_ecdf`: the ECDF of i*, the recall levels lexiprecision needs to
   decide (lexiprecision paper §3.6, figure 6);
 - :func:`preference_matrix`: mean pairwise preferences as a heatmap;
-- :func:`orderings`: several system orderings side by side (a bump chart).
+- :func:`orderings`: several system orderings side by side (a bump chart);
+- :func:`degradation`: a measure's agreement, ties or Kendall's τ as labels or queries are
+  removed, with a band of ± one standard deviation over the samples (lexiprecision paper
+  figures 8–9, lexirecall paper figures 12–13).
+
+Figures made here (``ax=None``) have a title, integer ticks on integer axes, and a
+resolution of :data:`DPI` dots per inch, which ``savefig`` uses unless told otherwise.
 """
 
 from __future__ import annotations
@@ -39,9 +45,11 @@ if TYPE_CHECKING:
 Bins = int | Sequence[float]
 
 __all__ = [
+    "DPI",
     "asl_delta_histogram",
     "asl_deltas",
     "asl_histogram",
+    "degradation",
     "first_difference_ecdf",
     "orderings",
     "preference_matrix",
@@ -61,11 +69,22 @@ def _pyplot() -> Any:
     return plt
 
 
+DPI = 150
+"""Dots per inch of the figures the plot functions make: what ``savefig`` writes by default."""
+
+
 def _axes(ax: Axes | None) -> Axes:
     plt = _pyplot()
     if ax is None:
-        _, ax = plt.subplots()
+        _, ax = plt.subplots(dpi=DPI, layout="constrained")
     return ax
+
+
+def _integer_ticks(axis: Any) -> None:
+    """Ticks only at whole numbers (counts, ranks, recall levels)."""
+    from matplotlib.ticker import MaxNLocator
+
+    axis.set_major_locator(MaxNLocator(integer=True))
 
 
 def _eager(frame: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
@@ -138,6 +157,7 @@ def asl_histogram(
     _bars(ax, values, bins, **bar)
     ax.set_xlabel("per-document ASL (irrelevant documents above, plus one)")
     ax.set_ylabel("relevant documents")
+    _integer_ticks(ax.yaxis)
     ax.set_title(f"{name}: per-document ASL")
     return ax
 
@@ -208,6 +228,8 @@ def asl_delta_histogram(
     ax.axvline(0.0, color="0.3", linewidth=0.8)
     ax.set_xlabel(f"per-document ASL change ({system} − {baseline}; < 0: {system} wins)")
     ax.set_ylabel("relevant documents")
+    _integer_ticks(ax.yaxis)
+    ax.set_title(f"per-document ASL: {system} − {baseline}")
     return ax
 
 
@@ -260,6 +282,8 @@ def ties_by_recall_level(
     ax.set_xlabel("recall level i")
     ax.set_ylabel("fraction of ranking pairs with δRR_i = 0")
     ax.set_ylim(0.0, 1.0)
+    _integer_ticks(ax.xaxis)
+    ax.set_title("ties by recall level")
     if keys:
         ax.legend()
     return ax
@@ -304,6 +328,8 @@ def first_difference_ecdf(
     ax.set_xlabel("recall level needed, i*")
     ax.set_ylabel("fraction of distinguished ranking pairs")
     ax.set_ylim(0.0, 1.0)
+    _integer_ticks(ax.xaxis)
+    ax.set_title("recall levels needed to decide (ECDF of i*)")
     if keys:
         ax.legend()
     return ax
@@ -320,6 +346,8 @@ def preference_matrix(
     ax: Axes | None = None,
     colorbar: bool = True,
     cmap: str = "RdBu",
+    values: bool = False,
+    fmt: str = "{:.2f}",
 ) -> Axes:
     """Mean pairwise preferences as a heatmap: the cell (row a, column b) is the mean
     preference of a over b.
@@ -332,8 +360,10 @@ def preference_matrix(
         systems: the row and column order, e.g. an ordering's ``system`` column; by default
             the systems sorted by name.
         ax: the axes to draw on; a new figure's when None.
-        colorbar: add a colour bar next to the axes.
+        colorbar: add a colour bar next to the axes, labelled with what the colour means.
         cmap: a diverging colour map, centred on 0.
+        values: print each cell's value in it.
+        fmt: the format of the printed values.
 
     Returns:
         The axes, with the image (``ax.images[0]``) holding the matrix.
@@ -363,8 +393,21 @@ def preference_matrix(
     ax.set_xlabel("system b")
     ax.set_ylabel("system a")
     ax.set_title(f"mean {measure} of a over b")
+    if values:
+        for (row, column), value in np.ndenumerate(matrix):
+            dark = abs(value) > 0.6 * reach  # the strong ends of the colour map
+            ax.text(
+                column,
+                row,
+                fmt.format(value),
+                ha="center",
+                va="center",
+                fontsize="small",
+                color="white" if dark else "black",
+            )
     if colorbar:
-        ax.figure.colorbar(image, ax=ax)
+        bar = ax.figure.colorbar(image, ax=ax)
+        bar.set_label(f"mean {measure} of a over b (> 0: a preferred)")
     return ax
 
 
@@ -413,4 +456,75 @@ def orderings(
     ax.set_yticks(range(1, len(systems) + 1))
     ax.set_ylim(len(systems) + 0.5, 0.5)
     ax.set_xlim(-0.3, len(labels) - 0.4)
+    ax.set_title("system orderings")
+    return ax
+
+
+# --- degradation ----------------------------------------------------------------------------
+
+_RANGES = {"tau": (-1.0, 1.0)}
+_LABELS = {
+    "agreement": "agreement with all labels",
+    "tie_fraction": "fraction of tied ranking pairs",
+    "tau": "Kendall's τ with the full ordering",
+    "discriminative_power": "discriminative power",
+}
+
+
+def degradation(
+    curve: pl.DataFrame | pl.LazyFrame,
+    value: str = "agreement",
+    *,
+    n_samples: int | None = None,
+    ax: Axes | None = None,
+    **line: Any,
+) -> Axes:
+    """A value against the fraction removed, one line per measure, with a band of ± one
+    standard deviation over the samples (lexiprecision paper figures 8–9, lexirecall paper
+    figures 12–13).
+
+    The band says how much the value varies from one random removal to the next; it is
+    clipped to the value's range ([−1, 1] for Kendall's τ, [0, 1] for fractions), which a
+    mean ± std can overstep. A band needs several samples: with fewer than 2 (std null)
+    only the line is drawn.
+
+    Args:
+        curve: ``fraction, measure, <value>, <value>_std``, as
+            :func:`lexiframe.stats.label_degradation` returns it or
+            :func:`lexiframe.stats.average_over_samples` makes it; one group only.
+        value: the column to plot: ``agreement``, ``tie_fraction``, ``tau``, …
+        n_samples: how many samples the means are over, said in the legend when given.
+        ax: the axes to draw on; a new figure's when None.
+        **line: passed to ``Axes.plot``.
+
+    Returns:
+        The axes: x the fraction removed, y the mean value, one line and band per measure.
+    """
+    table = _eager(curve)
+    spread = f"{value}_std"
+    require_columns(table.schema, ["fraction", "measure", value], "degradation curve")
+    low, high = _RANGES.get(value, (0.0, 1.0))
+    ax = _axes(ax)
+    for (measure,), part in sorted(table.partition_by("measure", as_dict=True).items()):
+        part = part.sort("fraction")
+        x = part["fraction"].to_numpy()
+        y = part[value].to_numpy().astype(float)
+        (drawn,) = ax.plot(x, np.clip(y, low, high), marker="o", label=measure, **line)
+        if spread in part.columns and part[spread].null_count() < part.height:
+            std = part[spread].fill_null(0.0).to_numpy().astype(float)
+            ax.fill_between(
+                x,
+                np.clip(y - std, low, high),
+                np.clip(y + std, low, high),
+                color=drawn.get_color(),
+                alpha=0.15,
+                linewidth=0,
+            )
+    ax.set_ylim(low - 0.02 * (high - low), high + 0.02 * (high - low))
+    ax.set_xlabel("fraction removed")
+    ax.set_ylabel(_LABELS.get(value, value))
+    band = "band: ± one standard deviation"
+    band += f" over {n_samples} samples" if n_samples else " over the samples"
+    ax.set_title(f"{_LABELS.get(value, value)} as data is removed")
+    ax.legend(title=band, title_fontsize="small", fontsize="small")
     return ax

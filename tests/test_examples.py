@@ -159,3 +159,17 @@ def test_significance_corrections_side_by_side(example_dir):
     )
     assert (none <= holm + 1e-12).all() and (holm <= bonferroni + 1e-12).all()
     assert {"hsd (none)", "randomized_hsd (none)"} <= set(table.columns)
+
+
+def test_asl_analysis_without_matplotlib_says_what_to_install(tmp_path):
+    script = str(EXAMPLES / "asl_analysis.py")
+    hide = (
+        "import runpy, sys; sys.modules['matplotlib'] = None; "
+        f"runpy.run_path({script!r}, run_name='__main__')"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", hide], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 1
+    assert "pip install 'lexiframe[plot]'" in done.stderr
+    assert "Traceback" not in done.stderr

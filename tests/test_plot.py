@@ -266,3 +266,103 @@ def test_orderings_need_the_same_systems(ax):
     full = lf.order(prefs, "sgnLP")
     with pytest.raises(ValueError, match="same systems"):
         plot.orderings({"all": full, "two": full.head(2)}, ax=ax)
+
+
+# --- figures a paper would print ------------------------------------------------------------
+
+
+def degradation_curve() -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "fraction": [0.2, 0.5, 0.2, 0.5],
+            "measure": ["AP", "AP", "sgnLP", "sgnLP"],
+            "tau": [0.95, 0.7, -0.9, 0.1],
+            "tau_std": [0.2, 0.1, 0.3, 0.1],
+        }
+    )
+
+
+def figures(plt) -> dict[str, object]:
+    """Every plot function on a figure of its own (ax=None)."""
+    frame = toy_positions()
+    docs = frame.with_columns(docs=pl.col("positions").cast(pl.List(pl.String)))
+    prefs = frame.lexi.preferences(extra=["first_difference"])
+    summary = lf.summarize_preferences(prefs)
+    order = prefs.lexi.order("sgnLP")
+    return {
+        "asl_histogram": plot.asl_histogram(frame, system="a"),
+        "asl_delta_histogram": plot.asl_delta_histogram(docs, "a", "b"),
+        "ties_by_recall_level": plot.ties_by_recall_level(frame, levels=3),
+        "first_difference_ecdf": plot.first_difference_ecdf(prefs),
+        "preference_matrix": plot.preference_matrix(summary),
+        "orderings": plot.orderings({"sgnLP": order, "again": order}),
+        "degradation": plot.degradation(degradation_curve(), "tau", n_samples=5),
+    }
+
+
+def test_every_figure_has_a_title_and_print_resolution(plt, tmp_path):
+    drawn = figures(plt)
+    assert sorted(drawn) == sorted(
+        name for name in plot.__all__ if name not in ("DPI", "asl_deltas")
+    )
+    for name, ax in drawn.items():
+        assert ax.get_title(), name
+        assert ax.figure.dpi >= 150, name
+    path = tmp_path / "figure.png"
+    drawn["orderings"].figure.savefig(path)
+    width, height = plt.imread(path).shape[1::-1]
+    inches = drawn["orderings"].figure.get_size_inches()
+    assert width == pytest.approx(inches[0] * plot.DPI, abs=2)
+    assert height == pytest.approx(inches[1] * plot.DPI, abs=2)
+
+
+def test_integer_axes_get_integer_ticks(plt):
+    drawn = figures(plt)
+    for name, axis in [
+        ("asl_histogram", "yaxis"),
+        ("asl_delta_histogram", "yaxis"),
+        ("ties_by_recall_level", "xaxis"),
+        ("first_difference_ecdf", "xaxis"),
+        ("orderings", "yaxis"),
+    ]:
+        ticks = getattr(drawn[name], axis).get_ticklocs()
+        assert len(ticks) and np.allclose(ticks, np.round(ticks)), (name, ticks)
+
+
+def test_preference_matrix_labels_its_colour_bar_and_can_print_values(plt):
+    summary = lf.summarize_preferences(toy_positions().lexi.preferences())
+    ax = plot.preference_matrix(summary, "sgnLP", values=True, fmt="{:.1f}")
+    bar = ax.figure.axes[-1]
+    assert "mean sgnLP" in bar.get_ylabel()
+    matrix = np.asarray(ax.images[0].get_array())
+    texts = {(round(t.get_position()[1]), round(t.get_position()[0])): t for t in ax.texts}
+    assert len(texts) == matrix.size
+    for (row, column), value in np.ndenumerate(matrix):
+        assert texts[row, column].get_text() == f"{value:.1f}"
+    assert not plot.preference_matrix(summary, "sgnLP", colorbar=False).texts
+
+
+def test_degradation_clips_tau_and_explains_its_band(plt):
+    ax = plot.degradation(degradation_curve(), "tau", n_samples=5)
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    assert np.allclose(lines["AP"].get_ydata(), [0.95, 0.7])
+    bands = ax.collections
+    assert len(bands) == 2
+    for band in bands:
+        ys = np.concatenate([path.vertices[:, 1] for path in band.get_paths()])
+        assert ys.max() <= 1.0 and ys.min() >= -1.0
+    # AP at 0.2 reaches 0.95 + 0.2 = 1.15, clipped to 1; sgnLP at 0.2 reaches -1.2, clipped
+    tops = [np.concatenate([p.vertices[:, 1] for p in b.get_paths()]) for b in bands]
+    assert max(t.max() for t in tops) == pytest.approx(1.0)
+    assert min(t.min() for t in tops) == pytest.approx(-1.0)
+    assert "standard deviation over 5 samples" in ax.get_legend().get_title().get_text()
+    low, high = ax.get_ylim()
+    assert low >= -1.1 and high <= 1.1
+
+
+def test_degradation_without_spread_draws_no_band(plt):
+    curve = degradation_curve().drop("tau_std").rename({"tau": "agreement"})
+    curve = curve.with_columns(pl.col("agreement").abs())
+    ax = plot.degradation(curve)
+    assert len(ax.get_lines()) == 2 and not ax.collections
+    assert "agreement" in ax.get_ylabel()
