@@ -149,28 +149,36 @@ def test_toy_track_evaluate_and_measures_equal_one_process(spark, lfs, toy):
     assert_frame_equal(from_positions, expected, check_exact=True)
 
 
-@pytest.mark.parametrize("qrels_by", [True, False], ids=["qrels-by-track", "qrels-shared"])
-def test_by_keys_skipped_and_dropped_queries(spark, lfs, qrels_by):
+@pytest.mark.parametrize(
+    ("qrels_by", "no_relevant"),
+    [(True, "drop"), (False, "drop"), (True, "keep")],
+    ids=["qrels-by-track", "qrels-shared", "no-relevant-kept"],
+)
+def test_by_keys_skipped_and_dropped_queries(spark, lfs, qrels_by, no_relevant):
     run, qrels = synthetic()
     if not qrels_by:
         qrels = qrels.filter(pl.col("track") == "T1").drop("track")
     run_sdf, qrels_sdf = _sdf(spark, run), _sdf(spark, qrels)
     keys = ["track", "system", "query"]
-    expected = _quiet(lf.evaluate, run, qrels, MEASURES, by="track", depth=8).sort(keys)
-    got = lfs.evaluate(run_sdf, qrels_sdf, MEASURES, by="track", depth=8, buckets=4)
+    options = dict(by="track", depth=8, no_relevant=no_relevant)
+    expected = _quiet(lf.evaluate, run, qrels, MEASURES, **options).sort(keys)
+    got = lfs.evaluate(run_sdf, qrels_sdf, MEASURES, buckets=4, **options)
     assert_frame_equal(_back(got, expected, keys), expected, check_exact=True)
     # s4 answered one query of T1 only: it is scored, worst case, on every judged query.
     s4 = expected.filter(pl.col("system") == "s4")
-    assert s4.height == qrels.filter(pl.col("relevance") >= 1)["query"].n_unique()
-    assert expected.filter(pl.col("query").is_in([11, 12])).height == 0  # dropped
+    evaluated = qrels if no_relevant == "keep" else qrels.filter(pl.col("relevance") >= 1)
+    assert s4.height == evaluated["query"].n_unique()
+    dropped = [11] if no_relevant == "keep" else [11, 12]
+    assert expected.filter(pl.col("query").is_in(dropped)).height == 0
 
-    positions = _quiet(lf.positions, run, qrels, by="track", depth=8).sort(keys)
-    spark_positions = lfs.positions(run_sdf, qrels_sdf, by="track", depth=8, buckets=4)
+    positions = _quiet(lf.positions, run, qrels, **options).sort(keys)
+    spark_positions = lfs.positions(run_sdf, qrels_sdf, buckets=4, **options)
     assert_frame_equal(_back(spark_positions, positions, keys), positions, check_exact=True)
-    coverage = lf.coverage(run, qrels, by="track")
-    assert_frame_equal(lfs.coverage(run_sdf, qrels_sdf, by="track"), coverage)
-    assert coverage["skipped"].sum() > 0
-    assert coverage["unjudged"].sum() > 0 and coverage["no_relevant"].sum() > 0
+    coverage = lf.coverage(run, qrels, by="track", no_relevant=no_relevant)
+    got_coverage = lfs.coverage(run_sdf, qrels_sdf, by="track", no_relevant=no_relevant)
+    assert_frame_equal(got_coverage, coverage)
+    assert coverage["skipped"].sum() > 0 and coverage["unjudged"].sum() > 0
+    assert (coverage["no_relevant"].sum() > 0) == (no_relevant == "drop")
 
 
 def test_string_ids_integer_widths_and_options(spark, lfs):

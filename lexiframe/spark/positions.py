@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 import pyarrow as pa
@@ -90,6 +90,7 @@ def positions(
     score: str = "score",
     rank: str = "rank",
     relevance: str = "relevance",
+    no_relevant: Literal["drop", "keep"] = "drop",
     buckets: int | None = None,
 ) -> SparkFrame:
     """The positions frame of a Spark run against its qrels, as :func:`lexiframe.positions`.
@@ -148,7 +149,7 @@ def evaluate(
 
 def _positions_options(options: dict[str, Any]) -> dict[str, Any]:
     known = {
-        "threshold", "depth", "by", "rank_by", "docs", "grades",
+        "threshold", "depth", "by", "rank_by", "docs", "grades", "no_relevant",
         "system", "query", "doc", "score", "rank", "relevance",
     }  # fmt: skip
     unknown = sorted(set(options) - known)
@@ -175,6 +176,7 @@ def _prepare(
         "rank_by": given.get("rank_by", "score"),
         "docs": given.get("docs", False),
         "grades": given.get("grades"),
+        "no_relevant": given.get("no_relevant", "drop"),
     }
     names = {
         key: given.get(key, key) for key in ("system", "query", "doc", "score", "rank", "relevance")
@@ -335,10 +337,12 @@ def group_positions(run: pl.DataFrame, qrels: pl.DataFrame, job: _Job) -> pl.Dat
     """The positions frame of one group of queries, with the rows of the systems that
     skipped them; None when none of its queries has a relevant document."""
     options = job.options
-    relevant = qrels.filter(pl.col(options["relevance"]) >= options["threshold"])
-    if relevant.height == 0:
+    evaluated = qrels
+    if options["no_relevant"] != "keep":
+        evaluated = qrels.filter(pl.col(options["relevance"]) >= options["threshold"])
+    if evaluated.height == 0:
         return None
-    run, placeholders = _with_placeholders(run, relevant, job)
+    run, placeholders = _with_placeholders(run, qrels, evaluated, job)
     with warnings.catch_warnings():
         # Dropped queries are counted by coverage(), not warned about per group.
         warnings.simplefilter("ignore")
@@ -359,12 +363,12 @@ def group_positions(run: pl.DataFrame, qrels: pl.DataFrame, job: _Job) -> pl.Dat
 
 
 def _with_placeholders(
-    run: pl.DataFrame, relevant: pl.DataFrame, job: _Job
+    run: pl.DataFrame, qrels: pl.DataFrame, evaluated: pl.DataFrame, job: _Job
 ) -> tuple[pl.DataFrame, pl.DataFrame | None]:
     """The group's run with one placeholder row for each (by…, system) of the whole run that
     has no row in it, and the keys of those rows (lexiframe's names), or None.
 
-    The placeholder is an unjudged document of one of the group's relevant queries (one of
+    The placeholder is an unjudged document of one of the group's evaluated queries (one of
     its own by-group's, when the qrels carry by keys): lexiframe then gives that system an
     empty row for every query of the group, and the placeholder's own ``n_ret`` of 1 is
     set back to 0 by the caller.
@@ -378,16 +382,16 @@ def _with_placeholders(
         return run, None
     if job.qrels_by:
         queries = (
-            relevant.group_by(job.qrels_by)
+            evaluated.group_by(job.qrels_by)
             .agg(pl.col(query).min())
             .cast({key: missing.schema[key] for key in job.qrels_by})
         )
         missing = missing.join(queries, on=job.qrels_by, how="inner")
     else:
-        missing = missing.with_columns(pl.lit(relevant[query].min()).alias(query))
+        missing = missing.with_columns(pl.lit(evaluated[query].min()).alias(query))
     rows = (
         missing.with_columns(
-            pl.lit(_unjudged_doc(relevant[doc], run.schema[doc])).alias(doc),
+            pl.lit(_unjudged_doc(qrels[doc], run.schema[doc])).alias(doc),
             pl.lit(0).alias(order),
         )
         .select(run.columns)
@@ -421,6 +425,7 @@ def coverage(
     query: str = "query",
     doc: str = "doc",
     relevance: str = "relevance",
+    no_relevant: Literal["drop", "keep"] = "drop",
 ) -> pl.DataFrame:
     """Queries evaluated, skipped and dropped per (by…, system), as :func:`lexiframe.coverage`.
 
@@ -433,6 +438,9 @@ def coverage(
     """
     from pyspark.sql import functions as F
 
+    if no_relevant not in ("drop", "keep"):
+        raise InputError(f"no_relevant must be 'drop' or 'keep', not {no_relevant!r}")
+    keep = no_relevant == "keep"
     by = as_list(by)
     _require(run, [*by, system, query], "run")
     qrels_by = [key for key in by if key in qrels.columns]
@@ -448,16 +456,19 @@ def coverage(
         .groupBy(*query_keys)
         .agg(F.max((F.col("r") >= threshold).cast("int")).alias("has_relevant"))
     )
+    # The queries evaluated: the judged ones with a relevant document (every judged one
+    # with no_relevant="keep").
+    evaluated = F.col("has_relevant").isNotNull() if keep else F.col("has_relevant") == 1
     counts = (
         answered.join(judged, on=query_keys, how="left")
         .groupBy(*keys)
         .agg(
             F.sum(F.col("has_relevant").isNull().cast("long")).alias("unjudged"),
-            F.sum((F.col("has_relevant") == 0).cast("long")).alias("no_relevant"),
-            F.sum((F.col("has_relevant") == 1).cast("long")).alias("answered"),
+            F.sum((F.col("has_relevant") == 0).cast("long") * int(not keep)).alias("no_relevant"),
+            F.sum(evaluated.cast("long")).alias("answered"),
         )
     )
-    relevant = judged.filter(F.col("has_relevant") == 1).groupBy(*qrels_by).count()
+    relevant = judged.filter(evaluated).groupBy(*qrels_by).count()
     if qrels_by:
         counts = counts.join(relevant, on=qrels_by, how="left")
     else:
