@@ -294,3 +294,40 @@ def test_workers_use_the_callers_python(spark):
     )
     out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
     assert out.stdout.strip() == "True", out.stderr
+
+
+# --- the command ----------------------------------------------------------------------------
+
+
+def test_cli_evaluate_on_spark_writes_the_same_files(spark, toy, tmp_path, capsys):
+    from conftest import DATA
+
+    from lexiframe.cli import main
+
+    outputs = {}
+    for label, extra in (("here", []), ("spark", ["--spark", "local[2]"])):
+        folder = tmp_path / label
+        folder.mkdir()
+        argv = [
+            "evaluate",
+            str(DATA / "toy" / "runs"),
+            "--qrels",
+            str(DATA / "toy" / "qrels.txt"),
+            *[arg for m in ("RR", "AP", "nDCG@10", "ASL", "sgnLP", "sgnLR") for arg in ("-m", m)],
+            *("--depth", "50", "--order", "mc4"),
+            *("-o", str(folder / "per-query.parquet")),
+            *("--summary", str(folder / "summary.parquet")),
+            *("--orderings", str(folder / "orderings.parquet")),
+            *extra,
+        ]
+        assert main(argv) == 0
+        outputs[label] = (folder, capsys.readouterr().out)
+    here, spark_folder = outputs["here"][0], outputs["spark"][0]
+    assert outputs["here"][1] == outputs["spark"][1]  # the printed tables
+    for name in ("per-query-metrics", "per-query-preferences", "orderings"):
+        expected = pl.read_parquet(here / f"{name}.parquet")
+        assert_frame_equal(pl.read_parquet(spark_folder / f"{name}.parquet"), expected)
+    for name in ("summary-metrics", "summary-preferences"):
+        expected = pl.read_parquet(here / f"{name}.parquet")
+        got = pl.read_parquet(spark_folder / f"{name}.parquet")
+        assert_frame_equal(got, expected, rel_tol=1e-12, abs_tol=0)

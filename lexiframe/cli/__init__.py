@@ -178,13 +178,13 @@ def _targets(path: str | None, kinds: list[str]) -> dict[str, Path]:
     return {kind: target.with_name(f"{target.stem}-{kind}{target.suffix}") for kind in kinds}
 
 
-def run_evaluate(args: argparse.Namespace) -> int:
-    metric_names, preference_names = _split_measures(args.measure or DEFAULT_MEASURES)
-    kinds = (["metrics"] if metric_names else []) + (["preferences"] if preference_names else [])
-    outputs = _targets(args.output, kinds)
-    summaries = _targets(args.summary, kinds)
-    orderings_path = _targets(args.orderings, ["orderings"])
-    qrels = io.read_qrels(args.qrels)
+def _evaluate(
+    args: argparse.Namespace,
+    qrels: pl.DataFrame,
+    metric_names: list[str],
+    preference_names: list[str],
+) -> tuple[dict[str, pl.DataFrame], dict[str, pl.DataFrame], dict[str, pl.DataFrame]]:
+    """The per-query tables, their summaries and the orderings, in this process."""
     options = {"depth": args.depth, "threshold": args.threshold, "no_relevant": args.no_relevant}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", LexiframeWarning)
@@ -210,6 +210,24 @@ def run_evaluate(args: argparse.Namespace) -> int:
         summary["preferences"] = summarize_preferences(prefs)
     pair_summary = summary.get("preferences")  # one summary for the table and the orderings
     orderings = _orderings(per_query, pair_summary, metric_names, preference_names, args.order)
+    return tables, summary, orderings
+
+
+def run_evaluate(args: argparse.Namespace) -> int:
+    metric_names, preference_names = _split_measures(args.measure or DEFAULT_MEASURES)
+    kinds = (["metrics"] if metric_names else []) + (["preferences"] if preference_names else [])
+    outputs = _targets(args.output, kinds)
+    summaries = _targets(args.summary, kinds)
+    orderings_path = _targets(args.orderings, ["orderings"])
+    qrels = io.read_qrels(args.qrels)
+    if args.spark:
+        from lexiframe.spark.cli import evaluate_on_spark
+
+        tables, summary, orderings = evaluate_on_spark(
+            args, qrels, metric_names, preference_names, set(outputs)
+        )
+    else:
+        tables, summary, orderings = _evaluate(args, qrels, metric_names, preference_names)
 
     written = []
     for kind, target in outputs.items():
@@ -295,6 +313,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="judged queries without a relevant document: drop them (default; they cannot "
         "tell systems apart) or keep them, scoring 0 on trec_eval's measures, so that the "
         "means are trec_eval -c's",
+    )
+    ev.add_argument(
+        "--spark",
+        metavar="MASTER",
+        help="run the evaluation on Apache Spark: local[*] on this machine, or a cluster's "
+        "master URL (needs the spark extra); the same tables and files",
     )
     ev.add_argument(
         "--system-from",
