@@ -6,6 +6,8 @@
 - ``measures.md`` and ``measures/<family>.md``: from the measure registry
   (``lexiframe.metrics.FAMILIES``): summary, names, LaTeX formula and an example whose
   table is computed by running the code shown on the page;
+- ``tutorial.md``: the steps of :data:`TUTORIAL_STEPS`, run on the demo track written as
+  TREC files, with the tables they return;
 - ``cli.md``: from the argument parser of the ``lexiframe`` command
   (``lexiframe.cli.build_parser``).
 
@@ -195,6 +197,230 @@ def measure_pages() -> dict[str, str]:
     return pages
 
 
+# --- tutorial -----------------------------------------------------------------------------------
+
+# Each step: prose, then code that runs in a fresh folder; the value of its last line (a
+# frame or a text) is shown under it. The page is written from what the code returns.
+TUTORIAL_STEPS: list[tuple[str, str]] = [
+    (
+        "A TREC track is a folder of run files, one per system (`query Q0 doc rank score "
+        "system`), and a qrels file (`query 0 doc relevance`). lexiframe ships a synthetic "
+        "track of 8 systems and 25 queries with graded judgments; write it out as such files:",
+        """\
+import warnings
+from pathlib import Path
+
+import polars as pl
+import lexiframe as lf
+from lexiframe import stats
+
+track = lf.datasets.demo_track()
+for (system,), rows in track.run.partition_by("system", as_dict=True).items():
+    lf.write_trec_run(rows, f"runs/{system}.txt")
+lf.write_trec_qrels(track.qrels, "qrels.txt")
+Path("runs/sys000.txt").read_text().splitlines()[:3]""",
+    ),
+    (
+        "## Read the files\n\n"
+        "`read_run` reads every file of a folder (`.gz` too); the system id is the sixth "
+        "field. `read_qrels` reads the judgments:",
+        """\
+run = lf.read_run("runs/")
+qrels = lf.read_qrels("qrels.txt")
+run.sort("system", "query", "score", descending=[False, False, True]).head(4)""",
+    ),
+    (
+        "## The positions frame\n\n"
+        "Every measure and preference is a function of one frame: per (system, query), the "
+        "ranks of the retrieved relevant documents, the number of relevant documents $m$ "
+        "(`n_rel`) and the ranking's length $\\tilde n$ (`n_ret`) "
+        "([Definitions §1](definitions.md#data-model)). Queries that cannot be evaluated are "
+        "counted in a warning, never dropped in silence:",
+        """\
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    positions = run.lexi.positions(qrels)
+print(caught[0].category.__name__ + ":", caught[0].message)
+positions.sort("system", "query").head(4)""",
+    ),
+    (
+        "## Measures per query, means per system\n\n"
+        "The qrels are graded, so `nDCG@10` is trec_eval's graded `ndcg_cut_10`. ASL is a cost: "
+        "lower is better ([measures](measures.md)).",
+        """\
+per_query = positions.lexi.measures(["RR", "AP", "nDCG@10", "ASL@g1-10"])
+per_query.lexi.summarize().sort("AP", descending=True)""",
+    ),
+    (
+        "## Preferences between rankings\n\n"
+        "For every two systems of a query, lexicographic precision (sgnLP) and lexicographic "
+        "recall (sgnLR) say which ranking is preferred "
+        "([Definitions §3](definitions.md#preferences)); `first_difference` is $i^*$, the "
+        "recall level that decided:",
+        """\
+prefs = positions.lexi.preferences(["sgnLP", "sgnLR"], extra=["first_difference"])
+prefs.sort("query", "system_a", "system_b").head(4)""",
+    ),
+    (
+        "## Orderings of the systems\n\n"
+        "MC4 and Borda aggregate the per-query preferences; the mean orders by a metric "
+        "([Definitions §4](definitions.md#aggregation)):",
+        """\
+orderings = {
+    "MC4 sgnLP": prefs.lexi.order("sgnLP"),
+    "Borda sgnLP": prefs.lexi.order("sgnLP", method="borda"),
+    "MC4 sgnLR": prefs.lexi.order("sgnLR"),
+    "mean RR": per_query.lexi.order("RR", method="mean"),
+    "mean AP": per_query.lexi.order("AP", method="mean"),
+}
+pl.concat(
+    [frame.select("system", "rank", ordering=pl.lit(name)) for name, frame in orderings.items()]
+).pivot(on="ordering", index="system", values="rank").sort("MC4 sgnLP")""",
+    ),
+    (
+        "## Significance\n\n"
+        "Discriminative power is the fraction of the 28 system pairs significant at α = 0.05: "
+        "the sign test for sgnLP and sgnLR, the paired t-test for the metrics, here after "
+        "Holm's correction ([Definitions §5](definitions.md#analyses)):",
+        """\
+power = [
+    stats.discriminative_power(prefs, ["sgnLP", "sgnLR"], correction="holm"),
+    stats.discriminative_power(per_query, ["RR", "AP"], correction="holm"),
+]
+pl.concat(power, how="diagonal_relaxed").select(
+    "measure", "test", "correction", "discriminative_power"
+)""",
+    ),
+    (
+        "A report table: each system's means, marked with the systems it is significantly "
+        "better than (paired t-test, Holm), ready for a paper (`stats.to_latex` too):",
+        """\
+report = stats.report(per_query, ["RR", "AP", "ASL@g1-10"], lower_is_better=["ASL@g1-10"])
+stats.to_markdown(report)""",
+    ),
+]
+
+TUTORIAL_FIGURES = """\
+## Figures
+
+The `lexiframe.plot` functions draw these numbers ([Plots](api/plot.md)); the figures below
+are drawn from this track every time the documentation is built.
+
+```python
+from lexiframe import plot
+
+order = orderings["MC4 sgnLP"]["system"].to_list()
+ax = plot.preference_matrix(prefs.lexi.summarize(), "sgnLP", systems=order, values=True)
+ax.figure.savefig("preferences.png")  # 150 dpi
+plot.orderings(orderings)
+```
+
+![Mean sgnLP of each system over each other, in MC4 order](figures/preference_matrix.png)
+
+Each cell is the mean sgnLP of the row's system over the column's: the MC4 order puts the
+blue (preferred) cells above the diagonal.
+
+![The ranks of each system under five orderings](figures/orderings.png)
+
+The orderings agree on the best two systems and disagree in the middle, where lexicographic
+recall (sgnLR) and the mean reciprocal rank see different things.
+
+```python
+positions = run.lexi.positions(qrels, docs=True)  # documents ids, to match them
+plot.asl_histogram(positions, system="sys007")
+plot.ties_by_recall_level(positions)
+```
+
+![Per-document ASL of the best system](figures/asl_histogram.png)
+
+![Fraction of ranking pairs tied at each recall level](figures/ties_by_recall_level.png)
+"""
+
+
+def _cell_value(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, list):
+        text = ", ".join(str(item) for item in value[:6])
+        return f"[{text}{', …' if len(value) > 6 else ''}]"
+    return "null" if value is None else str(value)
+
+
+def markdown_table(frame: pl.DataFrame) -> str:
+    """A frame as a Markdown table (floats to 4 significant digits, long lists cut)."""
+    lines = [
+        "| " + " | ".join(frame.columns) + " |",
+        "|" + "---|" * frame.width,
+    ]
+    for row in frame.iter_rows():
+        lines.append("| " + " | ".join(_cell(_cell_value(value)) for value in row) + " |")
+    return "\n".join(lines)
+
+
+def _shown(value: object, printed: str) -> list[str]:
+    import polars as pl
+
+    out = []
+    if printed.strip():
+        out += ["```text", printed.rstrip(), "```", ""]
+    if isinstance(value, pl.DataFrame):
+        out += [markdown_table(value), ""]
+    elif isinstance(value, str) and value.lstrip().startswith("|"):
+        out += [value.rstrip(), ""]
+    elif value is not None:
+        text = "\n".join(value) if isinstance(value, list) else str(value)
+        out += ["```text", text, "```", ""]
+    return out
+
+
+def tutorial() -> str:
+    """The tutorial page: every step's code is run, and the page shows what it returned."""
+    import ast
+    import contextlib
+    import io
+    import os
+    import tempfile
+
+    lines = [
+        "# Evaluate a TREC track",
+        "",
+        "From run files and qrels to measures, preferences, orderings, significance and "
+        "figures. Every table below is the output of the code above it, run when this page "
+        f"was generated (`{REGENERATE}`).",
+        "",
+    ]
+    namespace: dict[str, object] = {}
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory() as folder:
+        os.chdir(folder)
+        os.mkdir("runs")
+        try:
+            for prose, code in TUTORIAL_STEPS:
+                tree = ast.parse(code)
+                last = tree.body.pop() if isinstance(tree.body[-1], ast.Expr) else None
+                printed = io.StringIO()
+                with contextlib.redirect_stdout(printed):
+                    exec(compile(tree, "<tutorial>", "exec"), namespace)
+                    value = (
+                        eval(compile(ast.Expression(last.value), "<tutorial>", "eval"), namespace)
+                        if last is not None
+                        else None
+                    )
+                lines += [
+                    prose,
+                    "",
+                    "```python",
+                    code,
+                    "```",
+                    "",
+                    *_shown(value, printed.getvalue()),
+                ]
+        finally:
+            os.chdir(here)
+    lines += [TUTORIAL_FIGURES]
+    return "\n".join(lines)
+
+
 # --- command line -----------------------------------------------------------------------------
 
 
@@ -329,7 +555,7 @@ def _trec_eval_names() -> list[str]:
 
 def pages() -> dict[str, str]:
     """Every generated page, by path under ``docs/``."""
-    return {**measure_pages(), "cli.md": cli_reference()}
+    return {**measure_pages(), "cli.md": cli_reference(), "tutorial.md": tutorial()}
 
 
 def stale() -> list[str]:

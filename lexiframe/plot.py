@@ -280,7 +280,7 @@ def ties_by_recall_level(
             **line,
         )
     ax.set_xlabel("recall level i")
-    ax.set_ylabel("fraction of ranking pairs with δRR_i = 0")
+    ax.set_ylabel(r"fraction of ranking pairs with $\delta\mathrm{RR}_i = 0$")
     ax.set_ylim(0.0, 1.0)
     _integer_ticks(ax.xaxis)
     ax.set_title("ties by recall level")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 import warnings
@@ -27,6 +28,7 @@ def _load(name: str):
 
 
 generate = _load("generate")
+figures = _load("figures")
 
 
 def test_measures_page_is_generated_from_the_registry():
@@ -119,6 +121,15 @@ def test_site_builds_strictly(tmp_path):
     assert "WARNING" not in done.stderr, done.stderr
     assert (tmp_path / "measures" / "asl" / "index.html").exists()
     assert (tmp_path / "api" / "plot" / "index.html").exists()
+    # every figure is drawn from the demo track at build time, and shown
+    for name in figures.FIGURES:
+        assert (tmp_path / "figures" / f"{name}.png").stat().st_size > 10_000, name
+    # formulas are arithmatex spans for MathJax, served from the site when it is installed
+    page = (tmp_path / "measures" / "asl" / "index.html").read_text(encoding="utf-8")
+    assert 'class="arithmatex"' in page and "\\mathrm{ASL}" in page
+    if importlib.util.find_spec("mathjax") is not None:
+        assert (tmp_path / "assets" / "mathjax" / "tex-chtml.js").exists()
+        assert "assets/mathjax/tex-chtml.js" in page
 
 
 def test_readme_use_section_runs_on_the_toy_track():
@@ -151,3 +162,17 @@ def test_the_project_cites_only_itself():
         if word in path.read_text(encoding="utf-8", errors="replace")
     ]
     assert offenders == []
+
+
+def test_every_figure_shown_is_drawn_and_every_figure_drawn_is_shown():
+    shown = set()
+    for page in DOCS.rglob("*.md"):
+        shown |= set(re.findall(r"figures/([a-z_]+)\.png", page.read_text(encoding="utf-8")))
+    assert shown == set(figures.FIGURES)
+
+
+def test_tutorial_tables_come_from_the_code():
+    page = generate.tutorial()
+    assert page == (DOCS / "tutorial.md").read_text(encoding="utf-8")
+    assert "| system | MC4 sgnLP | Borda sgnLP |" in page
+    assert "DroppedQueriesWarning" in page
