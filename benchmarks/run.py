@@ -395,7 +395,14 @@ def run_processes(
     """Time each whole process, one-shot, in turns; the medians of the turns."""
     import tempfile
 
-    data = ensure_data(root / "-".join(map(str, shape)), shape, ["trec.gz"])
+    # The data are written by a child: a forked child counts its parent's pages in its peak
+    # RSS until it execs, so the parent stays small.
+    folder = root / "-".join(map(str, shape))
+    subprocess.run(
+        [sys.executable, __file__, "--write-data", str(folder), "--shape-of", *map(str, shape)],
+        check=True,
+    )
+    data = Data(folder)
     out = Path(tempfile.mkdtemp(prefix="lexiframe-bench-"))
     commands = {name: build(data, out, pref_eval) for name, (build, _) in PROCESS_STEPS.items()}
     times: dict[str, list[float]] = {name: [] for name in commands}
@@ -532,7 +539,13 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--pref-eval", type=Path, help="pref_eval.py, timed with --processes")
     parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--write-data", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--shape-of", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.write_data:
+        systems, queries, depth, id_type = args.shape_of
+        ensure_data(args.write_data, (int(systems), int(queries), int(depth), id_type), ["trec.gz"])
+        return
     if args.child:
         child(args.child, args.data, args.repeat)
         return
