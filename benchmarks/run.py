@@ -406,6 +406,7 @@ def run_processes(
     out = Path(tempfile.mkdtemp(prefix="lexiframe-bench-"))
     commands = {name: build(data, out, pref_eval) for name, (build, _) in PROCESS_STEPS.items()}
     times: dict[str, list[float]] = {name: [] for name in commands}
+    cpu: dict[str, list[float]] = {name: [] for name in commands}
     peaks: dict[str, float] = {}
     notes: dict[str, str] = {}
     for turn in range(max(repeat, STARTUP_REPEATS)):
@@ -414,11 +415,12 @@ def run_processes(
                 continue
             if turn >= (STARTUP_REPEATS if name in STARTUP else repeat):
                 continue
-            seconds, peak, note = _time_process(command)
+            seconds, cpu_seconds, peak, note = _time_process(command)
             if note:
                 notes[name] = note
                 continue
             times[name].append(seconds)
+            cpu[name].append(cpu_seconds)
             peaks[name] = max(peaks.get(name, 0.0), peak)
     results = []
     for name in commands:
@@ -427,22 +429,31 @@ def run_processes(
             results.append(Result(label, name, None, None, note))
             continue
         median = statistics.median(times[name]) if times[name] else None
-        results.append(Result(label, name, median, peaks.get(name), notes.get(name, "")))
+        note = notes.get(name, "")
+        if cpu[name] and not note:
+            # CPU seconds (user + system) suffer less from a busy machine than wall time.
+            note = f"CPU {statistics.median(cpu[name]):.2f} s"
+            peer = PROCESS_STEPS[name][1]
+            if peer and cpu[peer]:
+                ratio = statistics.median(cpu[name]) / statistics.median(cpu[peer])
+                note += f" ({ratio:.2f} × {peer})"
+        results.append(Result(label, name, median, peaks.get(name), note))
         peak = peaks.get(name, 0.0)
         print(f"{label:>24} {name:<18} {median!s:>22} s  {peak:.2f} GB", file=sys.stderr)
     return results
 
 
-def _time_process(command: list[str]) -> tuple[float, float, str]:
-    """Wall seconds and peak RSS (GB) of one process, and its last error line if it failed."""
+def _time_process(command: list[str]) -> tuple[float, float, float, str]:
+    """Wall and CPU seconds and peak RSS (GB) of one process, and its last error line if it
+    failed."""
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     err = process.stderr.read().decode() if process.stderr else ""
     _, status, usage = os.wait4(process.pid, 0)
     seconds = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
-        return seconds, 0.0, ((err.strip().splitlines() or ["failed"])[-1])[:80]
-    return seconds, usage.ru_maxrss / 1024**2, ""
+        return seconds, 0.0, 0.0, ((err.strip().splitlines() or ["failed"])[-1])[:80]
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024**2, ""
 
 
 def child(step: str, root: Path, repeat: int) -> None:
