@@ -54,7 +54,11 @@ positions = pl.DataFrame(
         "n_rel": [4, 4, 4],
         "n_ret": [10, 10, 0],
     },
-    schema_overrides={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32, "n_ret": pl.UInt32},
+    schema_overrides={
+        "positions": pl.List(pl.UInt32),
+        "n_rel": pl.UInt32,
+        "n_ret": pl.UInt32,
+    },
 )"""
 EXAMPLE_N = 1000
 
@@ -135,12 +139,10 @@ def measure_page(family: Family) -> str:
         family.formula,
         "$$",
         "",
-        "| | |",
-        "|---|---|",
-        f"| names | {names} |",
-        f"| cutoff | {_cutoff_text(family)} |",
-        f"| parameters | {parameters} |",
-        f"| source | {family.source} |",
+        f"- **Names**: {names}",
+        f"- **Cutoff**: {_cutoff_text(family)}",
+        f"- **Parameters**: {parameters}",
+        f"- **Source**: {family.source}",
         "",
         f"{NOTATION.format(up='../')} The output column is the measure's canonical name, e.g. "
         f"`{family.example or family.name}`.",
@@ -234,14 +236,15 @@ run.sort("system", "query", "score", descending=[False, False, True]).head(4)"""
         "Every measure and preference is a function of one frame: per (system, query), the "
         "ranks of the retrieved relevant documents, the number of relevant documents $m$ "
         "(`n_rel`) and the ranking's length $\\tilde n$ (`n_ret`) "
-        "([Definitions §1](definitions.md#data-model)). Queries that cannot be evaluated are "
-        "counted in a warning, never dropped in silence:",
+        "([Definitions §1](definitions.md#data-model)); graded qrels add the grades, for "
+        "graded nDCG (not shown). Queries that cannot be evaluated are counted in a warning, "
+        "never dropped in silence:",
         """\
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     positions = run.lexi.positions(qrels)
 print(caught[0].category.__name__ + ":", caught[0].message)
-positions.sort("system", "query").head(4)""",
+positions.sort("system", "query").head(4).drop("grades", "ideal_grades")""",
     ),
     (
         "## Measures per query, means per system\n\n"
@@ -348,10 +351,8 @@ def _cell_value(value: object) -> str:
 
 def markdown_table(frame: pl.DataFrame) -> str:
     """A frame as a Markdown table (floats to 4 significant digits, long lists cut)."""
-    lines = [
-        "| " + " | ".join(frame.columns) + " |",
-        "|" + "---|" * frame.width,
-    ]
+    align = ["---:|" if dtype.is_numeric() else "---|" for dtype in frame.dtypes]
+    lines = ["| " + " | ".join(frame.columns) + " |", "|" + "".join(align)]
     for row in frame.iter_rows():
         lines.append("| " + " | ".join(_cell(_cell_value(value)) for value in row) + " |")
     return "\n".join(lines)

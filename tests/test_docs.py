@@ -121,6 +121,20 @@ def test_site_builds_strictly(tmp_path):
     assert "WARNING" not in done.stderr, done.stderr
     assert (tmp_path / "measures" / "asl" / "index.html").exists()
     assert (tmp_path / "api" / "plot" / "index.html").exists()
+    # 404.html is served at any depth: its links are absolute (site_url) and lead somewhere
+    missing = []
+    for link in re.findall(r'(?:href|src)="(/[^/"][^"]*|/)"', (tmp_path / "404.html").read_text()):
+        path = link.split("#")[0].split("?")[0].lstrip("/")
+        target = tmp_path / path
+        if path in ("", ".") or link.endswith("/"):
+            target = target / "index.html"
+        if not target.exists():
+            missing.append(link)
+    assert missing == []
+    # API pages show one signature per function, not one per overload
+    frames = (tmp_path / "api" / "frames" / "index.html").read_text(encoding="utf-8")
+    assert frames.count('id="lexiframe.positions"') == 1
+    assert frames.count("doc-signature") == frames.count('class="doc doc-object doc-function"')
     # every figure is drawn from the demo track at build time, and shown
     for name in figures.FIGURES:
         assert (tmp_path / "figures" / f"{name}.png").stat().st_size > 10_000, name
