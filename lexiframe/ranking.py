@@ -16,6 +16,7 @@ reports how many with a :class:`~lexiframe.errors.DroppedQueriesWarning` and
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import overload
 
@@ -130,9 +131,10 @@ def positions(
             query id), one after another, so that memory holds one group's intermediate
             tables at a time. ``None``: one group per 4 million rows of an in-memory run
             (the time is the same; 27 million rows peak at 2.8 GB instead of 4.7 GB), one
-            group for a LazyFrame. For a LazyFrame larger than memory, collected with the
-            streaming engine, give a number (e.g. 16 for 200 million rows); each group then
-            reads the source once.
+            group for a LazyFrame. For a LazyFrame larger than memory give a number (e.g.
+            16 for 200 million rows): when the frame is collected, each group is read from
+            the source and ranked with the streaming engine, and its rows are handed on
+            before the next group starts (200 million rows peak at about 2 GB).
 
     Returns:
         ``by…, system, query, positions: list[u32], n_rel: u32, n_ret: u32`` (plus
@@ -179,22 +181,7 @@ def positions(
     queries = _relevant_queries(relevant, qrels_keys, grades, judged=judged, threshold=threshold)
     request = _Request(by, qrels_keys, depth, rank_by, docs, grades)
     if isinstance(run, pl.LazyFrame):
-        plans = [
-            _rankings(run_part, relevant_part, request, value_flags=True)
-            for run_part, relevant_part in _split(run_lf, relevant, _partition_count(partitions, 0))
-        ]
-        # The value checks ride inside the ranking aggregation, so that the source is read
-        # once. Completed once over all partitions, so that a system gets worst-case rows
-        # for the queries of a partition it skipped entirely.
-        checked = [
-            plan.map_batches(
-                lambda frame: _checked(frame, run_lf, names, by),
-                schema=plan.collect_schema(),
-                streamable=True,
-            )
-            for plan in plans
-        ]
-        return _complete(pl.concat(checked), queries, request)
+        return _streamed(run_lf, relevant, queries, request, names, partitions)
 
     # An in-memory run is checked for NaN scores and null ids in one cheap pass first.
     _check_values(run_lf, names, by)
@@ -203,6 +190,76 @@ def positions(
     queries_df = collect(queries)
     _warn_dropped(rankings_df, queries_df, by, qrels_keys, names)
     return collect(_complete(rankings_df.lazy(), queries_df.lazy(), request))
+
+
+def _streamed(
+    run: pl.LazyFrame,
+    relevant: pl.LazyFrame,
+    queries: pl.LazyFrame,
+    request: _Request,
+    names: ColumnNames,
+    partitions: int | None,
+) -> pl.LazyFrame:
+    """The positions frame of a LazyFrame run: a source that, once collected, ranks one
+    group of queries after another (:func:`_split`) and hands over each group's rows.
+
+    Each group is collected, checked and completed before the next one starts, so that
+    memory holds one group's intermediate tables: a plan concatenating the groups let the
+    streaming engine run them side by side (6.9 GB peak for 200 million rows in 16 groups).
+    Every system gets worst-case rows for the queries of a group it skipped: those of the
+    groups before it was first seen come with the group where it is.
+    """
+    from polars.io.plugins import register_io_source
+
+    count = _partition_count(partitions, 0)
+    relevant_df, queries_df = collect(relevant), collect(queries)  # small next to a run
+    system_keys = [*request.by, "system"]
+    schema = _complete(
+        _rankings(run, relevant_df.lazy(), request, value_flags=True), queries_df.lazy(), request
+    ).collect_schema()
+
+    def groups() -> Iterator[pl.DataFrame]:
+        seen = pl.DataFrame(schema={key: schema[key] for key in system_keys})
+        done = queries_df.clear()
+        for index in range(count):
+            in_group = _in_group(count, index)
+            plan = _rankings(
+                run.filter(in_group), relevant_df.filter(in_group).lazy(), request, value_flags=True
+            )
+            rankings = _checked(plan.collect(engine=GROUP_ENGINE), run, names, request.by)
+            group_queries = queries_df.filter(in_group)
+            new = rankings.select(system_keys).unique().join(seen, on=system_keys, how="anti")
+            if new.height and done.height:
+                skipped = _complete(rankings.clear().lazy(), done.lazy(), request, new.lazy())
+                yield collect(skipped)
+            seen = pl.concat([seen, new])
+            yield collect(_complete(rankings.lazy(), group_queries.lazy(), request, seen.lazy()))
+            done = pl.concat([done, group_queries])
+
+    def source(
+        with_columns: list[str] | None,
+        predicate: pl.Expr | None,
+        n_rows: int | None,
+        batch_size: int | None,
+    ) -> Iterator[pl.DataFrame]:
+        remaining = n_rows
+        for frame in groups():
+            if predicate is not None:
+                frame = frame.filter(predicate)
+            if with_columns is not None:
+                frame = frame.select(with_columns)
+            if remaining is not None:
+                frame = frame.head(remaining)
+                remaining -= frame.height
+            yield frame
+            if remaining is not None and remaining <= 0:
+                return
+
+    return register_io_source(source, schema=schema, explain_name="lexiframe positions")
+
+
+GROUP_ENGINE = "streaming"
+"""The engine that ranks each group of queries of a LazyFrame run."""
 
 
 def _eager_rankings(
@@ -251,10 +308,20 @@ def _split(
     if partitions == 1:
         return [(run, relevant)]
 
-    def part(frame: pl.LazyFrame, index: int) -> pl.LazyFrame:
-        return frame.filter(pl.col("query").hash(seed=0) % partitions == index)
+    return [
+        (
+            run.filter(_in_group(partitions, i)),
+            collect(relevant.filter(_in_group(partitions, i))).lazy(),
+        )
+        for i in range(partitions)
+    ]
 
-    return [(part(run, i), collect(part(relevant, i)).lazy()) for i in range(partitions)]
+
+def _in_group(partitions: int, index: int) -> pl.Expr:
+    """Whether a row's query falls in group ``index`` of ``partitions`` (a hash of its id)."""
+    if partitions == 1:
+        return pl.lit(True)
+    return pl.col("query").hash(seed=0) % partitions == index
 
 
 def coverage(
@@ -599,10 +666,17 @@ def _grid(
     return systems.join(queries, how="cross")
 
 
-def _complete(rankings: pl.LazyFrame, queries: pl.LazyFrame, request: _Request) -> pl.LazyFrame:
-    """Give every system a row for every query with a relevant document (worst case if none)."""
+def _complete(
+    rankings: pl.LazyFrame,
+    queries: pl.LazyFrame,
+    request: _Request,
+    systems: pl.LazyFrame | None = None,
+) -> pl.LazyFrame:
+    """Give every system (of ``rankings``, or ``systems``) a row for every query with a
+    relevant document (worst case if none)."""
     by = request.by
-    systems = rankings.select(*by, "system").unique()
+    if systems is None:
+        systems = rankings.select(*by, "system").unique()
     grid = _grid(systems, queries, by, request.qrels_keys)
     found = rankings.drop(DUPLICATE_FLAGS, *VALUE_FLAGS, strict=False)
     empty = pl.lit([], dtype=pl.List(POSITION))
