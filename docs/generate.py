@@ -8,6 +8,7 @@
   table is computed by running the code shown on the page;
 - ``tutorial.md``: the steps of :data:`TUTORIAL_STEPS`, run on the demo track written as
   TREC files, with the tables they return;
+- ``mkdocs.yml``: the Measures section of the nav lists every family's page;
 - ``cli.md``: from the argument parser of the ``lexiframe`` command
   (``lexiframe.cli.build_parser``).
 
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from lexiframe.metrics import Family
 
 DOCS = Path(__file__).resolve().parent
+CONFIG = DOCS.parent / "mkdocs.yml"
 REGENERATE = "python docs/generate.py"
 
 
@@ -187,6 +189,22 @@ def measures_reference() -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def measures_nav(config: str) -> str:
+    """``mkdocs.yml`` with the Measures section of its nav listing every family's page."""
+    import re
+
+    from lexiframe.metrics import FAMILIES
+
+    start = "      - All measures: measures.md\n"
+    entries = "".join(
+        f"      - {family.name}: measures/{measure_page_name(family)}\n" for family in FAMILIES
+    )
+    pattern = re.compile(re.escape(start) + r"(?:      - [^\n]*\n)*")
+    if not pattern.search(config):
+        raise SystemExit(f"mkdocs.yml has no line {start.strip()!r} under Measures")
+    return pattern.sub(lambda _: start + entries, config, count=1)
 
 
 def measure_pages() -> dict[str, str]:
@@ -559,13 +577,19 @@ def pages() -> dict[str, str]:
     return {**measure_pages(), "cli.md": cli_reference(), "tutorial.md": tutorial()}
 
 
+def files() -> dict[Path, str]:
+    """Every generated file: the pages under ``docs/`` and ``mkdocs.yml`` (the measures nav)."""
+    out = {DOCS / name: text for name, text in pages().items()}
+    out[CONFIG] = measures_nav(CONFIG.read_text(encoding="utf-8"))
+    return out
+
+
 def stale() -> list[str]:
-    """The generated pages whose committed text differs from the generated one."""
+    """The generated files whose committed text differs from the generated one."""
     out = []
-    for name, text in pages().items():
-        path = DOCS / name
+    for path, text in files().items():
         if not path.exists() or path.read_text(encoding="utf-8") != text:
-            out.append(name)
+            out.append(str(path.relative_to(DOCS.parent)))
     return out
 
 
@@ -575,10 +599,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.parse_args(argv).check:
         names = stale()
         for name in names:
-            print(f"docs/{name} is stale: run {REGENERATE}", file=sys.stderr)
+            print(f"{name} is stale: run {REGENERATE}", file=sys.stderr)
         return 1 if names else 0
-    for name, text in pages().items():
-        path = DOCS / name
+    for path, text in files().items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     return 0
