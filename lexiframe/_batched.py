@@ -19,7 +19,7 @@ from typing import Any
 import polars as pl
 
 from lexiframe._compat import collect
-from lexiframe._utils import as_list
+from lexiframe._utils import as_list, caller_stacklevel
 from lexiframe.errors import DroppedQueriesWarning
 from lexiframe.io.files import Paths
 from lexiframe.io.runs import BATCH_BYTES, read_run, read_run_batches
@@ -80,7 +80,7 @@ def _positions_of_batches(
             key = (warning.category, str(warning.message))
             if key not in shown:  # each other warning once
                 shown.add(key)
-                warnings.warn(warning.message, warning.category, stacklevel=3)
+                warnings.warn(warning.message, warning.category, stacklevel=caller_stacklevel())
     frame = pl.concat(parts)
     if dropping:
         qrels_keys = [*qrels_by, "query"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Sequence
 
 import polars as pl
@@ -30,3 +31,23 @@ def format_row(row: dict[str, object]) -> str:
 
 def quote_names(names: Sequence[str]) -> str:
     return ", ".join(repr(name) for name in names)
+
+
+def plural(count: int, singular: str, plural_form: str | None = None) -> str:
+    """A count with its noun, singular for one: ``1 query``, ``2 queries``.
+
+    Example:
+        >>> plural(1, "query", "queries"), plural(2, "query", "queries"), plural(0, "system")
+        ('1 query', '2 queries', '0 systems')
+    """
+    noun = singular if count == 1 else (plural_form or singular + "s")
+    return f"{count} {noun}"
+
+
+def caller_stacklevel() -> int:
+    """The ``stacklevel`` of the first frame outside lexiframe, for ``warnings.warn`` called
+    in the function that calls this: a warning then points at the user's line."""
+    level, frame = 2, sys._getframe(2)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("lexiframe"):
+        level, frame = level + 1, frame.f_back
+    return level

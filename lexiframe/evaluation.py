@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import warnings
 from collections.abc import Iterable
 from typing import Any, TypeVar, overload
@@ -10,7 +9,7 @@ from typing import Any, TypeVar, overload
 import polars as pl
 
 from lexiframe._batched import positions_of_files
-from lexiframe._utils import as_list, format_row, quote_names
+from lexiframe._utils import as_list, caller_stacklevel, format_row, plural, quote_names
 from lexiframe.aggregate import summarize_preferences
 from lexiframe.errors import InputError, MissingCorpusSizeWarning, SchemaError
 from lexiframe.io.files import Paths, is_paths
@@ -100,19 +99,11 @@ def measures(frame: Frame, names: MeasureNames, *, n: int | str | pl.Expr | None
                 f"documents a ranking did not retrieve; without n= those values are null{linear}. "
                 "Pass n= (an integer or a column).",
                 MissingCorpusSizeWarning,
-                stacklevel=_caller_level(),
+                stacklevel=caller_stacklevel(),
             )
         return frame.select(*keys, *columns)
     checked = _checked_corpus_size(frame, n, schema)
     return checked.select(*keys, *(measure.expr(context) for measure in parsed))
-
-
-def _caller_level() -> int:
-    """The stack level of the first frame outside lexiframe (for warnings)."""
-    level, frame = 1, sys._getframe(1)
-    while frame is not None and frame.f_globals.get("__name__", "").startswith("lexiframe"):
-        level, frame = level + 1, frame.f_back
-    return level
 
 
 def _checked_corpus_size(frame: Frame, n: int | str | pl.Expr, schema: pl.Schema) -> Frame:
@@ -142,9 +133,9 @@ def _checked_corpus_size(frame: Frame, n: int | str | pl.Expr, schema: pl.Schema
             below = f" and missed {missed} relevant ones, placed below them" if missed else ""
             raise InputError(
                 f"n={first['_n']} is too small for the corpus of these rankings: the ranking "
-                f"{format_row(keys)} returned {first['_depth']} documents{below} "
+                f"{format_row(keys)} returned {plural(first['_depth'], 'document')}{below} "
                 f"(n ≥ {first['_depth'] + missed}); the deepest ranking found returned "
-                f"{batch.select(depth.max()).item()} documents"
+                f"{plural(batch.select(depth.max()).item(), 'document')}"
             )
         return batch
 

@@ -34,7 +34,7 @@ import numpy as np
 import polars as pl
 
 from lexiframe import stats
-from lexiframe._utils import as_list, quote_names
+from lexiframe._utils import as_list, plural, quote_names
 from lexiframe.evaluation import RANKING_COLUMNS
 from lexiframe.metrics import exprs
 from lexiframe.validate import require_columns
@@ -96,8 +96,8 @@ def _one_system(positions: pl.DataFrame, system: str | None) -> str:
     if system is None:
         if len(systems) != 1:
             raise ValueError(
-                f"the positions frame holds {len(systems)} systems; choose one with system="
-                f" (e.g. {quote_names(systems[:3])})"
+                f"the positions frame holds {plural(len(systems), 'system')}; choose one with "
+                f"system= (e.g. {quote_names(systems[:3])})"
             )
         return systems[0]
     if system not in systems:

@@ -33,7 +33,7 @@ import polars as pl
 
 from lexiframe import _kernels
 from lexiframe._compat import collect
-from lexiframe._utils import IntoExpr, as_list, format_row, into_expr, quote_names
+from lexiframe._utils import IntoExpr, as_list, format_row, into_expr, plural, quote_names
 from lexiframe.errors import InputError, SchemaError, UnknownMeasureError
 from lexiframe.validate import require_columns
 
@@ -258,7 +258,7 @@ def _broadcast_rows(n_a: int, n_b: int) -> tuple[np.ndarray, np.ndarray]:
         return np.zeros(n_b, dtype=np.int64), np.arange(n_b)
     if n_b == 1:
         return np.arange(n_a), np.zeros(n_a, dtype=np.int64)
-    raise InputError(f"cannot compare {n_a} rankings with {n_b}: the lengths differ")
+    raise InputError(f"cannot compare {plural(n_a, 'ranking')} with {n_b}: the lengths differ")
 
 
 # --- frames -------------------------------------------------------------------------------

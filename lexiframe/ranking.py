@@ -24,7 +24,7 @@ import polars as pl
 
 from lexiframe import _blocks, validate
 from lexiframe._compat import collect
-from lexiframe._utils import as_list, format_row, quote_names
+from lexiframe._utils import as_list, caller_stacklevel, format_row, plural, quote_names
 from lexiframe.errors import DroppedQueriesWarning, InputError
 from lexiframe.io.objects import qrels_frame, run_frame
 from lexiframe.typing import NoRelevant, RankBy
@@ -816,9 +816,11 @@ def _warn_dropped(
         return
     examples = dropped.sort(qrels_keys).head(3)["query"].to_list()
     warnings.warn(
-        f"{dropped.height} queries of the run are not evaluated: the qrels have no relevant "
-        f"document for them (e.g. {names.query}={quote_names([str(e) for e in examples])}). "
+        f"{plural(dropped.height, 'query', 'queries')} of the run "
+        f"{'is' if dropped.height == 1 else 'are'} not evaluated: the qrels have no relevant "
+        f"document for {'it' if dropped.height == 1 else 'them'} "
+        f"(e.g. {names.query}={quote_names([str(e) for e in examples])}). "
         "lexiframe.coverage(run, qrels) counts them per system.",
         DroppedQueriesWarning,
-        stacklevel=3,
+        stacklevel=caller_stacklevel(),
     )

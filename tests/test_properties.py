@@ -224,7 +224,7 @@ def expect_drop_warning(case: Case, backend: Backend):
     """The eager entry points warn with the count of dropped queries; lazy plans cannot."""
     dropped = case.dropped()
     if dropped and backend.warns_on_drop:
-        return pytest.warns(DroppedQueriesWarning, match=rf"^{len(dropped)} queries")
+        return pytest.warns(DroppedQueriesWarning, match=rf"^{len(dropped)} quer(y|ies) ")
     return contextlib.nullcontext()
 
 

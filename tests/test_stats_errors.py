@@ -225,7 +225,7 @@ def test_hsd_with_missing_cells_counts_them_and_offers_ways_out():
 
 
 def test_hsd_with_one_system_names_the_table_without_groups():
-    with pytest.raises(InputError, match=r"the metrics table has 1 system\(s\) and 4 query"):
+    with pytest.raises(InputError, match=r"the metrics table has 1 system and 4 queries"):
         stats.tukey_hsd(metrics().filter(pl.col("system") == "x"), "RR")
 
 

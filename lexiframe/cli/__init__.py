@@ -6,6 +6,7 @@ One module per subcommand joins this package as the command grows.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import warnings
 from collections.abc import Sequence
@@ -13,8 +14,9 @@ from pathlib import Path
 
 import polars as pl
 
-from lexiframe import datasets, io
+from lexiframe import __version__, datasets, io
 from lexiframe._batched import positions_of_files
+from lexiframe._utils import plural
 from lexiframe.aggregate import METHODS, order, summarize_preferences
 from lexiframe.cli import trec_eval
 from lexiframe.errors import LexiframeError, LexiframeWarning, UnknownMeasureError
@@ -237,6 +239,12 @@ def run_evaluate(args: argparse.Namespace) -> int:
     for target in orderings_path.values():
         written.append(("orderings", io.write_frame(_long_orderings(orderings), target)))
 
+    if args.per_query:
+        if "metrics" in tables:
+            sys.stdout.write(trec_eval.per_query_lines(tables["metrics"], metric_names))
+        for what, target in written:
+            print(f"{what} written to {target}", file=sys.stderr)
+        return 0
     if "metrics" in summary:
         print("Mean per system over the evaluated queries:")
         print(_table(summary["metrics"]))
@@ -245,11 +253,12 @@ def run_evaluate(args: argparse.Namespace) -> int:
         shown = pair_summary.select("system_a", "system_b", "n_queries", *preference_names)
         print(
             f"\nMean preference per pair of systems (positive: system_a preferred; "
-            f"{pair_summary.height} pairs):"
+            f"{plural(pair_summary.height, 'pair')}):"
         )
         print(_table(shown.head(PAIRS_SHOWN)))
         if pair_summary.height > PAIRS_SHOWN:
-            print(f"… {pair_summary.height - PAIRS_SHOWN} more pairs (write them with --summary)")
+            more = plural(pair_summary.height - PAIRS_SHOWN, "more pair")
+            print(f"… {more} (write them with --summary)")
     print("\nSystem orderings (rank 1 is best):")
     print(_table(side_by_side(orderings)))
     for what, target in written:
@@ -263,7 +272,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Evaluate rankings: lexicographic preferences, atomized search length, "
         "total search efficiency and the classic IR metrics.",
     )
-    commands = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument("--version", action="version", version=f"lexiframe {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     demo = commands.add_parser(
         "demo", help="evaluate the bundled synthetic track and print a summary"
     )
@@ -303,6 +313,14 @@ def build_parser() -> argparse.ArgumentParser:
         default="mc4",
         help="how preferences order the systems (default mc4; metrics are ordered by mean)",
     )
+    ev.add_argument(
+        "-q",
+        "--per-query",
+        action="store_true",
+        help="print the metrics of each query in trec_eval's format (measure, query, value; "
+        "a block per system ending with its `all` means) instead of the tables; preferences "
+        "and orderings are then only written to files",
+    )
     ev.add_argument("--depth", type=int, help="evaluate the top DEPTH documents of each ranking")
     ev.add_argument("--threshold", type=int, default=1, help="lowest relevant grade (1)")
     ev.add_argument("--n", type=int, help="corpus size, for TSE/SL3/RecallError imputation")
@@ -331,11 +349,31 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+INTERRUPTED = 130
+"""The exit status after Ctrl-C (128 + SIGINT), as shells report it."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``lexiframe`` command."""
-    args = build_parser().parse_args(argv)
+    """Entry point of the ``lexiframe`` command.
+
+    Bare ``lexiframe`` prints the help. Errors print one line and exit with status 2;
+    Ctrl-C prints one line and exits with status 130 (files being written are left as they
+    were: every output is written to a temporary file and renamed when complete).
+    """
+    parser = build_parser()
     try:
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help()
+            return 0
         return args.handler(args)
+    except KeyboardInterrupt:
+        print("lexiframe: interrupted", file=sys.stderr)
+        return INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (``lexiframe trec_eval ... | head``): stop quietly.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except (LexiframeError, OSError) as error:
         print(f"lexiframe: error: {error}", file=sys.stderr)
         return 2

@@ -197,18 +197,25 @@ def format_run(
     *,
     per_query: bool,
     judged_relevant: int | None = None,
+    fill: bool = True,
 ) -> str:
     """trec_eval's output for one run from its per-query table (columns as
     :func:`evaluate_runs` names them).
 
     ``judged_relevant``: with ``-c``, trec_eval's ``num_rel`` summary counts the judgments
     of the qrels with a grade above 0, whatever ``-l`` says; this is that count.
+    ``fill``: a missing value is 0, as in trec_eval; otherwise it prints as ``nan`` and the
+    mean is over the values present (lexiframe's null: undefined).
     """
     table = table.sort("query")
     queries = table["query"].to_list()
     out: list[str] = []
     if per_query:
-        values = {c: table[c].fill_null(0).to_list() for c in table.columns if c not in ("run",)}
+        values = {
+            c: (table[c].fill_null(0) if fill else table[c].fill_null(float("nan"))).to_list()
+            for c in table.columns
+            if c != "run"
+        }
         shown = [line for line in lines if line.kind not in ("runid", "num_q", "gm")]
         for row, query in enumerate(queries):
             for line in shown:
@@ -223,7 +230,12 @@ def format_run(
         if line.kind == "num_q":
             out.append(f"{'num_q':<22}\tall\t{count}")
             continue
-        column = table[line.column].fill_null(0).cast(pl.Float64)
+        column = table[line.column].cast(pl.Float64)
+        if not fill:
+            mean = column.mean()
+            out.append(f"{line.printed:<22}\tall\t{float('nan') if mean is None else mean:6.4f}")
+            continue
+        column = column.fill_null(0)
         if line.kind == "long" and line.printed == "num_rel" and judged_relevant is not None:
             text = f"{judged_relevant}"
         elif line.kind == "long":
@@ -235,6 +247,30 @@ def format_run(
             text = f"{column.sum() / count if count else 0.0:6.4f}"
         out.append(f"{line.printed:<22}\tall\t{text}")
     return "\n".join(out) + "\n"
+
+
+def per_query_lines(per_query: pl.DataFrame, names: Sequence[str]) -> str:
+    """``lexiframe evaluate -q``: a metrics table (system, query, measures) in trec_eval's
+    ``-q`` format, one block per system (sorted): each query's values, then ``runid``,
+    ``num_q`` and the means, as ``all``. Undefined (null) values print as ``nan``.
+
+    Example:
+        >>> import polars as pl
+        >>> table = pl.DataFrame({"system": ["a", "a"], "query": ["2", "1"], "RR": [0.5, 1.0]})
+        >>> print(per_query_lines(table, ["RR"]), end="")
+        RR                    	1	1.0000
+        RR                    	2	0.5000
+        runid                 	all	a
+        num_q                 	all	2
+        RR                    	all	0.7500
+    """
+    lines = [Line("runid", "runid", ""), Line("num_q", "num_q", "")]
+    lines += [Line(name, "double", name) for name in names]
+    blocks = []
+    for (system,), own in sorted(per_query.group_by("system"), key=lambda item: item[0]):
+        table = own.select(pl.col("system").alias("run"), "query", *names)
+        blocks.append(format_run(table, lines, str(system), per_query=True, fill=False))
+    return "".join(blocks)
 
 
 def run_trec_eval(args: argparse.Namespace) -> int:

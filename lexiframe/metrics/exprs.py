@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 import polars as pl
 
-from lexiframe._utils import IntoExpr, into_expr
+from lexiframe._utils import IntoExpr, caller_stacklevel, into_expr
 from lexiframe.errors import InputError, MissingCorpusSizeWarning
 from lexiframe.typing import Exposure
 
@@ -61,7 +61,7 @@ def _warn_missing_n(what: str) -> None:
         f"{what} needs the corpus size n to place the relevant documents a ranking did not "
         "retrieve; without n= those values are null. Pass n= (an integer or a column).",
         MissingCorpusSizeWarning,
-        stacklevel=3,
+        stacklevel=caller_stacklevel(),
     )
 
 

@@ -16,7 +16,7 @@ from typing import Literal
 
 import polars as pl
 
-from lexiframe._utils import as_list, format_row, quote_names
+from lexiframe._utils import as_list, format_row, plural, quote_names
 from lexiframe.errors import InputError, SchemaError
 from lexiframe.metrics import exprs
 from lexiframe.stats._common import check_unique, eager, measure_columns
@@ -144,8 +144,8 @@ def asl_deltas(
         if rows.height == 0:
             systems = table["system"].unique().sort()
             raise InputError(
-                f"system {system!r} is not in the positions frame; its {len(systems)} systems "
-                f"include {quote_names(systems.head(5).to_list())}"
+                f"system {system!r} is not in the positions frame; its "
+                f"{plural(len(systems), 'system')} include {quote_names(systems.head(5).to_list())}"
             )
         per_query = rows.select(
             *keys,

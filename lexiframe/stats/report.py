@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import polars as pl
 
-from lexiframe._utils import as_list, quote_names
+from lexiframe._utils import as_list, plural, quote_names
 from lexiframe.errors import InputError, SchemaError
 from lexiframe.stats._common import Seed, check_fraction, eager, measure_columns, require_table
 from lexiframe.stats.corrections import Correction, adjust_p_values, check_correction
@@ -97,7 +97,8 @@ def report(
         names_found = systems["system"].unique().sort()
         raise InputError(
             f"baseline {baseline!r} is not a system of the metrics table; its "
-            f"{len(names_found)} systems include {quote_names(names_found.head(5).to_list())}"
+            f"{plural(len(names_found), 'system')} include "
+            f"{quote_names(names_found.head(5).to_list())}"
         )
     labels = systems.with_columns(
         label=pl.int_range(pl.len()).over(by) if by else pl.int_range(pl.len())

@@ -30,7 +30,7 @@ import polars as pl
 from numpy.typing import ArrayLike
 
 from lexiframe import _progress
-from lexiframe._utils import as_list, format_row
+from lexiframe._utils import as_list, format_row, plural
 from lexiframe.errors import InputError
 from lexiframe.stats._common import (
     PAIR_KEYS,
@@ -350,7 +350,8 @@ def _blocks(table: pl.DataFrame, measure: str, by: list[str]) -> list[_Block]:
             where = f"group {format_row(group_key)}" if by else "the metrics table"
             raise InputError(
                 "Tukey's HSD needs at least two systems and two queries per group; "
-                f"{where} has {len(systems)} system(s) and {len(queries)} query(ies)"
+                f"{where} has {plural(len(systems), 'system')} and "
+                f"{plural(len(queries), 'query', 'queries')}"
             )
         row = group["system"].replace_strict(
             {name: i for i, name in enumerate(systems.to_list())}, return_dtype=pl.Int64
