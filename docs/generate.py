@@ -166,10 +166,11 @@ def measures_reference() -> str:
         "",
         f"Generated from `lexiframe.metrics.FAMILIES` (`{REGENERATE}`). Type a measure's name "
         "as shown; the same string names its output column. "
-        f"{NOTATION.format(up='')} Each family has a page with its parameters and an example.",
+        f"{NOTATION.format(up='')} Each family has a page with its formula, parameters and an "
+        "example.",
         "",
-        "| name | cutoff | parameters | definition | formula | source |",
-        "|---|---|---|---|---|---|",
+        "| name | cutoff | parameters | definition |",
+        "|---|---|---|---|",
     ]
     for family in FAMILIES:
         cutoff = {"none": "—", "optional": "optional", "required": "required"}[family.cutoff]
@@ -179,8 +180,8 @@ def measures_reference() -> str:
         link = f"[`{family.name}`](measures/{measure_page_name(family)})"
         names = " ".join([link, *(f"`{name}`" for name in family.aliases)])
         lines.append(
-            f"| {names} | {cutoff} | {params} | {family.summary} | ${family.formula}$ | "
-            f"{family.source} |"
+            f"| {names} | {cutoff} | {params} | {family.summary}<br>"
+            f"<small>{family.source}</small> |"
         )
     lines += [
         "",
