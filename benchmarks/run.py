@@ -51,7 +51,8 @@ SHAPES = {
     "small": (8, 40, 100, "str"),
     "robust04": (110, 249, 1000, "str"),
     "recsys": (10, 200_000, 100, "int"),
-    "mid": (30, 100, 1000, "str"),  # 3 million lines: pref_eval takes minutes, not hours
+    "mid": (110, 27, 1000, "str"),  # robust04's systems and depth, 3 million lines
+    "mid-30": (30, 100, 1000, "str"),  # 3 million lines too, with fewer systems (pairs)
 }
 CLASSIC = ["RR", "AP", "nDCG", "R@1000", "RP"]
 ALL_MEASURES = [
