@@ -29,7 +29,7 @@ def test_bare_command_prints_the_help(capsys):
     assert main([]) == 0
     out = capsys.readouterr().out
     assert out.startswith("usage: lexiframe")
-    for command in ("demo", "evaluate", "trec_eval"):
+    for command in ("demo", "evaluate", "trec_eval", "compare"):
         assert command in out
 
 

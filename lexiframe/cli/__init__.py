@@ -18,7 +18,7 @@ from lexiframe import __version__, datasets, io
 from lexiframe._batched import positions_of_files
 from lexiframe._utils import plural
 from lexiframe.aggregate import METHODS, order, summarize_preferences
-from lexiframe.cli import trec_eval
+from lexiframe.cli import compare, trec_eval
 from lexiframe.errors import LexiframeError, LexiframeWarning, UnknownMeasureError
 from lexiframe.evaluation import measures, summarize
 from lexiframe.metrics import parse_measure
@@ -346,6 +346,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.set_defaults(handler=run_evaluate)
     trec_eval.add_parser(commands)
+    compare.add_parser(commands)
     return parser
 
 

@@ -1,0 +1,222 @@
+"""``lexiframe compare``: the significance report of runs, as a table to paste into a paper.
+
+Two tables, in Markdown (the default) or LaTeX: the mean of each metric per system,
+marked with the systems it is significantly better than (:func:`lexiframe.stats.report`),
+and every pair's test per measure (:func:`lexiframe.stats.significance`: the mean
+difference or preference, the statistic, the p-value and the p-value adjusted by the
+named correction). Preferences (sgnLP, rrLP, sgnLR) appear in the pair table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from pathlib import Path
+
+import polars as pl
+
+from lexiframe.errors import InputError, LexiframeWarning
+
+DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "RR"]
+FORMATS = ("markdown", "latex")
+TESTS = ("auto", "t", "sign", "hsd", "randomized_hsd")
+
+
+def pair_tests(
+    table: pl.DataFrame,
+    names: list[str],
+    *,
+    test: str,
+    correction: str,
+    baseline: str | None = None,
+    seed: int | None = None,
+) -> pl.DataFrame:
+    """Every pair's test for each measure of ``table`` (a metrics or a pair table), the
+    p-values adjusted with ``correction`` within each measure (over the comparisons with
+    ``baseline`` only, when given, as :func:`lexiframe.stats.report` does)."""
+    from lexiframe.stats import significance
+    from lexiframe.stats.corrections import adjust_p_values
+
+    parts = []
+    for name in names:
+        tests = significance(table, name, test=test, correction="none", seed=seed)  # type: ignore[arg-type]
+        if baseline is not None:
+            tests = tests.filter(
+                (pl.col("system_a") == baseline) | (pl.col("system_b") == baseline)
+            )
+        adjusted = adjust_p_values(tests["p_value"].to_numpy(), correction)  # type: ignore[arg-type]
+        parts.append(
+            tests.with_columns(
+                p_adjusted=pl.Series(adjusted, dtype=pl.Float64), correction=pl.lit(correction)
+            )
+        )
+    return pl.concat(parts, how="vertical_relaxed")
+
+
+_PAIR_COLUMNS = ["measure", "system_a", "system_b", "n_queries", "mean", "statistic", "p_value"]
+
+
+def _cells(row: dict, digits: int) -> list[str]:
+    return [
+        str(row["measure"]),
+        str(row["system_a"]),
+        str(row["system_b"]),
+        str(row["n_queries"]),
+        f"{row['mean']:.{digits}f}",
+        "" if row["statistic"] is None else f"{row['statistic']:.{digits}f}",
+        f"{row['p_value']:.{digits}g}",
+        f"{row['p_adjusted']:.{digits}g}",
+        str(row["test"]),
+    ]
+
+
+def _pair_header(correction: str) -> list[str]:
+    return ["measure", "system a", "system b", "queries", "mean (a − b)", "statistic", "p",
+            f"p ({correction})", "test"]  # fmt: skip
+
+
+def pairs_markdown(tests: pl.DataFrame, *, correction: str, digits: int = 4) -> str:
+    """The pair tests as a Markdown table."""
+    header = _pair_header(correction)
+    lines = [
+        "| " + " | ".join(header) + " |",
+        "|" + "|".join(["---"] * 3 + ["---:"] * 5 + ["---"]) + "|",
+    ]
+    for row in tests.iter_rows(named=True):
+        lines.append("| " + " | ".join(_cells(row, digits)) + " |")
+    return "\n".join(lines)
+
+
+def pairs_latex(tests: pl.DataFrame, *, correction: str, digits: int = 4) -> str:
+    """The pair tests as a LaTeX ``table``."""
+    from lexiframe.stats.report import _latex_escape
+
+    header = [_latex_escape(text) for text in _pair_header(correction)]
+    header[4] = r"mean ($a - b$)"
+    lines = [
+        r"\begin{table}",
+        r"\centering",
+        r"\begin{tabular}{lllrrrrrl}",
+        r"\hline",
+        " & ".join(header) + r" \\",
+        r"\hline",
+    ]
+    for row in tests.iter_rows(named=True):
+        lines.append(" & ".join(_latex_escape(cell) for cell in _cells(row, digits)) + r" \\")
+    caption = _latex_escape(
+        f"Every pair of systems per measure: p-values adjusted by the {correction} "
+        "correction within each measure."
+    )
+    lines += [r"\hline", r"\end{tabular}", rf"\caption{{{caption}}}", r"\end{table}"]
+    return "\n".join(lines)
+
+
+def _format(args: argparse.Namespace) -> str:
+    if args.format:
+        return args.format
+    if args.output and Path(args.output).suffix.lower() in (".tex", ".latex"):
+        return "latex"
+    return "markdown"
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    """The ``compare`` subcommand: evaluate, test, render, then print and write."""
+    from lexiframe import io, stats
+    from lexiframe._batched import positions_of_files
+    from lexiframe.cli import _split_measures
+    from lexiframe.evaluation import measures
+    from lexiframe.io.writers import _atomic
+    from lexiframe.metrics import parse_measure
+    from lexiframe.preferences import preferences
+
+    metric_names, preference_names = _split_measures(args.measure or DEFAULT_MEASURES)
+    style = _format(args)
+    qrels = io.read_qrels(args.qrels)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", LexiframeWarning)
+        frame = positions_of_files(
+            args.runs, qrels, system_from=args.system_from, depth=args.depth,
+            threshold=args.threshold,
+        )  # fmt: skip
+        per_query = measures(frame, metric_names, n=args.n) if metric_names else None
+    for warning in caught:
+        print(f"note: {warning.message}", file=sys.stderr)
+    if frame["system"].n_unique() < 2:
+        raise InputError("compare needs at least 2 systems; the runs hold 1")
+    options = {"correction": args.correction, "baseline": args.baseline, "seed": args.seed}
+    parts = []
+    tests = []
+    if per_query is not None:
+        costs = [name for name in metric_names if parse_measure(name).lower_is_better]
+        table = stats.report(
+            per_query, metric_names, baseline=args.baseline, test=args.test,
+            correction=args.correction, alpha=args.alpha, lower_is_better=costs,
+            seed=args.seed,
+        )  # fmt: skip
+        render = stats.to_latex if style == "latex" else stats.to_markdown
+        parts.append(render(table))
+        tests.append(pair_tests(per_query, metric_names, test=args.test, **options))
+    if preference_names:
+        prefs = preferences(frame, preference_names)
+        tests.append(pair_tests(prefs, preference_names, test=args.test, **options))
+    every = pl.concat(tests, how="vertical_relaxed")
+    if style == "latex":
+        parts.append(pairs_latex(every, correction=args.correction))
+    else:
+        parts.append(pairs_markdown(every, correction=args.correction))
+    text = "\n\n".join(parts) + "\n"
+    if args.output:
+        with _atomic(args.output) as temporary:
+            temporary.write_text(text, encoding="utf-8")
+    sys.stdout.write(text)
+    if args.output:
+        print(f"report written to {args.output}", file=sys.stderr)
+    return 0
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    """Register ``lexiframe compare`` on the command's subparsers."""
+    from lexiframe.stats.corrections import CORRECTIONS
+
+    cp = commands.add_parser(
+        "compare",
+        help="significance report of TREC runs: Markdown or LaTeX tables for a paper",
+        description="The significance report of TREC runs: the mean of each metric per "
+        "system, marked with the systems it is significantly better than (or ▲/▼ against "
+        "--baseline), then every pair's test per measure with the p-value adjusted by the "
+        "named correction. Printed as Markdown (default) or LaTeX; --output writes the "
+        "same text (the format follows a .tex extension unless --format says).",
+    )
+    cp.add_argument("runs", nargs="+", help="TREC run files (plain or .gz), folders or parquet")
+    cp.add_argument("--qrels", required=True, help="TREC qrels file (or parquet)")
+    cp.add_argument(
+        "--measure",
+        "-m",
+        action="append",
+        help=f"measure, repeatable (default: {' '.join(DEFAULT_MEASURES)}); preferences "
+        "(sgnLP, rrLP, sgnLR) are tested per pair",
+    )
+    cp.add_argument("--baseline", help="compare every system with this one only")
+    cp.add_argument(
+        "--test",
+        choices=TESTS,
+        default="auto",
+        help="auto (default): paired t-test for metrics, sign test for sgnLP and sgnLR, "
+        "t-test for rrLP; or t, sign, hsd, randomized_hsd",
+    )
+    cp.add_argument("--correction", choices=CORRECTIONS, default="holm", help="(default holm)")
+    cp.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    cp.add_argument("--format", choices=FORMATS, help="markdown (default) or latex")
+    cp.add_argument("--output", "-o", help="also write the report to this file")
+    cp.add_argument("--depth", type=int, help="evaluate the top DEPTH documents of each ranking")
+    cp.add_argument("--threshold", type=int, default=1, help="lowest relevant grade (1)")
+    cp.add_argument("--n", type=int, help="corpus size, for TSE/SL3/RecallError imputation")
+    cp.add_argument("--seed", type=int, help="seed of randomized_hsd")
+    cp.add_argument(
+        "--system-from",
+        choices=["field", "filename"],
+        default="field",
+        help="system id from the run's sixth field (default) or the file name",
+    )
+    cp.set_defaults(handler=run_compare)

@@ -1,0 +1,63 @@
+"""``lexiframe compare``: the report of lexiframe.stats, printed and written (Markdown, LaTeX)."""
+
+from __future__ import annotations
+
+import warnings
+
+import polars as pl
+
+import lexiframe as lf
+from lexiframe import stats
+from lexiframe.cli import main
+from tests.conftest import DATA
+
+TOY = DATA / "toy"
+RUNS = sorted(str(path) for path in (TOY / "runs").iterdir())[:4]
+QRELS = str(TOY / "qrels.txt")
+
+
+def per_query(names: list[str]) -> pl.DataFrame:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", lf.LexiframeWarning)
+        return lf.evaluate(RUNS, QRELS, names)
+
+
+def compare(capsys, *arguments: str) -> str:
+    assert main(["compare", "--qrels", QRELS, *arguments, *RUNS]) == 0
+    return capsys.readouterr().out
+
+
+def test_markdown_report_and_pair_tests(capsys):
+    out = compare(capsys, "-m", "AP", "-m", "RR", "-m", "sgnLP")
+    report = stats.to_markdown(stats.report(per_query(["AP", "RR"]), ["AP", "RR"]))
+    assert out.startswith(report)
+    pair_rows = [line for line in out.splitlines() if line.startswith("| AP |")]
+    assert len(pair_rows) == 6  # 4 systems: 6 pairs
+    assert "| p (holm) |" in out
+    sign_rows = [line for line in out.splitlines() if line.startswith("| sgnLP |")]
+    assert len(sign_rows) == 6 and all(row.endswith("| sign |") for row in sign_rows)
+
+
+def test_pair_p_values_are_the_reports(capsys):
+    out = compare(capsys, "-m", "AP", "--correction", "bonferroni")
+    tests = stats.significance(per_query(["AP"]), "AP", test="t", correction="bonferroni")
+    rows = [line.split("|")[1:-1] for line in out.splitlines() if line.startswith("| AP |")]
+    for cells, expected in zip(rows, tests.iter_rows(named=True), strict=True):
+        assert cells[1].strip() == expected["system_a"]
+        assert float(cells[7]) == float(f"{expected['p_adjusted']:.4g}")
+
+
+def test_latex_written_atomically_and_printed(capsys, tmp_path):
+    target = tmp_path / "report.tex"
+    out = compare(capsys, "-m", "AP", "--baseline", "sys000", "-o", str(target))
+    assert target.read_text(encoding="utf-8") == out
+    assert out.count(r"\begin{table}") == 2
+    assert "holm correction" in out
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["report.tex"]
+    rows = [line for line in out.splitlines() if line.startswith("AP & ")]
+    assert len(rows) == 3  # the baseline against the 3 others
+
+
+def test_one_system_is_refused(capsys):
+    assert main(["compare", "--qrels", QRELS, RUNS[0]]) == 2
+    assert "at least 2 systems" in capsys.readouterr().err
