@@ -70,10 +70,15 @@ def measure_page_name(family: Family) -> str:
     return f"{family.name.lower()}.md"
 
 
+def _cutoff_example(family: Family) -> str:
+    """An example cutoff: a rank (``P@10``), or a level for fractional ones (``IPrec@0.5``)."""
+    return f"`{family.name}@{family.cutoff_prefix}{0.5 if family.fractional_cutoff else 10}`"
+
+
 def _cutoff_text(family: Family) -> str:
     if family.cutoff == "none":
         return "—"
-    return f"{family.cutoff} (`{family.name}@{family.cutoff_prefix}10`)"
+    return f"{family.cutoff} ({_cutoff_example(family)})"
 
 
 def _example_frame() -> pl.DataFrame:
@@ -175,7 +180,7 @@ def measures_reference() -> str:
     for family in FAMILIES:
         cutoff = {"none": "—", "optional": "optional", "required": "required"}[family.cutoff]
         if family.cutoff != "none":
-            cutoff += f" (`{family.name}@{family.cutoff_prefix}10`)"
+            cutoff += f" ({_cutoff_example(family)})"
         params = ", ".join(f"`{key}={value!r}`" for key, value in family.params.items()) or "—"
         link = f"[`{family.name}`](measures/{measure_page_name(family)})"
         names = " ".join([link, *(f"`{name}`" for name in family.aliases)])

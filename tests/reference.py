@@ -209,6 +209,35 @@ def rbp_graded(pos: list[int], grades: list[int], ideal_grades: list[int], p: fl
     return (1 - p) * sum(g / scale * p ** (rank - 1) for rank, g in zip(pos, grades, strict=True))
 
 
+def success(pos: list[int], k: int) -> float:
+    return 1.0 if any(p <= k for p in pos) else 0.0
+
+
+def set_f(pos: list[int], m: int, n_ret: int, beta: float = 1.0) -> float:
+    if not pos:
+        return 0.0
+    p, r = len(pos) / n_ret, len(pos) / m
+    return (beta + 1) * p * r / (beta * p + r)
+
+
+def iprec(pos: list[int], m: int, n_ret: int, level: float) -> float:
+    """Walk every rank from the bottom, keeping the best precision seen (trec_eval's way)."""
+    needed = math.floor(level * m + 0.5)  # round half away from zero (non-negative)
+    if needed > len(pos) or not pos:
+        return 0.0
+    relevant = set(pos)
+    best, found = 0.0, len(pos)
+    for rank in range(max(n_ret, pos[-1]), 0, -1):
+        if found == 0:
+            break
+        best = max(best, found / rank)
+        if rank in relevant:
+            if found == max(needed, 1):
+                return best
+            found -= 1
+    return best
+
+
 def exposure(name: str, *, n: int | None = None, p: float = 0.8) -> Callable[[float], float]:
     """The named exposures of lexirecall Definition 2.1, as functions of a position."""
     if name in ("rr", "ap"):
@@ -294,6 +323,9 @@ def measure(
     qrels, on every path), else binary gains.
     """
     pos, m, n_ret = ranking.positions, ranking.n_rel, ranking.n_ret
+    counts = {"NumRet": n_ret, "NumRel": m, "NumRelRet": len(pos)}
+    if name in counts:
+        return float(counts[name])
     if m == 0:
         # A judged query without a relevant document (no_relevant="keep"): trec_eval
         # scores it 0; the measures that need a relevant document are undefined.
@@ -303,6 +335,10 @@ def measure(
         )
         return None if is_undefined else 0.0
     family, _, cutoff_text = name.partition("@")
+    if family == "IPrec":
+        return iprec(pos, m, n_ret, float(cutoff_text))
+    if family.startswith("SetF"):
+        return set_f(pos, m, n_ret, float(_params(family).get("beta", 1.0)))
     cutoff = int(cutoff_text.removeprefix("g1-")) if cutoff_text else None
     if family.startswith("TSE"):
         params = _params(family)
@@ -321,6 +357,9 @@ def measure(
         "P": lambda: precision(pos, cutoff),
         "R": lambda: recall(pos, m, cutoff),
         "RP": lambda: r_precision(pos, m),
+        "Success": lambda: success(pos, cutoff),
+        "SetP": lambda: len(pos) / n_ret if n_ret else 0.0,
+        "SetR": lambda: len(pos) / m,
         "SL3": lambda: sl3(pos, m, n=n),
         "RecallError": lambda: recall_error(pos, m, n=n),
         "ASL": lambda: asl(pos, m, n_ret, ranking.depth, cutoff),

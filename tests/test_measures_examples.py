@@ -711,3 +711,41 @@ def test_empty_ranking_scores_positive_zero():
             if math.copysign(1.0, value) < 0:
                 negative.append(f"{kind} {name}")
     assert negative == []
+
+
+def test_set_success_and_interpolated_precision_by_hand():
+    """Hand-computed: q1 retrieves relevant documents at ranks 2, 3 and 10 of 10, with 4
+    relevant; q2 retrieves nothing relevant; q3 was skipped (nothing returned)."""
+    pos = pl.DataFrame(
+        {
+            "system": ["a", "a", "a"],
+            "query": ["q1", "q2", "q3"],
+            "positions": [[2, 3, 10], [], []],
+            "n_rel": [4, 2, 3],
+            "n_ret": [10, 5, 0],
+        },
+        schema_overrides={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32, "n_ret": pl.UInt32},
+    )
+    names = ["Success@1", "Success@2", "Success@50", "NumRet", "NumRel", "NumRelRet", "SetP",
+             "SetR", "SetF", "SetF(beta=0.5)", "IPrec@0.0", "IPrec@0.5", "IPrec@0.75",
+             "IPrec@1.0"]  # fmt: skip
+    got = lf.measures(pos, names).select(names).rows()
+    p, r = 3 / 10, 3 / 4
+    assert got[0] == pytest.approx(
+        # IPrec@0: the best precision anywhere, max(1/2, 2/3, 3/10); @0.5: c = 2,
+        # max(2/3, 3/10); @0.75: c = 3, 3/10; @1.0: c = 4 > r, 0.
+        (0.0, 1.0, 1.0, 10.0, 4.0, 3.0, p, r, 2 * p * r / (p + r),
+         1.5 * p * r / (0.5 * p + r), 2 / 3, 2 / 3, 3 / 10, 0.0)
+    )  # fmt: skip
+    assert got[1] == (0.0, 0.0, 0.0, 5.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    assert got[2] == (0.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+
+
+def test_trec_eval_spellings_of_the_set_measures():
+    names = ["success_5", "num_ret", "num_rel", "num_rel_ret", "set_P", "set_recall", "set_F",
+             "iprec_at_recall_0.10"]  # fmt: skip
+    assert [str(lf.parse_measure(name)) for name in names] == [
+        "Success@5", "NumRet", "NumRel", "NumRelRet", "SetP", "SetR", "SetF", "IPrec@0.1",
+    ]  # fmt: skip
+    with pytest.raises(lf.UnknownMeasureError, match=r"level in \[0, 1\]"):
+        lf.parse_measure("IPrec@1.5")

@@ -35,6 +35,19 @@ SETTINGS = settings(
 N = 50  # a corpus size larger than any ranking drawn here
 
 MEASURES = [
+    "Success@1",
+    "Success@3",
+    "NumRet",
+    "NumRel",
+    "NumRelRet",
+    "SetP",
+    "SetR",
+    "SetF",
+    "SetF(beta=0.5)",
+    "IPrec@0.0",
+    "IPrec@0.3",
+    "IPrec@0.5",
+    "IPrec@1.0",
     "RR",
     "RR@3",
     "AP",

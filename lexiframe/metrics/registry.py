@@ -18,7 +18,7 @@ from typing import Literal
 import polars as pl
 
 from lexiframe.errors import UnknownMeasureError
-from lexiframe.metrics import exprs
+from lexiframe.metrics import exprs, sets
 
 CutoffRule = Literal["none", "optional", "required"]
 
@@ -45,6 +45,8 @@ class Family:
     build: Callable[[Measure, Context], pl.Expr] = field(repr=False)
     cutoff: CutoffRule = "none"
     cutoff_prefix: str = ""
+    fractional_cutoff: bool = False
+    """The cutoff is a level in [0, 1] (``IPrec@0.5``), not a rank."""
     params: Mapping[str, object] = field(default_factory=dict)
     choices: Mapping[str, tuple[object, ...]] = field(default_factory=dict)
     aliases: tuple[str, ...] = ()
@@ -67,7 +69,7 @@ class Measure:
     """
 
     family: Family
-    cutoff: int | None = None
+    cutoff: int | float | None = None
     params: tuple[tuple[str, object], ...] = ()
 
     def param(self, name: str) -> object:
@@ -240,6 +242,85 @@ FAMILIES: tuple[Family, ...] = (
         lower_is_better=True,
         example="ASL@g1-10",
     ),
+    Family(
+        name="Success",
+        summary="1 when a relevant document is ranked at the cutoff or above, else 0.",
+        formula=r"\mathrm{Success@}k = [\, r > 0 \wedge p_1 \le k \,]",
+        source="trec_eval success_k",
+        build=lambda m, c: sets.success(k=int(m.cutoff)),  # type: ignore[arg-type]
+        cutoff="required",
+        aliases=("success",),
+        example="Success@10",
+    ),
+    Family(
+        name="NumRet",
+        summary="How many documents the ranking returned (after depth=).",
+        formula=r"\mathrm{NumRet} = \tilde{n}",
+        source="trec_eval num_ret",
+        build=lambda m, c: sets.num_ret(),
+        aliases=("num_ret",),
+        example="NumRet",
+    ),
+    Family(
+        name="NumRel",
+        summary="How many relevant documents the query has.",
+        formula=r"\mathrm{NumRel} = m",
+        source="trec_eval num_rel",
+        build=lambda m, c: sets.num_rel(),
+        aliases=("num_rel",),
+        example="NumRel",
+    ),
+    Family(
+        name="NumRelRet",
+        summary="How many relevant documents the ranking returned.",
+        formula=r"\mathrm{NumRelRet} = r",
+        source="trec_eval num_rel_ret",
+        build=lambda m, c: sets.num_rel_ret(),
+        aliases=("num_rel_ret",),
+        example="NumRelRet",
+    ),
+    Family(
+        name="SetP",
+        summary="Precision of the whole retrieved set (0 when nothing was returned).",
+        formula=r"\mathrm{SetP} = r / \tilde{n}",
+        source="trec_eval set_P",
+        build=lambda m, c: sets.set_precision(),
+        aliases=("set_P",),
+        example="SetP",
+    ),
+    Family(
+        name="SetR",
+        summary="Recall of the whole retrieved set.",
+        formula=r"\mathrm{SetR} = r / m",
+        source="trec_eval set_recall",
+        build=lambda m, c: sets.set_recall(),
+        aliases=("set_recall", "SetRecall"),
+        example="SetR",
+    ),
+    Family(
+        name="SetF",
+        summary="F of the retrieved set; beta weighs recall as trec_eval's set_F does.",
+        formula=r"\mathrm{SetF}_\beta = \frac{(\beta + 1)\, \mathrm{SetP} \cdot \mathrm{SetR}}"
+        r"{\beta\, \mathrm{SetP} + \mathrm{SetR}}",
+        source="trec_eval set_F",
+        build=lambda m, c: sets.set_f(beta=float(m.param("beta"))),  # type: ignore[arg-type]
+        params={"beta": 1.0},
+        aliases=("set_F",),
+        example="SetF(beta=0.5)",
+    ),
+    Family(
+        name="IPrec",
+        summary="Interpolated precision at a recall level: the best precision at or below "
+        "the rank where the ranking reaches that recall (0 if it never does).",
+        formula=r"\mathrm{IPrec@}x = \max_{i \ge \max(c, 1)} i / p_i,\ "
+        r"c = \operatorname{round}(x\, m)",
+        source="trec_eval iprec_at_recall_x",
+        build=lambda m, c: sets.interpolated_precision(recall=float(m.cutoff)),  # type: ignore[arg-type]
+        cutoff="required",
+        fractional_cutoff=True,
+        aliases=("iprec_at_recall",),
+        example="IPrec@0.5",
+    ),
 )
 
 _BY_NAME: dict[str, Family] = {}
@@ -247,8 +328,16 @@ for _family in FAMILIES:
     for _alias in (_family.name, *_family.aliases):
         _BY_NAME[_alias.lower()] = _family
 
-# trec_eval's spellings of cut-off measures: P_10, recall_1000, ndcg_cut_10, map_cut_100.
-_TREC_EVAL_CUTOFFS = {"p": "P", "recall": "R", "ndcg_cut": "nDCG", "map_cut": "AP"}
+# trec_eval's spellings of cut-off measures: P_10, recall_1000, ndcg_cut_10, map_cut_100,
+# success_5, iprec_at_recall_0.10.
+_TREC_EVAL_CUTOFFS = {
+    "p": "P",
+    "recall": "R",
+    "ndcg_cut": "nDCG",
+    "map_cut": "AP",
+    "success": "Success",
+    "iprec_at_recall": "IPrec",
+}
 
 _NAME = re.compile(
     r"^(?P<family>[A-Za-z][A-Za-z0-9_]*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>[^@]+))?$"
@@ -287,13 +376,21 @@ def _parse_params(name: str, family: Family, text: str | None) -> tuple[tuple[st
     return tuple(values.items())
 
 
-def _parse_cutoff(name: str, family: Family, text: str | None) -> int | None:
+def _parse_cutoff(name: str, family: Family, text: str | None) -> int | float | None:
     if text is None:
         if family.cutoff == "required":
             raise _unknown(name, f"{family.name} needs a cutoff, e.g. {family.name}@10")
         return None
     if family.cutoff == "none":
         raise _unknown(name, f"{family.name} takes no cutoff")
+    if family.fractional_cutoff:
+        try:
+            level = float(text)
+        except ValueError:
+            level = -1.0
+        if not 0.0 <= level <= 1.0:
+            raise _unknown(name, f"the cutoff of {family.name} is a level in [0, 1], e.g. @0.5")
+        return level
     digits = text[len(family.cutoff_prefix) :] if text.startswith(family.cutoff_prefix) else ""
     if not digits.isdigit() or int(digits) < 1:
         raise _unknown(name, f"the cutoff must look like @{family.cutoff_prefix}10")
@@ -318,7 +415,9 @@ def parse_measure(name: str | Measure) -> Measure:
     if not isinstance(name, str):
         raise TypeError(f"a measure is a name such as 'nDCG@10', not {type(name).__name__}")
     text = name.strip()
-    trec_eval = re.fullmatch(r"(P|recall|ndcg_cut|map_cut)_(\d+)", text, flags=re.IGNORECASE)
+    trec_eval = re.fullmatch(
+        r"(P|recall|ndcg_cut|map_cut|success|iprec_at_recall)_(\d*\.?\d+)", text, re.IGNORECASE
+    )
     if trec_eval:
         text = f"{_TREC_EVAL_CUTOFFS[trec_eval.group(1).lower()]}@{trec_eval.group(2)}"
     # trec_eval's rbp (its default persistence is 0.9) and rbp_p=0.8 (as it prints -m rbp.p=0.8).
