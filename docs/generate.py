@@ -191,7 +191,15 @@ def measures_reference() -> str:
     lines += [
         "",
         "trec_eval's spellings of cut-off measures are understood too: `P_10`, `recall_1000`, "
-        "`ndcg_cut_10`, `map_cut_100`.",
+        "`ndcg_cut_10`, `map_cut_100`, `success_5`, `iprec_at_recall_0.10`.",
+        "",
+        "**Relevance level of a measure.** The measures with a `rel` parameter count as "
+        "relevant the documents graded `rel` or more, whatever the positions frame's "
+        "`threshold=`: `P(rel=2)@10`, `AP(rel=2)` and `RR(rel=2)` are trec_eval's `P_10`, "
+        "`map` and `recip_rank` under `-l 2`, beside measures at the frame's own level in the "
+        "same call. `rel=None` (the default) is the frame's level. They read the frame's "
+        "`grades` and `ideal_grades` (`positions(qrels, grades=True)`; `lf.evaluate` asks for "
+        "them), and `rel` cannot be below the frame's `threshold=`.",
         "",
     ]
     return "\n".join(lines)

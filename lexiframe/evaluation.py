@@ -184,6 +184,7 @@ def evaluate(
         ('a', 'q1', 0.5, 0.0)
     """
     parsed = parse_measures(names)
+    _request_levels(parsed, positions_options)
     if is_paths(qrels):
         qrels = read_qrels(qrels)
     if is_paths(run):
@@ -191,6 +192,23 @@ def evaluate(
     else:
         frame = build_positions(run, qrels, **positions_options)
     return measures(frame, parsed, n=n)
+
+
+def _request_levels(parsed: list[Measure], positions_options: dict[str, Any]) -> None:
+    """Measures at a relevance level of their own (``AP(rel=2)``) read the grades, and
+    their level cannot be below the threshold the positions are built at."""
+    leveled = [measure for measure in parsed if measure.level is not None]
+    if not leveled:
+        return
+    positions_options.setdefault("grades", True)
+    threshold = positions_options.get("threshold", 1)
+    below = [m for m in leveled if isinstance(m.level, int) and m.level < threshold]
+    if below:
+        raise InputError(
+            f"{below[0]} counts documents of grade {below[0].level} as relevant, but the "
+            f"positions are built at threshold={threshold}; lower threshold= to "
+            f"{below[0].level} (the other measures keep their level with rel={threshold})"
+        )
 
 
 def summarize(

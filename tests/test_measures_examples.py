@@ -641,7 +641,8 @@ def test_unknown_measure_through_evaluate():
     ("name", "fragment"),
     [
         ("RBP(q=0.5)", "p"),  # no such parameter
-        ("RR(p=0.5)", "none"),  # RR takes no parameter
+        ("RR(p=0.5)", "rel"),  # RR takes only its relevance level
+        ("SL3(p=0.5)", "none"),  # SL3 takes no parameter
         ("TSE(exposure='cubic')", "exposure"),  # not one of the choices
         ("TSE(exposure)", "exposure"),  # no value
         ("P", "cutoff"),  # P needs a cutoff

@@ -17,6 +17,8 @@ comparison; ``no_relevant="keep"`` evaluates them too and gives trec_eval's mean
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import gzip
 import re
 import warnings
 from dataclasses import dataclass
@@ -475,3 +477,94 @@ def test_rbp_by_trec_evals_names_gives_trec_evals_numbers(name):
             rows = dict(got.filter(pl.col("system") == system).select("query", column).rows())
             for query, value in rows.items():
                 assert_close(value, golden.per_query[te_name][query], f"{system} {query}")
+
+
+# trec_eval measures that follow -l (its relevance level); nDCG and rbp read the grades.
+LEVELED = re.compile(
+    r"^(recip_rank|map|Rprec|P_\d+|recall_\d+|map_cut_\d+|success_\d+|num_rel|num_rel_ret"
+    r"|set_P|set_recall|set_F|iprec_at_recall_[\d.]+)$"
+)
+LEVEL_2 = {
+    # trec_eval -q -c -l 2 -m all_trec (provenance in tests/data/README.md)
+    "trec_eval": DATA / "trec_eval" / "cli" / "q.c.l2.all_trec.txt",
+    "toy": DATA / "toy" / "expected" / "trec_eval_cli" / "q.c.l2.all_trec.txt.gz",
+}
+
+
+def parse_runs(path: Path) -> dict[str, Golden]:
+    """Several trec_eval outputs one after another (one per run), by run id."""
+    text = gzip.decompress(path.read_bytes()).decode() if path.suffix == ".gz" else None
+    lines = (text if text is not None else path.read_text()).splitlines()
+    blocks: list[list[str]] = [[]]
+    for line in lines:
+        is_summary = line.split()[1:2] == ["all"] if line.strip() else False
+        if blocks[-1] and not is_summary and blocks[-1][-1].split()[1] == "all":
+            blocks.append([])
+        blocks[-1].append(line)
+    found = {}
+    for block in blocks:
+        target = path.with_name("_block.txt")
+        golden = parse_trec_eval_text("\n".join(block), target)
+        found[golden.system] = golden
+    return found
+
+
+def parse_trec_eval_text(text: str, scratch: Path) -> Golden:
+    scratch.write_text(text)
+    try:
+        return parse_trec_eval(scratch)
+    finally:
+        scratch.unlink()
+
+
+def at_level(te_name: str, level: int) -> lf.metrics.Measure:
+    measure = lf.parse_measure(te_name)
+    params = tuple((key, level if key == "rel" else value) for key, value in measure.params)
+    return dataclasses.replace(measure, params=params)
+
+
+@pytest.mark.parametrize("name", COLLECTIONS)
+def test_measures_at_their_own_level_are_trec_evals_minus_l(name, backend: Backend):
+    """``P(rel=2)@10``, ``AP(rel=2)``, …: per query and per run, what ``trec_eval -l 2``
+    prints, with every other measure of the call at the frame's own level."""
+    data = collection(name)
+    golden_runs = parse_runs(LEVEL_2[name])
+    assert set(golden_runs) == set(data.golden)
+    te_names = sorted({n for g in golden_runs.values() for n in g.per_query if LEVELED.match(n)})
+    assert len(te_names) > 40
+    measures = {te: at_level(te, 2) for te in te_names}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DroppedQueriesWarning)  # 888: unjudged, still dropped
+        got = backend.evaluate(data.run, data.qrels, [*measures.values(), "AP"], no_relevant="keep")
+    checked = 0
+    for system, golden in golden_runs.items():
+        rows = {r["query"]: r for r in got.filter(pl.col("system") == system).iter_rows(named=True)}
+        assert set(rows) == golden.queries
+        for te_name, measure in measures.items():
+            for query, row in rows.items():
+                want = golden.per_query[te_name][query]
+                assert_close(row[str(measure)], want, f"{system} {query} {measure}")
+                checked += 1
+            # the same measure at the frame's level is still trec_eval's without -l
+        for query, row in rows.items():
+            assert_close(row["AP"], data.golden[system].per_query["map"][query], "AP")
+    assert checked > 0
+
+
+def test_a_level_needs_the_grades_and_cannot_go_below_the_threshold():
+    pos = pl.DataFrame(
+        {"system": ["a"], "query": ["q"], "positions": [[1]], "n_rel": [1], "n_ret": [3]},
+        schema_overrides={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32},
+    )
+    with pytest.raises(lf.SchemaError, match="grades=True"):
+        lf.measures(pos, ["AP(rel=2)"])
+    run = pl.DataFrame({"system": ["a"], "query": ["q"], "doc": ["d"], "score": [1.0]})
+    qrels = pl.DataFrame({"query": ["q"], "doc": ["d"], "relevance": [2]})
+    with pytest.raises(lf.InputError, match="threshold=2"):
+        lf.evaluate(run, qrels, ["AP(rel=1)"], threshold=2)
+    for wrong in ["AP(rel=0)", "AP(rel='2')", "AP(rel=1.5)"]:
+        with pytest.raises(lf.UnknownMeasureError, match="rel= is a relevance grade"):
+            lf.evaluate(run, qrels, [wrong])
+    # qrels of one relevant grade: lf.evaluate keeps the grades by itself.
+    got = lf.evaluate(run, qrels, ["AP(rel=2)", "AP(rel=3)", "AP"])
+    assert got.select("AP(rel=2)", "AP(rel=3)", "AP").row(0) == (1.0, 0.0, 1.0)

@@ -12,15 +12,19 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import polars as pl
 
-from lexiframe.errors import UnknownMeasureError
+from lexiframe.errors import SchemaError, UnknownMeasureError
 from lexiframe.metrics import exprs, sets
 
 CutoffRule = Literal["none", "optional", "required"]
+
+LEVEL = "rel"
+"""The parameter of a measure's own relevance level: ``P(rel=2)@10`` is trec_eval -l 2's P_10."""
+_AT_LEVEL = {LEVEL: None}
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,32 @@ class Context:
     graded: bool = False
     depth: pl.Expr | None = None
     """The depth at which a skipped ranking is scored (ASL): see ``exprs.skipped_depth``."""
+    positions: pl.Expr = field(default_factory=lambda: pl.col("positions"))
+    """The ranks of the relevant documents; at a relevance level of its own (``rel=``), the
+    ranks of the documents graded at least that level."""
+    n_rel: pl.Expr = field(default_factory=lambda: pl.col("n_rel"))
+    """How many relevant documents the query has (at the measure's level)."""
+
+
+def at_level(context: Context, level: object, name: str) -> Context:
+    """The context of a measure with a relevance level of its own (``AP(rel=2)``): its
+    relevant documents are those graded ``level`` or more, as trec_eval's ``-l level``.
+
+    The level reads the positions frame's ``grades`` (retrieved relevant documents) and
+    ``ideal_grades`` (all relevant grades of the query), so it must be at least the frame's
+    ``threshold``.
+    """
+    if not isinstance(level, int) or isinstance(level, bool) or level < 1:
+        raise UnknownMeasureError(f"{name}: rel= is a relevance grade of at least 1, e.g. rel=2")
+    if not context.graded:
+        raise SchemaError(
+            f"{name} reads the grades of the positions frame, which has no grades and "
+            "ideal_grades columns: build it with positions(qrels, grades=True) (lf.evaluate "
+            "does so by itself)"
+        )
+    kept = pl.col("grades").list.eval(pl.arg_where(pl.element() >= level))
+    count = pl.col("ideal_grades").list.eval((pl.element() >= level).sum()).list.first()
+    return replace(context, positions=pl.col("positions").list.gather(kept), n_rel=count)
 
 
 @dataclass(frozen=True)
@@ -99,7 +129,21 @@ class Measure:
 
     def expr(self, context: Context | None = None) -> pl.Expr:
         """The measure as an expression over a positions frame, named by its canonical name."""
-        return self.family.build(self, context or Context()).alias(self.name)
+        context = context or Context()
+        level = self.level
+        if level is not None:
+            context = at_level(context, level, self.name)
+        return self.family.build(self, context).alias(self.name)
+
+    @property
+    def level(self) -> object:
+        """The measure's own relevance level (``rel=``), or ``None`` for the frame's."""
+        return dict(self.params).get(LEVEL)
+
+    @property
+    def needs_grades(self) -> bool:
+        """Whether the measure reads the grade columns of the positions frame."""
+        return self.family.needs_grades or self.level is not None
 
 
 def _graded_ndcg(measure: Measure, context: Context) -> pl.Expr:
@@ -121,9 +165,10 @@ FAMILIES: tuple[Family, ...] = (
         summary="Reciprocal rank of the first relevant document (0 if none above the cutoff).",
         formula=r"\mathrm{RR} = 1/p_1",
         source="trec_eval recip_rank; lexiprecision paper §1",
-        build=lambda m, c: exprs.rr(k=m.cutoff),
+        build=lambda m, c: exprs.rr(c.positions, k=m.cutoff),
         cutoff="optional",
         aliases=("MRR", "recip_rank", "RecipRank"),
+        params=_AT_LEVEL,
         example="RR@10",
     ),
     Family(
@@ -131,9 +176,10 @@ FAMILIES: tuple[Family, ...] = (
         summary="Average precision over the m relevant documents (map_cut_k with a cutoff).",
         formula=r"\mathrm{AP} = \frac{1}{m} \sum_{i \le r} \frac{i}{p_i}",
         source="trec_eval map",
-        build=lambda m, c: exprs.ap(k=m.cutoff),
+        build=lambda m, c: exprs.ap(c.positions, n_rel=c.n_rel, k=m.cutoff),
         cutoff="optional",
         aliases=("MAP", "map"),
+        params=_AT_LEVEL,
         example="AP",
     ),
     Family(
@@ -154,9 +200,10 @@ FAMILIES: tuple[Family, ...] = (
         summary="Precision at k.",
         formula=r"\mathrm{P}@k = \#\{i : p_i \le k\} / k",
         source="trec_eval P_k",
-        build=lambda m, c: exprs.precision(k=m.cutoff),
+        build=lambda m, c: exprs.precision(c.positions, k=m.cutoff),
         cutoff="required",
         aliases=("Precision",),
+        params=_AT_LEVEL,
         example="P@10",
     ),
     Family(
@@ -164,9 +211,10 @@ FAMILIES: tuple[Family, ...] = (
         summary="Recall at k.",
         formula=r"\mathrm{R}@k = \#\{i : p_i \le k\} / m",
         source="trec_eval recall_k",
-        build=lambda m, c: exprs.recall(k=m.cutoff),
+        build=lambda m, c: exprs.recall(c.positions, k=m.cutoff, n_rel=c.n_rel),
         cutoff="required",
         aliases=("Recall",),
+        params=_AT_LEVEL,
         example="R@1000",
     ),
     Family(
@@ -174,8 +222,9 @@ FAMILIES: tuple[Family, ...] = (
         summary="R-precision: precision at rank m.",
         formula=r"\mathrm{RP} = \#\{i : p_i \le m\} / m",
         source="trec_eval Rprec",
-        build=lambda m, c: exprs.r_precision(),
+        build=lambda m, c: exprs.r_precision(c.positions, n_rel=c.n_rel),
         aliases=("Rprec", "RPrec"),
+        params=_AT_LEVEL,
         example="RP",
     ),
     Family(
@@ -247,9 +296,10 @@ FAMILIES: tuple[Family, ...] = (
         summary="1 when a relevant document is ranked at the cutoff or above, else 0.",
         formula=r"\mathrm{Success@}k = [\, r > 0 \wedge p_1 \le k \,]",
         source="trec_eval success_k",
-        build=lambda m, c: sets.success(k=int(m.cutoff)),  # type: ignore[arg-type]
+        build=lambda m, c: sets.success(c.positions, k=int(m.cutoff)),  # type: ignore[arg-type]
         cutoff="required",
         aliases=("success",),
+        params=_AT_LEVEL,
         example="Success@10",
     ),
     Family(
@@ -266,8 +316,9 @@ FAMILIES: tuple[Family, ...] = (
         summary="How many relevant documents the query has.",
         formula=r"\mathrm{NumRel} = m",
         source="trec_eval num_rel",
-        build=lambda m, c: sets.num_rel(),
+        build=lambda m, c: sets.num_rel(c.n_rel),
         aliases=("num_rel",),
+        params=_AT_LEVEL,
         example="NumRel",
     ),
     Family(
@@ -275,8 +326,9 @@ FAMILIES: tuple[Family, ...] = (
         summary="How many relevant documents the ranking returned.",
         formula=r"\mathrm{NumRelRet} = r",
         source="trec_eval num_rel_ret",
-        build=lambda m, c: sets.num_rel_ret(),
+        build=lambda m, c: sets.num_rel_ret(c.positions),
         aliases=("num_rel_ret",),
+        params=_AT_LEVEL,
         example="NumRelRet",
     ),
     Family(
@@ -284,8 +336,9 @@ FAMILIES: tuple[Family, ...] = (
         summary="Precision of the whole retrieved set (0 when nothing was returned).",
         formula=r"\mathrm{SetP} = r / \tilde{n}",
         source="trec_eval set_P",
-        build=lambda m, c: sets.set_precision(),
+        build=lambda m, c: sets.set_precision(c.positions),
         aliases=("set_P",),
+        params=_AT_LEVEL,
         example="SetP",
     ),
     Family(
@@ -293,8 +346,9 @@ FAMILIES: tuple[Family, ...] = (
         summary="Recall of the whole retrieved set.",
         formula=r"\mathrm{SetR} = r / m",
         source="trec_eval set_recall",
-        build=lambda m, c: sets.set_recall(),
+        build=lambda m, c: sets.set_recall(c.positions, n_rel=c.n_rel),
         aliases=("set_recall", "SetRecall"),
+        params=_AT_LEVEL,
         example="SetR",
     ),
     Family(
@@ -303,8 +357,8 @@ FAMILIES: tuple[Family, ...] = (
         formula=r"\mathrm{SetF}_\beta = \frac{(\beta + 1)\, \mathrm{SetP} \cdot \mathrm{SetR}}"
         r"{\beta\, \mathrm{SetP} + \mathrm{SetR}}",
         source="trec_eval set_F",
-        build=lambda m, c: sets.set_f(beta=float(m.param("beta"))),  # type: ignore[arg-type]
-        params={"beta": 1.0},
+        build=lambda m, c: sets.set_f(c.positions, n_rel=c.n_rel, beta=float(m.param("beta"))),
+        params={"beta": 1.0, **_AT_LEVEL},
         aliases=("set_F",),
         example="SetF(beta=0.5)",
     ),
@@ -315,10 +369,13 @@ FAMILIES: tuple[Family, ...] = (
         formula=r"\mathrm{IPrec@}x = \max_{i \ge \max(c, 1)} i / p_i,\ "
         r"c = \operatorname{round}(x\, m)",
         source="trec_eval iprec_at_recall_x",
-        build=lambda m, c: sets.interpolated_precision(recall=float(m.cutoff)),  # type: ignore[arg-type]
+        build=lambda m, c: sets.interpolated_precision(
+            c.positions, recall=float(m.cutoff), n_rel=c.n_rel
+        ),
         cutoff="required",
         fractional_cutoff=True,
         aliases=("iprec_at_recall",),
+        params=_AT_LEVEL,
         example="IPrec@0.5",
     ),
 )
@@ -370,6 +427,10 @@ def _parse_params(name: str, family: Family, text: str | None) -> tuple[tuple[st
                 value = ast.literal_eval(raw.strip())
             except (ValueError, SyntaxError):
                 value = raw.strip()
+            if key == LEVEL and (
+                not isinstance(value, int) or isinstance(value, bool) or value < 1
+            ):
+                raise _unknown(name, "rel= is a relevance grade of at least 1, e.g. rel=2")
             if key in family.choices and value not in family.choices[key]:
                 raise _unknown(name, f"{key} must be one of {family.choices[key]}")
             values[key] = value
