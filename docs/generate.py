@@ -542,7 +542,10 @@ def cli_reference() -> str:
     lines += _trec_eval_names()
     lines += [
         "On bad input the command prints `lexiframe: error: ...` on standard error and exits "
-        "with status 2.",
+        "with status 2. Ctrl-C prints `lexiframe: interrupted` and exits with status 130; "
+        "files are written to a temporary name and renamed when complete, so an interrupted "
+        "run leaves no partial file. `lexiframe` alone prints the help; `lexiframe --version` "
+        "the version. Warnings print as `note: ...` on standard error.",
         "",
     ]
     return "\n".join(lines)
