@@ -51,7 +51,7 @@ def test_formulas_are_latex_without_delimiters():
         assert not formula.startswith(("$", "\\(", "\\[")), family.name
         assert formula.count("{") == formula.count("}"), family.name
         assert "|" not in formula, f"{family.name}: a | breaks the measures table"
-        # LaTeX, not Unicode math: \\sum, \\le, \\hat p, \\tilde n (MathJax renders them)
+        # LaTeX, not Unicode math: \sum, \le, \hat p, \tilde n (MathJax renders them)
         assert formula.isascii(), f"{family.name}: write the formula in LaTeX: {formula!r}"
 
 
