@@ -3,6 +3,7 @@
     python benchmarks/run.py                          # robust04 shape, every step, 3 repeats
     python benchmarks/run.py --shape small            # a quick look (seconds)
     python benchmarks/run.py --shape recsys           # 10 systems x 200k users x depth 100
+    python benchmarks/run.py --shape recsys --engine spark   # on Spark: benchmarks/spark_engine.py
     python benchmarks/run.py --scaling                # 1x, 2x, 4x rows, then systems
     python benchmarks/run.py --steps read positions   # some steps only
     python benchmarks/run.py --processes              # whole processes: the CLI, start-up
@@ -53,6 +54,8 @@ SHAPES = {
     "recsys": (10, 200_000, 100, "int"),
     "mid": (110, 27, 1000, "str"),  # robust04's systems and depth, 3 million lines
     "mid-30": (30, 100, 1000, "str"),  # 3 million lines too, with fewer systems (pairs)
+    "recsys-20k": (10, 20_000, 100, "int"),  # a tenth of it: 20 million rows
+    "recsys-50k": (10, 50_000, 100, "int"),
 }
 CLASSIC = ["RR", "AP", "nDCG", "R@1000", "RP"]
 ALL_MEASURES = [
@@ -535,7 +538,8 @@ def run_shape(
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shape", choices=list(SHAPES), default="robust04")
-    parser.add_argument("--steps", nargs="+", choices=list(STEPS))
+    spark_steps = ["spark-lexiframe", "spark-ranking-evaluator", "polars-streaming"]
+    parser.add_argument("--steps", nargs="+", choices=[*STEPS, *spark_steps])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--data", type=Path, default=Path("benchmark-data"))
     parser.add_argument(
@@ -550,6 +554,13 @@ def main(argv: list[str] | None = None) -> None:
         help="time whole processes, one-shot: start-up, Polars' read, the lexiframe command",
     )
     parser.add_argument("--pref-eval", type=Path, help="pref_eval.py, timed with --processes")
+    parser.add_argument(
+        "--engine",
+        choices=["polars", "spark"],
+        default="polars",
+        help="spark: lexiframe.spark and Spark's RankingEvaluator on a local session, and "
+        "one process for the crossover (benchmarks/spark_engine.py)",
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--write-data", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--shape-of", nargs=4, help=argparse.SUPPRESS)
@@ -563,6 +574,14 @@ def main(argv: list[str] | None = None) -> None:
         return
 
     systems, queries, depth, id_type = SHAPES[args.shape]
+    if args.engine == "spark":
+        import spark_engine
+
+        shape = SHAPES[args.shape]
+        root = ensure_data(args.data / "-".join(map(str, shape)), shape, ["parquet"]).root
+        label = f"{args.shape} {systems}x{queries}x{depth}"
+        print(spark_engine.run_spark(label, root, systems * queries * depth, args.steps))
+        return
     results: list[Result] = []
     if args.processes:
         label = f"{args.shape} {systems}x{queries}x{depth}"

@@ -28,7 +28,7 @@ import sys
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
 from lexiframe.spark.per_query import measures, preferences
-from lexiframe.spark.positions import coverage, evaluate, positions
+from lexiframe.spark.ranking import coverage, evaluate, positions
 from lexiframe.spark.summary import order, summarize
 
 __all__ = [

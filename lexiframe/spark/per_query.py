@@ -20,7 +20,7 @@ from lexiframe.metrics import parse_measures
 from lexiframe.preferences import DEFAULT_MEASURES, Extra, preference_measure
 from lexiframe.preferences import preferences as pair_preferences
 from lexiframe.spark import _arrow
-from lexiframe.spark.positions import BUCKET, POSITION_TYPES, bucket, bucket_count
+from lexiframe.spark.ranking import BUCKET, POSITION_TYPES, bucket, bucket_count
 from lexiframe.validate import require_columns
 
 if TYPE_CHECKING:

@@ -1,0 +1,286 @@
+"""The recommender shape on Spark: lexiframe against Spark's own RankingEvaluator.
+
+    python benchmarks/run.py --shape recsys --engine spark --data /work/benchmark-data
+    python benchmarks/run.py --shape recsys-20k --engine spark    # 20 million rows
+
+Each step runs in a fresh process with its own local Spark session (``local[*]``), read from
+the same parquet files; the parent samples the resident memory of that process and of every
+process under it (the JVM of the driver and executors, the Python workers) and reports the
+peak of their sum, and of the JVM and the Python workers apart. The session start is not
+timed. The qrels are binarised (relevance ≥ 1) for both, so that the nDCG of both is the
+binary one.
+
+- ``spark-lexiframe``: ``lexiframe.spark.evaluate`` of AP@k, nDCG@k, P@k, R@k per user,
+  then the per-system means (``lexiframe.spark.summarize``), collected.
+- ``spark-ranking-evaluator``: ``pyspark.ml.evaluation.RankingEvaluator``: the top k of
+  each ranking as an array (score descending, ties by document id descending as a string,
+  trec_eval's order) joined with the user's relevant documents (a user the system skipped
+  gets an empty array, so that both average over the same users), then
+  ``meanAveragePrecisionAtK``, ``ndcgAtK``, ``precisionAtK`` and ``recallAtK`` per system.
+- ``polars-streaming``: lexiframe in one process (scanned parquet, the streaming engine),
+  the same means, for the crossover.
+
+Definitions: P@k, R@k and binary nDCG@k agree. Spark's MAP@k divides the sum of precisions
+at the relevant ranks by min(k, number of relevant documents); lexiframe's AP@k (trec_eval's
+map_cut_k) divides by the number of relevant documents, so they differ wherever a user has
+more than k relevant documents.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+K = 10
+MEASURES = [f"AP@{K}", f"nDCG@{K}", f"P@{K}", f"R@{K}"]
+SPARK_METRICS = {
+    f"AP@{K}": "meanAveragePrecisionAtK",
+    f"nDCG@{K}": "ndcgAtK",
+    f"P@{K}": "precisionAtK",
+    f"R@{K}": "recallAtK",
+}
+STEPS = ["spark-lexiframe", "spark-ranking-evaluator", "polars-streaming"]
+ROWS_PER_BUCKET = 2_000_000
+
+
+def _session(rows: int):
+    from pyspark.sql import SparkSession
+
+    import lexiframe.spark  # noqa: F401  (PYSPARK_PYTHON: this interpreter)
+
+    partitions = max(8, rows // ROWS_PER_BUCKET)
+    spark = (
+        SparkSession.builder.master("local[*]")
+        .appName("lexiframe-benchmark")
+        .config("spark.driver.memory", os.environ.get("LEXIFRAME_BENCH_DRIVER_MEMORY", "6g"))
+        .config("spark.sql.shuffle.partitions", str(partitions))
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark, partitions
+
+
+def _inputs(spark, root: Path):
+    from pyspark.sql import functions as F
+
+    runs = sorted(str(path) for path in (root / "parquet" / "runs").iterdir())
+    run = spark.read.parquet(*runs).select("system", "query", "doc", "score")
+    qrels = spark.read.parquet(str(root / "parquet" / "qrels.parquet"))
+    qrels = qrels.withColumn("relevance", (F.col("relevance") >= 1).cast("long"))
+    return run, qrels
+
+
+def step_lexiframe(root: Path, rows: int) -> dict:
+    from lexiframe import spark as lfs
+
+    spark, buckets = _session(rows)
+    run, qrels = _inputs(spark, root)
+    start = time.perf_counter()
+    per_user = lfs.evaluate(run, qrels, MEASURES, buckets=buckets)
+    means = lfs.summarize(per_user).toArrow()
+    seconds = time.perf_counter() - start
+    values = {
+        name: dict(zip(means["system"].to_pylist(), means[name].to_pylist(), strict=True))
+        for name in MEASURES
+    }
+    spark.stop()
+    return {"seconds": seconds, "values": values}
+
+
+def step_ranking_evaluator(root: Path, rows: int) -> dict:
+    from pyspark.ml.evaluation import RankingEvaluator
+    from pyspark.sql import functions as F
+
+    spark, _ = _session(rows)
+    run, qrels = _inputs(spark, root)
+    start = time.perf_counter()
+    # trec_eval's order: score descending, ties by document id descending as a string.
+    ranked = run.groupBy("system", "query").agg(
+        F.sort_array(
+            F.collect_list(F.struct("score", F.col("doc").cast("string").alias("id"), "doc")),
+            asc=False,
+        ).alias("ranking")
+    )
+    predictions = ranked.select(
+        "system",
+        "query",
+        F.transform(F.slice("ranking", 1, K), lambda x: x["doc"].cast("double")).alias(
+            "prediction"
+        ),
+    )
+    labels = (
+        qrels.filter(F.col("relevance") >= 1)
+        .groupBy("query")
+        .agg(F.collect_list(F.col("doc").cast("double")).alias("label"))
+    )
+    # Every user with a relevant document, for every system: a user a system skipped has
+    # an empty prediction (and scores 0), as lexiframe scores a skipped query.
+    systems_of_run = run.select("system").distinct()
+    empty = F.array().cast("array<double>")
+    table = (
+        labels.crossJoin(systems_of_run)
+        .join(predictions, on=["system", "query"], how="left")
+        .select("system", "query", F.coalesce("prediction", empty).alias("prediction"), "label")
+        .cache()
+    )
+    systems = sorted(row["system"] for row in table.select("system").distinct().collect())
+    values: dict[str, dict[str, float]] = {name: {} for name in MEASURES}
+    for system in systems:
+        rows_of = table.filter(F.col("system") == system)
+        for name, metric in SPARK_METRICS.items():
+            evaluator = RankingEvaluator(metricName=metric, k=K)
+            values[name][system] = evaluator.evaluate(rows_of)
+    seconds = time.perf_counter() - start
+    spark.stop()
+    return {"seconds": seconds, "values": values}
+
+
+def step_polars(root: Path, rows: int) -> dict:
+    import polars as pl
+
+    import lexiframe as lf
+
+    start = time.perf_counter()
+    qrels = lf.scan_qrels(root / "parquet" / "qrels.parquet").with_columns(
+        pl.col("relevance").ge(1).cast(pl.Int64)
+    )
+    runs = sorted((root / "parquet" / "runs").iterdir())
+    partitions = max(1, rows // 12_500_000)
+    frame = lf.scan_run(runs).lexi.positions(qrels, partitions=partitions)
+    per_user = frame.lexi.measures(MEASURES)
+    means = (
+        per_user.group_by("system")
+        .agg(pl.col(MEASURES).mean())
+        .sort("system")
+        .collect(engine="streaming")
+    )
+    seconds = time.perf_counter() - start
+    values = {name: dict(zip(means["system"], means[name], strict=True)) for name in MEASURES}
+    return {"seconds": seconds, "values": values}
+
+
+CHILD_STEPS = {
+    "spark-lexiframe": step_lexiframe,
+    "spark-ranking-evaluator": step_ranking_evaluator,
+    "polars-streaming": step_polars,
+}
+
+
+def child(step: str, root: Path, rows: int) -> None:
+    import warnings
+
+    warnings.simplefilter("ignore")
+    print(json.dumps(CHILD_STEPS[step](root, rows)))
+
+
+# --- the parent: a process tree's memory ------------------------------------------------------
+
+
+def _tree(pid: int) -> list[tuple[int, str]]:
+    """``pid`` and its descendants, with their command names."""
+    parents: dict[int, list[int]] = {}
+    names: dict[int, str] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read()
+        except OSError:
+            continue
+        name = fields[fields.index("(") + 1 : fields.rindex(")")]
+        ppid = int(fields[fields.rindex(")") + 2 :].split()[1])
+        parents.setdefault(ppid, []).append(int(entry))
+        names[int(entry)] = name
+    found, stack = [], [pid]
+    while stack:
+        current = stack.pop()
+        found.append((current, names.get(current, "")))
+        stack.extend(parents.get(current, []))
+    return found
+
+
+def _rss_gb(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1024**3
+    except OSError:
+        return 0.0
+
+
+def measure_tree(command: list[str], interval: float = 0.25) -> tuple[dict | None, dict, str]:
+    """Run ``command``; its JSON result, the peaks of its process tree's RSS (GB): total,
+    the JVM, the Python workers (the processes under the JVM), and an error line."""
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    peaks = {"total": 0.0, "jvm": 0.0, "workers": 0.0}
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.is_set():
+            tree = _tree(process.pid)
+            rss = {pid: _rss_gb(pid) for pid, _ in tree}
+            jvm = sum(rss[pid] for pid, name in tree if name == "java")
+            workers = sum(
+                rss[pid] for pid, name in tree if name.startswith("python") and pid != process.pid
+            )
+            peaks["total"] = max(peaks["total"], sum(rss.values()))
+            peaks["jvm"] = max(peaks["jvm"], jvm)
+            peaks["workers"] = max(peaks["workers"], workers)
+            done.wait(interval)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    out, err = process.communicate()
+    done.set()
+    sampler.join()
+    if process.returncode != 0:
+        last = (err.decode().strip().splitlines() or ["failed"])[-1]
+        return None, peaks, last[:120]
+    return json.loads(out.decode().strip().splitlines()[-1]), peaks, ""
+
+
+def run_spark(label: str, root: Path, rows: int, steps: list[str] | None = None) -> str:
+    """Every step on the data under ``root``: a table of times and peaks, then the values of
+    both evaluators side by side."""
+    lines = [
+        "| shape | step | seconds | peak RSS, tree (GB) | JVM (GB) | Python workers (GB) | note |",
+        "|---|---|---:|---:|---:|---:|---|",
+    ]
+    results = {}
+    for step in steps or STEPS:
+        command = [sys.executable, __file__, step, str(root), str(rows)]
+        result, peaks, note = measure_tree(command)
+        results[step] = result
+        seconds = "" if result is None else f"{result['seconds']:.1f}"
+        lines.append(
+            f"| {label} | {step} | {seconds} | {peaks['total']:.2f} | {peaks['jvm']:.2f} | "
+            f"{peaks['workers']:.2f} | {note} |"
+        )
+        print(lines[-1], file=sys.stderr)
+    lexiframe, spark = results.get("spark-lexiframe"), results.get("spark-ranking-evaluator")
+    if lexiframe and spark:
+        lines += [
+            "",
+            "| system | measure | lexiframe | RankingEvaluator | |",
+            "|---|---|---:|---:|---|",
+        ]
+        for name in MEASURES:
+            for system, value in sorted(lexiframe["values"][name].items()):
+                other = spark["values"][name].get(system)
+                same = other is not None and abs(value - other) <= 1e-9
+                lines.append(
+                    f"| {system} | {name} | {value:.6f} | {other:.6f} | "
+                    f"{'equal' if same else 'differ'} |"
+                )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    child(sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]))
