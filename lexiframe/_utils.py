@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import polars as pl
 
@@ -51,3 +51,35 @@ def caller_stacklevel() -> int:
     while frame is not None and frame.f_globals.get("__name__", "").startswith("lexiframe"):
         level, frame = level + 1, frame.f_back
     return level
+
+
+def lazy_frames(
+    frames: Callable[[], Iterator[pl.DataFrame]], schema: pl.Schema, name: str
+) -> pl.LazyFrame:
+    """A LazyFrame whose rows are those ``frames()`` yields, made only when it is collected.
+
+    Polars' pushed-down projection, predicate and row limit apply to each frame as it comes,
+    so a plan over it holds one frame at a time rather than all of them.
+    """
+    from polars.io.plugins import register_io_source
+
+    def source(
+        with_columns: list[str] | None,
+        predicate: pl.Expr | None,
+        n_rows: int | None,
+        batch_size: int | None,
+    ) -> Iterator[pl.DataFrame]:
+        remaining = n_rows
+        for frame in frames():
+            if predicate is not None:
+                frame = frame.filter(predicate)
+            if with_columns is not None:
+                frame = frame.select(with_columns)
+            if remaining is not None:
+                frame = frame.head(remaining)
+                remaining -= frame.height
+            yield frame
+            if remaining is not None and remaining <= 0:
+                return
+
+    return register_io_source(source, schema=schema, explain_name=name)

@@ -24,7 +24,14 @@ import polars as pl
 
 from lexiframe import _blocks, validate
 from lexiframe._compat import collect
-from lexiframe._utils import as_list, caller_stacklevel, format_row, plural, quote_names
+from lexiframe._utils import (
+    as_list,
+    caller_stacklevel,
+    format_row,
+    lazy_frames,
+    plural,
+    quote_names,
+)
 from lexiframe.errors import DroppedQueriesWarning, InputError
 from lexiframe.io.objects import qrels_frame, run_frame
 from lexiframe.typing import NoRelevant, RankBy
@@ -209,8 +216,6 @@ def _streamed(
     Every system gets worst-case rows for the queries of a group it skipped: those of the
     groups before it was first seen come with the group where it is.
     """
-    from polars.io.plugins import register_io_source
-
     count = _partition_count(partitions, 0)
     relevant_df, queries_df = collect(relevant), collect(queries)  # small next to a run
     system_keys = [*request.by, "system"]
@@ -236,26 +241,7 @@ def _streamed(
             yield collect(_complete(rankings.lazy(), group_queries.lazy(), request, seen.lazy()))
             done = pl.concat([done, group_queries])
 
-    def source(
-        with_columns: list[str] | None,
-        predicate: pl.Expr | None,
-        n_rows: int | None,
-        batch_size: int | None,
-    ) -> Iterator[pl.DataFrame]:
-        remaining = n_rows
-        for frame in groups():
-            if predicate is not None:
-                frame = frame.filter(predicate)
-            if with_columns is not None:
-                frame = frame.select(with_columns)
-            if remaining is not None:
-                frame = frame.head(remaining)
-                remaining -= frame.height
-            yield frame
-            if remaining is not None and remaining <= 0:
-                return
-
-    return register_io_source(source, schema=schema, explain_name="lexiframe positions")
+    return lazy_frames(groups, schema, "lexiframe positions")
 
 
 GROUP_ENGINE = "streaming"

@@ -9,6 +9,7 @@ import polars as pl
 
 from lexiframe import _progress
 from lexiframe._compat import collect
+from lexiframe._utils import lazy_frames
 from lexiframe.errors import InputError
 from lexiframe.io.files import Paths, find_files, is_parquet, quote_files
 from lexiframe.io.layouts import Layout
@@ -85,29 +86,10 @@ def scan_table(paths: Paths, layout: Layout, system_from: SystemFrom) -> pl.Lazy
 
 def _scan_text(files: Sequence[Path], layout: Layout, system_from: SystemFrom) -> pl.LazyFrame:
     """A LazyFrame over text files that reads a group of files at a time when collected."""
-    from polars.io.plugins import register_io_source
-
     group = max(4, 2 * pl.thread_pool_size())
-    schema = layout.output_schema
 
-    def source(
-        with_columns: list[str] | None,
-        predicate: pl.Expr | None,
-        n_rows: int | None,
-        batch_size: int | None,
-    ) -> Iterator[pl.DataFrame]:
-        remaining = n_rows
+    def groups() -> Iterator[pl.DataFrame]:
         for start in range(0, len(files), group):
-            frame = read_text(files[start : start + group], layout, system_from)
-            if predicate is not None:
-                frame = frame.filter(predicate)
-            if with_columns is not None:
-                frame = frame.select(with_columns)
-            if remaining is not None:
-                frame = frame.head(remaining)
-                remaining -= frame.height
-            yield frame
-            if remaining is not None and remaining <= 0:
-                return
+            yield read_text(files[start : start + group], layout, system_from)
 
-    return register_io_source(source, schema=schema, explain_name=f"lexiframe {layout.table}")
+    return lazy_frames(groups, layout.output_schema, f"lexiframe {layout.table}")
