@@ -1,6 +1,6 @@
 """The recommender shape on Spark: lexiframe against Spark's own RankingEvaluator.
 
-    python benchmarks/run.py --shape recsys --engine spark --data /work/benchmark-data
+    python benchmarks/run.py --shape recsys --engine spark
     python benchmarks/run.py --shape recsys-20k --engine spark    # 20 million rows
 
 Each step runs in a fresh process with its own local Spark session (``local[*]``), read from
