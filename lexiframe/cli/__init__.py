@@ -19,10 +19,10 @@ from lexiframe._batched import positions_of_files
 from lexiframe._utils import plural
 from lexiframe.aggregate import METHODS, order, summarize_preferences
 from lexiframe.cli import compare, trec_eval
-from lexiframe.errors import LexiframeError, LexiframeWarning, UnknownMeasureError
+from lexiframe.cli._shared import add_track_arguments, split_measures, warnings_as_notes
+from lexiframe.errors import LexiframeError, LexiframeWarning
 from lexiframe.evaluation import measures, summarize
-from lexiframe.metrics import parse_measure
-from lexiframe.preferences import preference_measure, preferences
+from lexiframe.preferences import preferences
 from lexiframe.ranking import coverage, positions
 from lexiframe.stats import metric_pairs
 
@@ -42,20 +42,6 @@ def _table(frame: pl.DataFrame) -> str:
         fmt_str_lengths=40,
     ):
         return str(frame)
-
-
-def _split_measures(names: Sequence[str]) -> tuple[list[str], list[str]]:
-    """Split measure names into per-ranking metrics and preferences between rankings.
-
-    Unknown names raise the registry's error, which lists both kinds.
-    """
-    metrics, prefs = [], []
-    for name in names:
-        try:
-            prefs.append(preference_measure(name).name)
-        except UnknownMeasureError:
-            metrics.append(str(parse_measure(name)))
-    return list(dict.fromkeys(metrics)), list(dict.fromkeys(prefs))
 
 
 def side_by_side(orderings: dict[str, pl.DataFrame]) -> pl.DataFrame:
@@ -188,22 +174,16 @@ def _evaluate(
 ) -> tuple[dict[str, pl.DataFrame], dict[str, pl.DataFrame], dict[str, pl.DataFrame]]:
     """The per-query tables, their summaries and the orderings, in this process."""
     options = {"depth": args.depth, "threshold": args.threshold, "no_relevant": args.no_relevant}
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", LexiframeWarning)
+    with warnings_as_notes():
         # A batch of run files at a time: memory holds one batch of rows, not the run.
         frame = positions_of_files(args.runs, qrels, system_from=args.system_from, **options)
-    for warning in caught:
-        print(f"note: {warning.message}", file=sys.stderr)
 
     tables: dict[str, pl.DataFrame] = {}
     summary: dict[str, pl.DataFrame] = {}
     per_query = prefs = None
     if metric_names:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", LexiframeWarning)
+        with warnings_as_notes():
             per_query = measures(frame, metric_names, n=args.n).sort("system", "query")
-        for warning in caught:
-            print(f"note: {warning.message}", file=sys.stderr)
         tables["metrics"] = per_query
         summary["metrics"] = summarize(per_query)
     if preference_names:
@@ -216,7 +196,7 @@ def _evaluate(
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
-    metric_names, preference_names = _split_measures(args.measure or DEFAULT_MEASURES)
+    metric_names, preference_names = split_measures(args.measure or DEFAULT_MEASURES)
     kinds = (["metrics"] if metric_names else []) + (["preferences"] if preference_names else [])
     outputs = _targets(args.output, kinds)
     summaries = _targets(args.summary, kinds)
@@ -287,8 +267,7 @@ def build_parser() -> argparse.ArgumentParser:
         "measure. With both kinds of measure, each file option writes two files, "
         "<stem>-metrics<ext> and <stem>-preferences<ext>.",
     )
-    ev.add_argument("runs", nargs="+", help="TREC run files (plain or .gz), folders or parquet")
-    ev.add_argument("--qrels", required=True, help="TREC qrels file (or parquet)")
+    add_track_arguments(ev)
     ev.add_argument(
         "--measure",
         "-m",
@@ -321,9 +300,6 @@ def build_parser() -> argparse.ArgumentParser:
         "a block per system ending with its `all` means) instead of the tables; preferences "
         "and orderings are then only written to files",
     )
-    ev.add_argument("--depth", type=int, help="evaluate the top DEPTH documents of each ranking")
-    ev.add_argument("--threshold", type=int, default=1, help="lowest relevant grade (1)")
-    ev.add_argument("--n", type=int, help="corpus size, for TSE/SL3/RecallError imputation")
     ev.add_argument(
         "--no-relevant",
         choices=["drop", "keep"],
@@ -337,12 +313,6 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="MASTER",
         help="run the evaluation on Apache Spark: local[*] on this machine, or a cluster's "
         "master URL (needs the spark extra); the same tables and files",
-    )
-    ev.add_argument(
-        "--system-from",
-        choices=["field", "filename"],
-        default="field",
-        help="system id from the run's sixth field (default) or the file name",
     )
     ev.set_defaults(handler=run_evaluate)
     trec_eval.add_parser(commands)

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-import warnings
 from pathlib import Path
 
 import polars as pl
 
-from lexiframe.errors import InputError, LexiframeWarning
+from lexiframe.cli._shared import add_track_arguments, split_measures, warnings_as_notes
+from lexiframe.errors import InputError
 
 DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "RR"]
 FORMATS = ("markdown", "latex")
@@ -124,24 +124,20 @@ def run_compare(args: argparse.Namespace) -> int:
     """The ``compare`` subcommand: evaluate, test, render, then print and write."""
     from lexiframe import io, stats
     from lexiframe._batched import positions_of_files
-    from lexiframe.cli import _split_measures
     from lexiframe.evaluation import measures
     from lexiframe.io.writers import _atomic
     from lexiframe.metrics import parse_measure
     from lexiframe.preferences import preferences
 
-    metric_names, preference_names = _split_measures(args.measure or DEFAULT_MEASURES)
+    metric_names, preference_names = split_measures(args.measure or DEFAULT_MEASURES)
     style = _format(args)
     qrels = io.read_qrels(args.qrels)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", LexiframeWarning)
+    with warnings_as_notes():
         frame = positions_of_files(
             args.runs, qrels, system_from=args.system_from, depth=args.depth,
             threshold=args.threshold,
         )  # fmt: skip
         per_query = measures(frame, metric_names, n=args.n) if metric_names else None
-    for warning in caught:
-        print(f"note: {warning.message}", file=sys.stderr)
     if frame["system"].n_unique() < 2:
         raise InputError("compare needs at least 2 systems; the runs hold 1")
     options = {"correction": args.correction, "baseline": args.baseline, "seed": args.seed}
@@ -188,8 +184,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "named correction. Printed as Markdown (default) or LaTeX; --output writes the "
         "same text (the format follows a .tex extension unless --format says).",
     )
-    cp.add_argument("runs", nargs="+", help="TREC run files (plain or .gz), folders or parquet")
-    cp.add_argument("--qrels", required=True, help="TREC qrels file (or parquet)")
+    add_track_arguments(cp)
     cp.add_argument(
         "--measure",
         "-m",
@@ -209,14 +204,5 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     cp.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
     cp.add_argument("--format", choices=FORMATS, help="markdown (default) or latex")
     cp.add_argument("--output", "-o", help="also write the report to this file")
-    cp.add_argument("--depth", type=int, help="evaluate the top DEPTH documents of each ranking")
-    cp.add_argument("--threshold", type=int, default=1, help="lowest relevant grade (1)")
-    cp.add_argument("--n", type=int, help="corpus size, for TSE/SL3/RecallError imputation")
     cp.add_argument("--seed", type=int, help="seed of randomized_hsd")
-    cp.add_argument(
-        "--system-from",
-        choices=["field", "filename"],
-        default="field",
-        help="system id from the run's sixth field (default) or the file name",
-    )
     cp.set_defaults(handler=run_compare)

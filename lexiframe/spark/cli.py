@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import polars as pl
 
 from lexiframe import io
-from lexiframe.errors import LexiframeWarning
+from lexiframe.cli._shared import warnings_as_notes
 from lexiframe.spark import _arrow
 
 if TYPE_CHECKING:
@@ -71,12 +70,14 @@ def evaluate_on_spark(
         with _arrow.quiet_pyspark():
             run = _run_frame(spark, args)
             judgments = spark.createDataFrame(qrels.to_arrow())
-        options = {"depth": args.depth, "threshold": args.threshold}
-        options["no_relevant"] = args.no_relevant
+        options = {
+            "depth": args.depth,
+            "threshold": args.threshold,
+            "no_relevant": args.no_relevant,
+        }
         _note_dropped(lfs.coverage(run, judgments, **_coverage_options(options)))
         tables: dict[str, SparkFrame] = {}
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", LexiframeWarning)
+        with warnings_as_notes():
             if preference_names:
                 frame = lfs.positions(run, judgments, **options).cache()
                 if metric_names:
@@ -86,8 +87,6 @@ def evaluate_on_spark(
                 tables["metrics"] = lfs.evaluate(run, judgments, metric_names, n=args.n, **options)
         # Read by the summary, the orderings and the output: computed once.
         tables = {kind: table.cache() for kind, table in tables.items()}
-        for warning in caught:
-            print(f"note: {warning.message}", file=sys.stderr)
         return _results(tables, metric_names, preference_names, args.order, wanted)
     finally:
         if started:

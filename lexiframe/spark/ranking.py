@@ -15,6 +15,7 @@ by itself are brought to it:
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -148,14 +149,18 @@ def evaluate(
 
 
 def _positions_options(options: dict[str, Any]) -> dict[str, Any]:
-    known = {
-        "threshold", "depth", "by", "rank_by", "docs", "grades", "no_relevant",
-        "system", "query", "doc", "score", "rank", "relevance",
-    }  # fmt: skip
-    unknown = sorted(set(options) - known)
+    unknown = sorted(set(options) - set(POSITIONS_OPTIONS))
     if unknown:
         raise TypeError(f"unexpected positions option {unknown[0]!r}")
     return options
+
+
+POSITIONS_OPTIONS: dict[str, Any] = {
+    name: parameter.default
+    for name, parameter in inspect.signature(positions).parameters.items()
+    if parameter.kind is parameter.KEYWORD_ONLY and name != "buckets"
+}
+"""The options of :func:`positions` with their defaults, as ``evaluate`` passes them on."""
 
 
 def _prepare(
@@ -169,18 +174,14 @@ def _prepare(
 ) -> tuple[_Job, SparkFrame, SparkFrame]:
     """Check the inputs on the driver and plan the job: the run and qrels reduced to the
     columns lexiframe reads, with a bucket column, and the job of each group."""
+    column_names = ("system", "query", "doc", "score", "rank", "relevance")
     options = {
-        "threshold": given.get("threshold", 1),
-        "depth": given.get("depth"),
-        "by": as_list(given.get("by")),
-        "rank_by": given.get("rank_by", "score"),
-        "docs": given.get("docs", False),
-        "grades": given.get("grades"),
-        "no_relevant": given.get("no_relevant", "drop"),
+        key: given.get(key, default)
+        for key, default in POSITIONS_OPTIONS.items()
+        if key not in column_names
     }
-    names = {
-        key: given.get(key, key) for key in ("system", "query", "doc", "score", "rank", "relevance")
-    }
+    options["by"] = as_list(options["by"])
+    names = {key: given.get(key, POSITIONS_OPTIONS[key]) for key in column_names}
     by = options["by"]
     order = names["score"] if options["rank_by"] == "score" else names["rank"]
     run_columns = [*by, names["system"], names["query"], names["doc"], order]

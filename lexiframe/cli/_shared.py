@@ -1,0 +1,57 @@
+"""What the subcommands that evaluate TREC files share: their input options, how measure
+names split into metrics and preferences, and how warnings reach the terminal."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+from lexiframe.errors import LexiframeWarning, UnknownMeasureError
+
+
+def add_track_arguments(parser: argparse.ArgumentParser) -> None:
+    """The run files, the qrels and the options that shape the rankings and measures."""
+    parser.add_argument("runs", nargs="+", help="TREC run files (plain or .gz), folders or parquet")
+    parser.add_argument("--qrels", required=True, help="TREC qrels file (or parquet)")
+    parser.add_argument(
+        "--depth", type=int, help="evaluate the top DEPTH documents of each ranking"
+    )
+    parser.add_argument("--threshold", type=int, default=1, help="lowest relevant grade (1)")
+    parser.add_argument("--n", type=int, help="corpus size, for TSE/SL3/RecallError imputation")
+    parser.add_argument(
+        "--system-from",
+        choices=["field", "filename"],
+        default="field",
+        help="system id from the run's sixth field (default) or the file name",
+    )
+
+
+def split_measures(names: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Split measure names into per-ranking metrics and preferences between rankings.
+
+    Unknown names raise the registry's error, which lists both kinds.
+    """
+    from lexiframe.metrics import parse_measure
+    from lexiframe.preferences import preference_measure
+
+    metrics, prefs = [], []
+    for name in names:
+        try:
+            prefs.append(preference_measure(name).name)
+        except UnknownMeasureError:
+            metrics.append(str(parse_measure(name)))
+    return list(dict.fromkeys(metrics)), list(dict.fromkeys(prefs))
+
+
+@contextmanager
+def warnings_as_notes() -> Iterator[None]:
+    """lexiframe's warnings raised inside the block, printed as ``note:`` lines on stderr
+    when it ends (a command speaks to its user, not through Python's warning machinery)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", LexiframeWarning)
+        yield
+    for warning in caught:
+        print(f"note: {warning.message}", file=sys.stderr)
