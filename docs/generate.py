@@ -48,6 +48,7 @@ EXAMPLE_CODE = """\
 import polars as pl
 import lexiframe as lf
 
+# judged=True adds the last three columns (Bpref, infAP, Judged@k read them)
 positions = pl.DataFrame(
     {
         "system": ["a", "b", "c"],
@@ -55,11 +56,17 @@ positions = pl.DataFrame(
         "positions": [[1, 3, 7], [2, 3, 4, 9], []],
         "n_rel": [4, 4, 4],
         "n_ret": [10, 10, 0],
+        "nonrel_positions": [[2, 4, 5], [1, 5], []],
+        "n_nonrel": [6, 6, 6],
+        "pooled_positions": [[6], [], []],
     },
     schema_overrides={
         "positions": pl.List(pl.UInt32),
         "n_rel": pl.UInt32,
         "n_ret": pl.UInt32,
+        "nonrel_positions": pl.List(pl.UInt32),
+        "n_nonrel": pl.UInt32,
+        "pooled_positions": pl.List(pl.UInt32),
     },
 )"""
 EXAMPLE_N = 1000
@@ -554,7 +561,7 @@ def cli_reference() -> str:
 TREC_EVAL_NOTES = """\
 ## `lexiframe trec_eval`: a drop-in for trec_eval
 
-`lexiframe trec_eval [-q] [-c] [-l LEVEL] [-M DEPTH] [-m MEASURE]... QRELS RUN...` reads
+`lexiframe trec_eval [-q] [-c] [-J] [-l LEVEL] [-M DEPTH] [-m MEASURE]... QRELS RUN...` reads
 trec_eval's flags and measure names and prints its lines: `measure<TAB>query<TAB>value`, the
 name padded to 22 characters, counts as integers and other values with 4 decimals; with
 `-q` the values of each query (queries in trec_eval's order, by their ids as strings), then
@@ -570,12 +577,16 @@ trec_eval calls would; each file is one run, named by the run id of its last lin
 - `-q`: per-query lines. `-c`: average over every query of the qrels (a query the run
   skipped scores 0). `-l LEVEL`: the lowest relevant grade (nDCG and RBP, as in
   trec_eval, keep every positive grade as their gain). `-M DEPTH`: the top DEPTH documents
-  of each ranking.
+  of each ranking. `-J`: rank only the judged documents (condensed rankings, after `-M`).
+- A judgment with a negative grade marks a pooled document left unassessed, as in
+  trec_eval: `infAP` counts it, `unj` counts it as unjudged, and `-J` removes it.
 
 Where it differs from trec_eval 10.0: without `-c`, a judged query the run skipped is left
 out of the means (trec_eval's documented behaviour; trec_eval 10.0 stops with "result qid
-not found in qrels"); several runs in one call; the formats of `-R`/`-T` other than TREC's
-are not read.
+not found in qrels"); with `-J`, where a condensed ranking is empty or the query has no
+relevant document, trec_eval divides 0 by 0 in `iprec_at_recall` and prints `nan` (and a
+`nan` mean), where lexiframe prints 0; several runs in one call; the formats of `-R`/`-T`
+other than TREC's are not read.
 
 How each trec_eval measure reads (generated from `lexiframe.metrics.trec_eval`: a measure
 the registry understands under trec_eval's name joins this table by itself):

@@ -20,8 +20,20 @@ from lexiframe.ranking import positions as build_positions
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 
+JUDGED_COLUMNS = ("nonrel_positions", "n_nonrel", "pooled_positions")
+"""What positions(judged=True) adds: Bpref, infAP, Judged@k and Unjudged@k read it."""
+
 # Columns of a positions frame that hold ranking data rather than keys.
-RANKING_COLUMNS = ("positions", "n_rel", "n_ret", "depth", "docs", "grades", "ideal_grades")
+RANKING_COLUMNS = (
+    "positions",
+    "n_rel",
+    "n_ret",
+    "depth",
+    "docs",
+    "grades",
+    "ideal_grades",
+    *JUDGED_COLUMNS,
+)
 
 MeasureNames = str | Measure | Iterable[str | Measure]
 
@@ -77,6 +89,14 @@ def measures(frame: Frame, names: MeasureNames, *, n: int | str | pl.Expr | None
         raise SchemaError(
             "a positions frame with grades needs both 'grades' and 'ideal_grades' (build it "
             "with run.lexi.positions(qrels), which keeps them when the qrels are graded)"
+        )
+    needing_judged = [measure.name for measure in parsed if measure.needs_judged]
+    absent = [name for name in JUDGED_COLUMNS if name not in schema]
+    if needing_judged and absent:
+        raise SchemaError(
+            f"{quote_names(needing_judged)} read the judged non-relevant documents, but the "
+            f"positions frame has no {quote_names(absent)} column: build it with "
+            "positions(qrels, judged=True) (lf.evaluate does so by itself)"
         )
     if any(m.family.name == "ASL" for m in parsed) and "n_ret" not in schema:
         raise SchemaError("ASL needs the n_ret column of the positions frame")
@@ -170,7 +190,8 @@ def evaluate(
     one batch of rows rather than the whole run, with the same result.
 
     The positions frame keeps the grades when the qrels are graded, so nDCG and RBP give
-    trec_eval's graded values, as on every path.
+    trec_eval's graded values, as on every path, and the judged non-relevant documents
+    (``judged=True``) when a measure reads them (Bpref, infAP, Judged@k, Unjudged@k).
     ``positions_options`` go to :func:`lexiframe.positions` (``threshold``, ``depth``,
     ``by``, column names, …).
 
@@ -184,7 +205,7 @@ def evaluate(
         ('a', 'q1', 0.5, 0.0)
     """
     parsed = parse_measures(names)
-    _request_levels(parsed, positions_options)
+    request_columns(parsed, positions_options)
     if is_paths(qrels):
         qrels = read_qrels(qrels)
     if is_paths(run):
@@ -194,9 +215,14 @@ def evaluate(
     return measures(frame, parsed, n=n)
 
 
-def _request_levels(parsed: list[Measure], positions_options: dict[str, Any]) -> None:
-    """Measures at a relevance level of their own (``AP(rel=2)``) read the grades, and
-    their level cannot be below the threshold the positions are built at."""
+def request_columns(parsed: Iterable[Measure], positions_options: dict[str, Any]) -> None:
+    """Ask :func:`lexiframe.positions` (in ``positions_options``) for the columns the
+    measures read beyond the default frame: the judged non-relevant documents (Bpref,
+    infAP, Judged@k, Unjudged@k), and the grades of measures at a relevance level of their
+    own (``AP(rel=2)``), whose level cannot be below the frame's threshold."""
+    parsed = list(parsed)
+    if any(measure.needs_judged for measure in parsed):
+        positions_options.setdefault("judged", True)
     leveled = [measure for measure in parsed if measure.level is not None]
     if not leveled:
         return

@@ -67,11 +67,20 @@ class _Request:
     rank_by: RankBy
     docs: bool
     grades: bool
+    threshold: int = 1
+    judged: bool = False
+    condensed: bool = False
 
     @property
     def keys(self) -> list[str]:
         """The keys of one ranking: by…, system, query."""
         return [*self.by, *KEYS]
+
+    @property
+    def reads_every_judgment(self) -> bool:
+        """Whether rankings are marked with every judgment, not only the relevant ones:
+        the judged non-relevant documents have ranks of their own, or are what is ranked."""
+        return self.judged or self.condensed
 
 
 @overload
@@ -90,6 +99,8 @@ def positions(
     rank_by: RankBy = "score",
     docs: bool = False,
     grades: bool | None = None,
+    judged: bool = False,
+    condensed: bool = False,
     no_relevant: NoRelevant = "drop",
     system: str = "system",
     query: str = "query",
@@ -122,6 +133,17 @@ def positions(
             some query differ in grade), where they change those values; ``True`` always.
             ``False`` on graded qrels is refused rather than let nDCG and RBP fall back to
             binary gains.
+        judged: also return the judged non-relevant documents, which Bpref, infAP,
+            Judged@k and Unjudged@k read: ``nonrel_positions`` (the ranks of the retrieved
+            documents judged with a grade from 0 to below ``threshold``), ``n_nonrel`` (how
+            many such documents the query has) and ``pooled_positions`` (the ranks of the
+            retrieved documents judged with a negative grade: trec_eval's mark of a pooled
+            document left unjudged, as in sampled pools). :func:`lexiframe.evaluate` asks
+            for them when a measure needs them.
+        condensed: rank only the judged documents (a grade of 0 or more), as trec_eval's
+            ``-J`` and Sakai's condensed lists: the unjudged documents are removed from
+            each ranking (after ``depth=``) and the rest move up. Every measure and
+            preference then reads the condensed rankings; ``n_ret`` counts their documents.
         no_relevant: what to do with a judged query without a relevant document: ``"drop"``
             it (the default: such a query cannot tell systems apart; the eager call counts
             the dropped queries in a warning), or ``"keep"`` it as rows with ``n_rel = 0``,
@@ -184,15 +206,20 @@ def positions(
     grades = _keeps_grades(relevant, qrels_keys, grades, names)
     if no_relevant not in ("drop", "keep"):
         raise InputError(f"no_relevant must be 'drop' or 'keep', not {no_relevant!r}")
-    judged = qrels_lf if no_relevant == "keep" else None
-    queries = _relevant_queries(relevant, qrels_keys, grades, judged=judged, threshold=threshold)
-    request = _Request(by, qrels_keys, depth, rank_by, docs, grades)
+    every_query = qrels_lf if no_relevant == "keep" else None
+    queries = _relevant_queries(
+        relevant, qrels_keys, grades, judged=every_query, threshold=threshold
+    )
+    request = _Request(by, qrels_keys, depth, rank_by, docs, grades, threshold, judged, condensed)
+    if judged:
+        queries = _with_nonrel_counts(queries, qrels_lf, qrels_keys, threshold)
+    judgments = qrels_lf if request.reads_every_judgment else relevant
     if isinstance(run, pl.LazyFrame):
-        return _streamed(run_lf, relevant, queries, request, names, partitions)
+        return _streamed(run_lf, judgments, queries, request, names, partitions)
 
     # An in-memory run is checked for NaN scores and null ids in one cheap pass first.
     _check_values(run_lf, names, by)
-    parts = _eager_rankings(run_lf, relevant, request, partitions)
+    parts = _eager_rankings(run_lf, judgments, request, partitions)
     rankings_df = _checked(pl.concat(parts, how="diagonal"), run_lf, names, by)
     queries_df = collect(queries)
     _warn_dropped(rankings_df, queries_df, by, qrels_keys, names)
@@ -201,7 +228,7 @@ def positions(
 
 def _streamed(
     run: pl.LazyFrame,
-    relevant: pl.LazyFrame,
+    judgments: pl.LazyFrame,
     queries: pl.LazyFrame,
     request: _Request,
     names: ColumnNames,
@@ -217,10 +244,10 @@ def _streamed(
     groups before it was first seen come with the group where it is.
     """
     count = _partition_count(partitions, 0)
-    relevant_df, queries_df = collect(relevant), collect(queries)  # small next to a run
+    judgments_df, queries_df = collect(judgments), collect(queries)  # small next to a run
     system_keys = [*request.by, "system"]
     schema = _complete(
-        _rankings(run, relevant_df.lazy(), request, value_flags=True), queries_df.lazy(), request
+        _rankings(run, judgments_df.lazy(), request, value_flags=True), queries_df.lazy(), request
     ).collect_schema()
 
     def groups() -> Iterator[pl.DataFrame]:
@@ -229,7 +256,10 @@ def _streamed(
         for index in range(count):
             in_group = _in_group(count, index)
             plan = _rankings(
-                run.filter(in_group), relevant_df.filter(in_group).lazy(), request, value_flags=True
+                run.filter(in_group),
+                judgments_df.filter(in_group).lazy(),
+                request,
+                value_flags=True,
             )
             rankings = _checked(plan.collect(engine=GROUP_ENGINE), run, names, request.by)
             group_queries = queries_df.filter(in_group)
@@ -249,20 +279,20 @@ GROUP_ENGINE = "streaming"
 
 
 def _eager_rankings(
-    run: pl.LazyFrame, relevant: pl.LazyFrame, request: _Request, partitions: int | None
+    run: pl.LazyFrame, judgments: pl.LazyFrame, request: _Request, partitions: int | None
 ) -> list[pl.DataFrame]:
     """The rankings of an in-memory run: grouped by slices where each ranking is one block
     of rows (:mod:`lexiframe._blocks`), by their keys in groups of queries elsewhere."""
     blocks = _blocks.number_blocks(collect(run), request.keys)
     parts = [
-        collect(_rankings(blocks.run.lazy(), relevant, request, block_keys=blocks.keys.lazy()))
+        collect(_rankings(blocks.run.lazy(), judgments, request, block_keys=blocks.keys.lazy()))
     ]
     if blocks.rest is not None:
         groups = _split(
-            blocks.rest.lazy(), relevant, _partition_count(partitions, blocks.rest.height)
+            blocks.rest.lazy(), judgments, _partition_count(partitions, blocks.rest.height)
         )
         parts += [
-            collect(_rankings(part, part_relevant, request)) for part, part_relevant in groups
+            collect(_rankings(part, part_judgments, request)) for part, part_judgments in groups
         ]
     return parts
 
@@ -282,22 +312,22 @@ def _check_partitions(partitions: int | None) -> None:
 
 
 def _split(
-    run: pl.LazyFrame, relevant: pl.LazyFrame, partitions: int
+    run: pl.LazyFrame, judgments: pl.LazyFrame, partitions: int
 ) -> list[tuple[pl.LazyFrame, pl.LazyFrame]]:
-    """The run and its relevant judgments in ``partitions`` groups of queries (by a hash of
-    the query id), to be ranked one group after another.
+    """The run and its judgments (:func:`_rankings`) in ``partitions`` groups of queries (by
+    a hash of the query id), to be ranked one group after another.
 
     Each group gets its judgments as a frame of its own: groups reading one shared
     in-memory frame were held in memory together by the streaming engine (9.4 GB instead
     of 5.9 GB for 200 million rows in 16 groups).
     """
     if partitions == 1:
-        return [(run, relevant)]
+        return [(run, judgments)]
 
     return [
         (
             run.filter(_in_group(partitions, i)),
-            collect(relevant.filter(_in_group(partitions, i))).lazy(),
+            collect(judgments.filter(_in_group(partitions, i))).lazy(),
         )
         for i in range(partitions)
     ]
@@ -458,7 +488,7 @@ def _sort_keys(rank_by: RankBy, doc_dtype: pl.DataType) -> tuple[list[pl.Expr], 
 
 def _rankings(
     run: pl.LazyFrame,
-    relevant: pl.LazyFrame,
+    judgments: pl.LazyFrame,
     request: _Request,
     *,
     value_flags: bool = False,
@@ -466,32 +496,40 @@ def _rankings(
 ) -> pl.LazyFrame:
     """One row per ranking of the run, with the ranks of its relevant documents.
 
-    A run numbered by :func:`lexiframe._blocks.number_blocks` is grouped by its blocks (and
-    ``block_keys`` gives each block its keys), other runs by their keys. The flag columns
+    ``judgments`` are the relevant judgments, or every judgment when the request ranks
+    judged non-relevant documents too or condenses the rankings
+    (:attr:`_Request.reads_every_judgment`). A run numbered by
+    :func:`lexiframe._blocks.number_blocks` is grouped by its blocks (and ``block_keys``
+    gives each block its keys), other runs by their keys. The flag columns
     (:data:`DUPLICATE_FLAGS`, and :data:`VALUE_FLAGS` with ``value_flags``) let the caller
     reject duplicate documents, NaN scores and null ids without another pass over the run.
     """
-    depth, with_docs = request.depth, request.docs
     keys, descending = _sort_keys(request.rank_by, run.collect_schema()["doc"])
-    marked, exact = _with_marks(
-        run,
-        relevant,
-        request.qrels_keys,
-        keep_order=block_keys is not None,
-        grades=request.grades,
-    )
-    mark = pl.col("_mark")
-    columns = {
-        "positions": (mark.sort_by(keys, descending=descending).arg_true() + 1).cast(POSITION),
-        "n_ret": pl.len().cast(POSITION),
+    flags = {
         "_n_rows": pl.len().cast(POSITION),
         "_n_docs": pl.col("doc").n_unique().cast(POSITION),
     }
     if value_flags:
         # nan_max is NaN only when a score is NaN; null counts flag null scores and ids.
-        columns["_score_nan_max"] = pl.col("order").nan_max()
-        columns["_null_scores"] = pl.col("order").null_count()
-        columns["_null_ids"] = pl.col("doc").null_count()
+        flags["_score_nan_max"] = pl.col("order").nan_max()
+        flags["_null_scores"] = pl.col("order").null_count()
+        flags["_null_ids"] = pl.col("doc").null_count()
+    keep_order = block_keys is not None
+    if request.reads_every_judgment:
+        graded = _with_grades(run, judgments, request.qrels_keys, keep_order=keep_order)
+        columns = _graded_lists(keys, descending, request)
+        return _grouped(graded, {**columns, **flags}, request, block_keys)
+
+    depth, with_docs = request.depth, request.docs
+    marked, exact = _with_marks(
+        run, judgments, request.qrels_keys, keep_order=keep_order, grades=request.grades
+    )
+    mark = pl.col("_mark")
+    columns = {
+        "positions": (mark.sort_by(keys, descending=descending).arg_true() + 1).cast(POSITION),
+        "n_ret": pl.len().cast(POSITION),
+        **flags,
+    }
     if depth is not None:
         columns["n_ret"] = pl.min_horizontal(pl.len(), pl.lit(depth)).cast(POSITION)
     # The marked rows alone, sorted by the same keys: in the order of ``positions``.
@@ -505,24 +543,73 @@ def _rankings(
             pl.col("_grade").filter(mark).sort_by(marked_keys, descending=descending)
         )
         lists.append("grades")
-    if block_keys is not None:
-        block = pl.col(_blocks.BLOCK)
-        rankings = (
-            marked.with_columns(block.set_sorted())  # a join kept the order, not the flag
-            .group_by(block)
-            .agg(**columns)
-            .join(block_keys, on=_blocks.BLOCK)
-            .drop(_blocks.BLOCK)
-        )
-    else:
-        rankings = marked.group_by(request.keys).agg(**columns)
+    rankings = _grouped(marked, columns, request, block_keys)
     if not exact:
-        return _judged_only(rankings, relevant, request)
+        return _judged_only(rankings, judgments, request)
     if depth is not None:
         # Positions ascend: the ones within the depth are a prefix of the list.
         kept = pl.col("positions").list.eval((pl.element() <= depth).sum()).list.first()
         rankings = rankings.with_columns(pl.col(lists).list.head(kept))
     return rankings
+
+
+def _grouped(
+    rows: pl.LazyFrame,
+    columns: dict[str, pl.Expr],
+    request: _Request,
+    block_keys: pl.LazyFrame | None,
+) -> pl.LazyFrame:
+    """``columns`` aggregated per ranking: per block of rows when ``block_keys`` number
+    them (:mod:`lexiframe._blocks`), else per ranking keys."""
+    if block_keys is None:
+        return rows.group_by(request.keys).agg(**columns)
+    block = pl.col(_blocks.BLOCK)
+    return (
+        rows.with_columns(block.set_sorted())  # a join kept the order, not the flag
+        .group_by(block)
+        .agg(**columns)
+        .join(block_keys, on=_blocks.BLOCK)
+        .drop(_blocks.BLOCK)
+    )
+
+
+def _with_grades(
+    run: pl.LazyFrame, judgments: pl.LazyFrame, qrels_keys: list[str], *, keep_order: bool
+) -> pl.LazyFrame:
+    """The run with ``_grade``, each row's grade for its query (null where unjudged)."""
+    grades = judgments.select(*qrels_keys, "doc", _grade="relevance")
+    order = "left" if keep_order else None
+    return run.join(grades, on=[*qrels_keys, "doc"], how="left", maintain_order=order)
+
+
+def _graded_lists(
+    keys: list[pl.Expr], descending: list[bool], request: _Request
+) -> dict[str, pl.Expr]:
+    """The lists of a ranking read from each row's grade (:func:`_with_grades`).
+
+    The rows are put in rank order and cut at ``depth``; ``condensed`` then keeps the
+    judged ones (a grade of 0 or more, as trec_eval's ``-J``), which take ranks 1, 2, …
+    among themselves. A grade at or above the threshold is relevant, one from 0 to below
+    it is judged non-relevant, and a negative one marks a pooled document left unjudged.
+    """
+    grade = pl.col("_grade").sort_by(keys, descending=descending)
+    doc = pl.col("doc").sort_by(keys, descending=descending)
+    if request.depth is not None:
+        grade, doc = grade.head(request.depth), doc.head(request.depth)
+    if request.condensed:
+        judged = grade >= 0  # null (unjudged) is not kept
+        grade, doc = grade.filter(judged), doc.filter(judged)
+    rank = pl.int_range(1, grade.len() + 1, dtype=POSITION)
+    relevant = grade >= request.threshold
+    columns = {"positions": rank.filter(relevant), "n_ret": grade.len().cast(POSITION)}
+    if request.docs:
+        columns["docs"] = doc.filter(relevant)
+    if request.grades:
+        columns["grades"] = grade.filter(relevant)
+    if request.judged:
+        columns["nonrel_positions"] = rank.filter((grade >= 0) & (grade < request.threshold))
+        columns["pooled_positions"] = rank.filter(grade < 0)
+    return columns
 
 
 ROWS_PER_PARTITION = 4_000_000
@@ -642,6 +729,20 @@ def _relevant_queries(
     return relevant.group_by(qrels_keys).agg(**columns)
 
 
+def _with_nonrel_counts(
+    queries: pl.LazyFrame, qrels: pl.LazyFrame, qrels_keys: list[str], threshold: int
+) -> pl.LazyFrame:
+    """The evaluated queries with ``n_nonrel``: their documents judged with a grade from 0
+    to below the threshold (trec_eval's judged non-relevant documents; Bpref reads it)."""
+    grade = pl.col("relevance")
+    counts = qrels.group_by(qrels_keys).agg(
+        n_nonrel=((grade >= 0) & (grade < threshold)).sum().cast(POSITION)
+    )
+    return queries.join(counts, on=qrels_keys, how="left").with_columns(
+        pl.col("n_nonrel").fill_null(0)
+    )
+
+
 def _grid(
     systems: pl.LazyFrame, queries: pl.LazyFrame, by: list[str], qrels_keys: list[str]
 ) -> pl.LazyFrame:
@@ -676,6 +777,9 @@ def _complete(
         filled.append(
             pl.col("grades").fill_null(pl.lit([], dtype=found.collect_schema()["grades"]))
         )
+    if request.judged:
+        optional += ["nonrel_positions", "n_nonrel", "pooled_positions"]
+        filled += [pl.col("nonrel_positions", "pooled_positions").fill_null(empty)]
     # The depth= of the frame travels with it: a skipped query's ASL is scored at it.
     depth = [] if request.depth is None else [pl.lit(request.depth, dtype=POSITION).alias("depth")]
     return (

@@ -40,6 +40,12 @@ class Ranking:
     depth: int = 0
     """The depth a skipped ranking is scored at: ``depth=`` if given, else the longest
     ranking of the query among all systems."""
+    nonrel_positions: list[int] = field(default_factory=list)
+    """Ranks of the retrieved documents judged non-relevant (0 ≤ grade < threshold)."""
+    pooled_positions: list[int] = field(default_factory=list)
+    """Ranks of the retrieved documents judged with a negative grade (pooled, unassessed)."""
+    n_nonrel: int = 0
+    """Judged non-relevant documents of the query."""
 
 
 def ranked_docs(rows: Iterable[tuple[object, float]], depth: int | None = None) -> list[object]:
@@ -56,12 +62,14 @@ def positions(
     threshold: int = 1,
     depth: int | None = None,
     no_relevant: str = "drop",
+    condensed: bool = False,
 ) -> dict[tuple[str, object], Ranking]:
     """The positions frame as ``{(system, query): Ranking}`` (docs/definitions.md §1).
 
     Systems are keyed by ``str(system)`` (lexiframe casts system ids to strings). With
     ``no_relevant="keep"`` every judged query is evaluated, also those without a relevant
-    document (trec_eval's ``-c``).
+    document (trec_eval's ``-c``). ``condensed``: after the depth cut, the documents
+    without a judgment of grade 0 or more leave the ranking (trec_eval's ``-J``).
     """
     run = list(run)
     judgments: dict[object, dict[object, int]] = {}
@@ -83,12 +91,19 @@ def positions(
 
     result = {}
     for query, rel_docs in relevant.items():
+        grades = judgments.get(query, {})
         rankings = {
             system: ranked_docs(by_ranking.get((system, query), []), depth) for system in systems
         }
+        if condensed:
+            rankings = {
+                system: [doc for doc in docs if grades.get(doc, -1) >= 0]
+                for system, docs in rankings.items()
+            }
         longest = max(len(docs) for docs in rankings.values())
         for system, docs in rankings.items():
             found = [(rank, doc) for rank, doc in enumerate(docs, start=1) if doc in rel_docs]
+            ranked = list(enumerate(docs, start=1))
             result[(system, query)] = Ranking(
                 positions=[rank for rank, _ in found],
                 n_rel=len(rel_docs),
@@ -97,6 +112,11 @@ def positions(
                 grades=[rel_docs[doc] for _, doc in found],
                 ideal_grades=sorted(rel_docs.values(), reverse=True),
                 depth=longest if depth is None else depth,
+                nonrel_positions=[
+                    rank for rank, doc in ranked if 0 <= grades.get(doc, -1) < threshold
+                ],
+                pooled_positions=[rank for rank, doc in ranked if grades.get(doc, 0) < 0],
+                n_nonrel=sum(1 for grade in grades.values() if 0 <= grade < threshold),
             )
     return result
 
@@ -238,6 +258,66 @@ def iprec(pos: list[int], m: int, n_ret: int, level: float) -> float:
     return best
 
 
+def _kinds(ranking: Ranking) -> list[str]:
+    """The kind of the document at each rank 1 … ñ: rel, nonrel, pooled or unjudged."""
+    kinds = ["unjudged"] * ranking.n_ret
+    for name, ranks in (
+        ("rel", ranking.positions),
+        ("nonrel", ranking.nonrel_positions),
+        ("pooled", ranking.pooled_positions),
+    ):
+        for rank in ranks:
+            kinds[rank - 1] = name
+    return kinds
+
+
+def bpref(ranking: Ranking) -> float:
+    """trec_eval's loop: each relevant document scores 1 − min(nonrel above, R)/min(N, R)."""
+    big_r, total, nonrel_so_far = ranking.n_rel, 0.0, 0
+    for kind in _kinds(ranking):
+        if kind == "nonrel":
+            nonrel_so_far += 1
+        elif kind == "rel":
+            if nonrel_so_far > 0:
+                total += 1.0 - min(nonrel_so_far, big_r) / min(ranking.n_nonrel, big_r)
+            else:
+                total += 1.0
+    return total / big_r if big_r else 0.0
+
+
+def inf_ap(ranking: Ranking, epsilon: float = 1e-5) -> float:
+    """trec_eval's infAP loop over the ranks, counting what lies above each relevant one."""
+    total, rel_so_far, nonrel_so_far, pooled_so_far = 0.0, 0, 0, 0
+    for j, kind in enumerate(_kinds(ranking)):
+        if kind == "unjudged":
+            continue
+        if kind == "pooled":
+            pooled_so_far += 1
+        elif kind == "nonrel":
+            nonrel_so_far += 1
+        else:
+            rel_so_far += 1
+            if j == 0:
+                total += 1.0
+            else:
+                above = rel_so_far - 1 + nonrel_so_far + pooled_so_far
+                total += 1.0 / (j + 1) + (j / (j + 1)) * (above / j) * (
+                    (rel_so_far - 1 + epsilon) / (rel_so_far - 1 + nonrel_so_far + 2 * epsilon)
+                )
+    return total / ranking.n_rel if ranking.n_rel else 0.0
+
+
+def judged_at(ranking: Ranking, k: int | None) -> float:
+    """ir_measures' Judged@k: judged documents among the top min(k, ñ); 0 if none returned."""
+    top = _kinds(ranking)[: k if k is not None else ranking.n_ret]
+    return sum(kind != "unjudged" for kind in top) / len(top) if top else 0.0
+
+
+def unjudged_at(ranking: Ranking, k: int) -> float:
+    """trec_eval's unj_k: unjudged or pooled documents among the top k, over k."""
+    return sum(kind in ("unjudged", "pooled") for kind in _kinds(ranking)[:k]) / k
+
+
 def exposure(name: str, *, n: int | None = None, p: float = 0.8) -> Callable[[float], float]:
     """The named exposures of lexirecall Definition 2.1, as functions of a position."""
     if name in ("rr", "ap"):
@@ -323,9 +403,19 @@ def measure(
     qrels, on every path), else binary gains.
     """
     pos, m, n_ret = ranking.positions, ranking.n_rel, ranking.n_ret
-    counts = {"NumRet": n_ret, "NumRel": m, "NumRelRet": len(pos)}
+    counts = {
+        "NumRet": n_ret,
+        "NumRel": m,
+        "NumRelRet": len(pos),
+        "NumNonRelJudgedRet": len(ranking.nonrel_positions),
+    }
     if name in counts:
         return float(counts[name])
+    family, _, cutoff_text = name.partition("@")
+    if family == "Judged":  # defined without a relevant document too
+        return judged_at(ranking, int(cutoff_text) if cutoff_text else None)
+    if family == "Unjudged":
+        return unjudged_at(ranking, int(cutoff_text))
     if m == 0:
         # A judged query without a relevant document (no_relevant="keep"): trec_eval
         # scores it 0; the measures that need a relevant document are undefined.
@@ -334,7 +424,6 @@ def measure(
             name.startswith("TSE") and "linear" in name and n is None
         )
         return None if is_undefined else 0.0
-    family, _, cutoff_text = name.partition("@")
     if family == "IPrec":
         return iprec(pos, m, n_ret, float(cutoff_text))
     if family.startswith("SetF"):
@@ -360,6 +449,8 @@ def measure(
         "Success": lambda: success(pos, cutoff),
         "SetP": lambda: len(pos) / n_ret if n_ret else 0.0,
         "SetR": lambda: len(pos) / m,
+        "Bpref": lambda: bpref(ranking),
+        "infAP": lambda: inf_ap(ranking),
         "SL3": lambda: sl3(pos, m, n=n),
         "RecallError": lambda: recall_error(pos, m, n=n),
         "ASL": lambda: asl(pos, m, n_ret, ranking.depth, cutoff),

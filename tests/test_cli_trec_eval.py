@@ -51,6 +51,17 @@ CASES = [
         TOY / "expected/trec_eval_cli/c.l3.all_trec.txt",
         TOY_ARGS,
     ),
+    (["-J", "-M", "20", "-q", "-m", "all_trec"], TREC / "cli/J.q.M20.all_trec.txt", TREC_ARGS),
+    (
+        ["-q", "-c", "-m", "infAP", "-m", "bpref", "-m", "unj", "-m", "num_nonrel_judged_ret"],
+        TOY / "expected/trec_eval_cli/pooled.q.c.judged.txt.gz",
+        [str(TOY / "qrels.pooled.txt"), *TOY_RUNS],
+    ),
+]
+# trec_eval -J: the same lines, but for the values it prints as nan (see test below).
+CONDENSED_CASES = [
+    (TREC / "cli/J.q.c.all_trec.txt", TREC_ARGS),
+    (TOY / "expected/trec_eval_cli/J.q.c.all_trec.txt.gz", TOY_ARGS),
 ]
 
 # What lexiframe must print for all_trec at least (the registry may add more).
@@ -86,6 +97,25 @@ def test_lines_are_trec_evals(flags, path, files, capsys):
     expected = [line for line in golden(path) if line.split("\t")[0].rstrip() in printed]
     got = drop_in(capsys, *flags, *files)
     assert got == expected
+
+
+@pytest.mark.parametrize(("path", "files"), CONDENSED_CASES, ids=lambda c: getattr(c, "name", ""))
+def test_condensed_lines_are_trec_evals_where_it_prints_a_number(path, files, capsys):
+    """``-J`` ranks the judged documents alone. Where a condensed ranking is empty (toy
+    query 409 of sys003) or the query has no relevant document (999), trec_eval divides 0
+    by 0 in iprec_at_recall and prints nan (and its mean); lexiframe prints 0 there, the
+    value the measure takes on such a ranking without -J."""
+    flags = ["-J", "-q", "-c", "-m", "all_trec"]
+    printed = {line.printed for line in resolve(measure_args(flags))}
+    expected = [line for line in golden(path) if line.split("\t")[0].rstrip() in printed]
+    got = drop_in(capsys, *flags, *files)
+    assert len(got) == len(expected)
+    differ = [(mine, theirs) for mine, theirs in zip(got, expected, strict=True) if mine != theirs]
+    assert all("nan" in theirs and mine.startswith("iprec_at_recall") for mine, theirs in differ)
+    per_query = [mine for mine, theirs in differ if "\tall\t" not in mine]
+    assert all(mine.endswith("\t0.0000") for mine in per_query)
+    if path.name.startswith("J.q.c.all_trec.txt.gz"):
+        assert differ, "the toy's golden has trec_eval's nan lines"
 
 
 def test_measures_with_parameters_are_trec_evals(capsys):

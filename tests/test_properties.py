@@ -71,6 +71,12 @@ MEASURES = [
     "ASL",
     "ASL@g1-1",
     "ASL@g1-3",
+    "Bpref",
+    "infAP",
+    "Judged",
+    "Judged@3",
+    "Unjudged@3",
+    "NumNonRelJudgedRet",
 ]
 
 
@@ -85,6 +91,7 @@ class Case:
     threshold: int = 1
     depth: int | None = None
     no_relevant: str = "drop"
+    condensed: bool = False
 
     def run_frame(self) -> pl.DataFrame:
         return pl.DataFrame(
@@ -111,7 +118,12 @@ class Case:
 
     @property
     def options(self) -> dict[str, object]:
-        return {"threshold": self.threshold, "depth": self.depth, "no_relevant": self.no_relevant}
+        return {
+            "threshold": self.threshold,
+            "depth": self.depth,
+            "no_relevant": self.no_relevant,
+            "condensed": self.condensed,
+        }
 
     def reference(self) -> dict[tuple[str, object], reference.Ranking]:
         return reference.positions(
@@ -120,6 +132,7 @@ class Case:
             threshold=self.threshold,
             depth=self.depth,
             no_relevant=self.no_relevant,
+            condensed=self.condensed,
         )
 
     def dropped(self) -> set[object]:
@@ -166,7 +179,8 @@ def cases(draw, depth=None, int_queries=None, int_docs=None) -> Case:
         if draw(st.booleans()):
             judged.append(extra)
         for doc in judged:
-            qrels.append((query, doc, draw(st.sampled_from([0, 0, 1, 2]))))
+            # -1: pooled but left unassessed (trec_eval's convention; infAP reads it)
+            qrels.append((query, doc, draw(st.sampled_from([0, 0, 1, 2, -1]))))
 
     return Case(
         run=tuple(run),
@@ -226,6 +240,12 @@ DEPTH_CUT = Case(
     qrels=(("q1", "d3", 1), ("q1", "d2", 1)),
     depth=2,
 )
+# Every kind of judgment: relevant (d2), judged non-relevant (d1, d4), pooled but
+# unassessed (d3, grade -1) and unjudged (d5); ranks 1 … 5 in that order of scores.
+JUDGED_KINDS = Case(
+    run=tuple(("A", "q1", f"d{i}", float(10 - i)) for i in range(1, 6)),
+    qrels=(("q1", "d1", 0), ("q1", "d2", 1), ("q1", "d3", -1), ("q1", "d4", 0), ("q1", "d6", 2)),
+)
 DEPTH_LONGER = Case(
     run=(("A", "q1", "d1", 3.0), ("A", "q1", "d2", 2.0)),
     qrels=(("q1", "d2", 1),),
@@ -269,6 +289,10 @@ def check_positions(case: Case, backend: Backend, **options: object) -> None:
         assert row["docs"] == ranking.docs, key
         assert row["grades"] == ranking.grades, key
         assert row["ideal_grades"] == ranking.ideal_grades, key
+        if options.get("judged"):
+            assert row["nonrel_positions"] == ranking.nonrel_positions, key
+            assert row["pooled_positions"] == ranking.pooled_positions, key
+            assert row["n_nonrel"] == ranking.n_nonrel, key
 
 
 def same(got: float | None, expected: float | None) -> bool:
@@ -384,11 +408,32 @@ def test_positions_with_depth_equal_reference(case: Case, backend: Backend):
     check_positions(case, backend)
 
 
+@pinned([DEPTH_CUT, JUDGED_KINDS])
+@given(case=cases(depth=st.one_of(st.none(), st.integers(1, 6))))
+@SETTINGS
+def test_judged_positions_equal_reference(case: Case, backend: Backend):
+    check_positions(case, backend, judged=True)
+
+
+@pinned([replace(DEPTH_CUT, condensed=True), replace(JUDGED_KINDS, condensed=True)])
+@given(case=cases(depth=st.one_of(st.none(), st.integers(1, 6))))
+@SETTINGS
+def test_condensed_positions_equal_reference(case: Case, backend: Backend):
+    check_positions(replace(case, condensed=True), backend, judged=True)
+
+
 @pinned(EDGE_CASES)
 @given(case=cases())
 @SETTINGS
 def test_measures_equal_reference(case: Case, backend: Backend):
     check_measures(case, backend, n=N)
+
+
+@pinned([replace(JUDGED_KINDS, condensed=True)])
+@given(case=cases(depth=st.one_of(st.none(), st.integers(1, 6))))
+@SETTINGS
+def test_measures_of_condensed_rankings_equal_reference(case: Case, backend: Backend):
+    check_measures(replace(case, condensed=True), backend, n=None)
 
 
 @pinned([replace(case, no_relevant="keep") for case in EDGE_CASES])

@@ -149,6 +149,29 @@ def test_toy_track_evaluate_and_measures_equal_one_process(spark, lfs, toy):
     assert_frame_equal(from_positions, expected, check_exact=True)
 
 
+JUDGED_MEASURES = ["Bpref", "infAP", "Judged@10", "Unjudged@10", "NumNonRelJudgedRet", "AP"]
+
+
+def test_judged_and_condensed_rankings_equal_one_process(spark, lfs):
+    """positions(judged=True) and condensed rankings (trec_eval's -J) on Spark, with the
+    measures that read the judged non-relevant documents (requested by evaluate)."""
+    run, qrels = synthetic()
+    qrels = qrels.with_columns(  # some pooled but unassessed judgments (grade -1)
+        pl.when(pl.col("doc") % 7 == 0).then(-1).otherwise(pl.col("relevance")).alias("relevance")
+    )
+    run_sdf, qrels_sdf = _sdf(spark, run), _sdf(spark, qrels)
+    keys = ["track", "system", "query"]
+    for options in ({"judged": True}, {"judged": True, "condensed": True, "depth": 8}):
+        positions = _quiet(lf.positions, run, qrels, by="track", **options).sort(keys)
+        assert positions["nonrel_positions"].list.len().sum() > 0
+        got = _back(lfs.positions(run_sdf, qrels_sdf, by="track", **options), positions, keys)
+        assert_frame_equal(got, positions, check_exact=True)
+    options = {"by": "track", "condensed": True}
+    expected = _quiet(lf.evaluate, run, qrels, JUDGED_MEASURES, **options).sort(keys)
+    got = _back(lfs.evaluate(run_sdf, qrels_sdf, JUDGED_MEASURES, **options), expected, keys)
+    assert_frame_equal(got, expected, check_exact=True)
+
+
 @pytest.mark.parametrize(
     ("qrels_by", "no_relevant"),
     [(True, "drop"), (False, "drop"), (True, "keep")],

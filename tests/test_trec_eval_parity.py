@@ -38,10 +38,11 @@ TOLERANCE = 5e-5 + 1e-9  # trec_eval's 4 printed decimals (and float noise on th
 # trec_eval measure name patterns that lexiframe computes per query.
 PARITY = re.compile(
     r"^(recip_rank|map|Rprec|ndcg|P_\d+|recall_\d+|ndcg_cut_\d+|map_cut_\d+|success_\d+"
-    r"|num_ret|num_rel|num_rel_ret|set_P|set_recall|set_F|iprec_at_recall_[\d.]+)$"
+    r"|num_ret|num_rel|num_rel_ret|set_P|set_recall|set_F|iprec_at_recall_[\d.]+"
+    r"|bpref|infAP|num_nonrel_judged_ret|unj_\d+)$"
 )
 # trec_eval's `all` line sums these counts over the queries instead of averaging them.
-SUMMED = {"num_ret", "num_rel", "num_rel_ret"}
+SUMMED = {"num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,12 @@ from lexiframe._batched import positions_of_files
 from lexiframe._utils import plural
 from lexiframe.aggregate import METHODS, order, summarize_preferences
 from lexiframe.cli import compare, trec_eval
-from lexiframe.cli._shared import add_track_arguments, split_measures, warnings_as_notes
+from lexiframe.cli._shared import (
+    add_track_arguments,
+    split_measures,
+    track_options,
+    warnings_as_notes,
+)
 from lexiframe.errors import LexiframeError, LexiframeWarning
 from lexiframe.evaluation import measures, summarize
 from lexiframe.preferences import preferences
@@ -173,7 +178,8 @@ def _evaluate(
     preference_names: list[str],
 ) -> tuple[dict[str, pl.DataFrame], dict[str, pl.DataFrame], dict[str, pl.DataFrame]]:
     """The per-query tables, their summaries and the orderings, in this process."""
-    options = {"depth": args.depth, "threshold": args.threshold, "no_relevant": args.no_relevant}
+    options = track_options(args, metric_names)
+    options["no_relevant"] = args.no_relevant
     with warnings_as_notes():
         # A batch of run files at a time: memory holds one batch of rows, not the run.
         frame = positions_of_files(args.runs, qrels, system_from=args.system_from, **options)

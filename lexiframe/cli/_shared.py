@@ -27,6 +27,28 @@ def add_track_arguments(parser: argparse.ArgumentParser) -> None:
         default="field",
         help="system id from the run's sixth field (default) or the file name",
     )
+    parser.add_argument(
+        "--condensed",
+        action="store_true",
+        help="rank only the judged documents (condensed rankings, as trec_eval -J): the "
+        "unjudged ones leave each ranking after --depth and the rest move up",
+    )
+
+
+def track_options(args: argparse.Namespace, metric_names: Sequence[str]) -> dict[str, object]:
+    """The positions options of :func:`add_track_arguments`, with the columns the metrics
+    read (the judged non-relevant documents of Bpref and infAP, the grades of AP(rel=2))."""
+    from lexiframe.evaluation import request_columns
+    from lexiframe.metrics import parse_measures
+
+    options: dict[str, object] = {
+        "depth": args.depth,
+        "threshold": args.threshold,
+        "condensed": args.condensed,
+    }
+    if metric_names:
+        request_columns(parse_measures(metric_names), options)
+    return options
 
 
 def split_measures(names: Sequence[str]) -> tuple[list[str], list[str]]:

@@ -15,7 +15,12 @@ from pathlib import Path
 
 import polars as pl
 
-from lexiframe.cli._shared import add_track_arguments, split_measures, warnings_as_notes
+from lexiframe.cli._shared import (
+    add_track_arguments,
+    split_measures,
+    track_options,
+    warnings_as_notes,
+)
 from lexiframe.errors import InputError
 
 DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "RR"]
@@ -133,10 +138,8 @@ def run_compare(args: argparse.Namespace) -> int:
     style = _format(args)
     qrels = io.read_qrels(args.qrels)
     with warnings_as_notes():
-        frame = positions_of_files(
-            args.runs, qrels, system_from=args.system_from, depth=args.depth,
-            threshold=args.threshold,
-        )  # fmt: skip
+        options = track_options(args, metric_names)
+        frame = positions_of_files(args.runs, qrels, system_from=args.system_from, **options)
         per_query = measures(frame, metric_names, n=args.n) if metric_names else None
     if frame["system"].n_unique() < 2:
         raise InputError("compare needs at least 2 systems; the runs hold 1")

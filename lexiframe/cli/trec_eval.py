@@ -1,6 +1,6 @@
 """``lexiframe trec_eval``: trec_eval's command line and output, for the measures lexiframe has.
 
-Scripts that call ``trec_eval [-q] [-c] [-l LEVEL] [-M DEPTH] [-m MEASURE]... QRELS RUN``
+Scripts that call ``trec_eval [-q] [-c] [-J] [-l LEVEL] [-M DEPTH] [-m MEASURE]... QRELS RUN``
 and parse its output keep working: the same flags, the same measure names (``map``,
 ``P.5,10``, ``ndcg_cut.10``, ``official``, ``all_trec``) and the same lines
 (``measure<TAB>query<TAB>value``, names padded to 22 characters, integers for counts, 4
@@ -139,24 +139,44 @@ def evaluate_runs(
     complete: bool = False,
     level: int = 1,
     depth: int | None = None,
+    judged_only: bool = False,
 ) -> pl.DataFrame:
     """Per-query values of ``lines`` for each run (``run`` = its index), as trec_eval takes
     queries: those of the qrels the run answers, or with ``complete`` every query of the
-    qrels (a skipped query scores 0). Columns: run, query, then one per source column."""
+    qrels (a skipped query scores 0). ``judged_only`` ranks the judged documents alone
+    (trec_eval's ``-J``). Columns: run, query, then one per source column."""
     from lexiframe.evaluation import measures
+    from lexiframe.metrics import parse_measure
     from lexiframe.ranking import positions
 
     combined = pl.concat(
         [run.with_columns(pl.lit(str(index)).alias("system")) for index, run in enumerate(runs)],
         how="vertical_relaxed",
     )
+    judged = any(
+        parse_measure(line.column).needs_judged
+        for line in lines
+        if line.column and line.column not in _COUNT_EXPRS
+    )
 
     def frame_at(threshold: int) -> pl.DataFrame:
         with warnings.catch_warnings():
             # trec_eval ignores queries without judgments silently; so does its drop-in.
             warnings.simplefilter("ignore", LexiframeWarning)
-            frame = positions(combined, qrels, threshold=threshold, depth=depth, no_relevant="keep")
-        return frame if complete else frame.filter(pl.col("n_ret") > 0)
+            frame = positions(
+                combined,
+                qrels,
+                threshold=threshold,
+                depth=depth,
+                no_relevant="keep",
+                judged=judged,
+                condensed=judged_only,
+            )
+        if complete:
+            return frame
+        # The queries the run answers (with -J, maybe none of their documents is judged).
+        answered = combined.select("system", "query").unique()
+        return frame.join(answered, on=["system", "query"], how="semi")
 
     frame = frame_at(level)
     columns = list(dict.fromkeys(line.column for line in lines if line.column))
@@ -287,7 +307,13 @@ def run_trec_eval(args: argparse.Namespace) -> int:
         runs.append(run)
         runids.append(run["system"][-1])  # trec_eval keeps the run id of the last line
     table = evaluate_runs(
-        runs, qrels, lines, complete=args.complete, level=args.level, depth=args.depth
+        runs,
+        qrels,
+        lines,
+        complete=args.complete,
+        level=args.level,
+        depth=args.depth,
+        judged_only=args.judged_only,
     )
     judged_relevant = qrels.filter(pl.col("relevance") > 0).height if args.complete else None
     blocks = []
@@ -335,6 +361,13 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         type=int,
         metavar="DEPTH",
         help="evaluate only the top DEPTH documents of each ranking",
+    )
+    te.add_argument(
+        "-J",
+        dest="judged_only",
+        action="store_true",
+        help="rank only the judged documents: unjudged ones are removed from each ranking "
+        "(after -M) and the rest move up (condensed rankings)",
     )
     te.add_argument(
         "-m",

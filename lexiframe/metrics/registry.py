@@ -18,7 +18,7 @@ from typing import Literal
 import polars as pl
 
 from lexiframe.errors import SchemaError, UnknownMeasureError
-from lexiframe.metrics import exprs, sets
+from lexiframe.metrics import exprs, judged, sets
 
 CutoffRule = Literal["none", "optional", "required"]
 
@@ -81,6 +81,8 @@ class Family:
     choices: Mapping[str, tuple[object, ...]] = field(default_factory=dict)
     aliases: tuple[str, ...] = ()
     needs_grades: bool = False
+    needs_judged: bool = False
+    """Reads the judged non-relevant documents: a positions frame built with judged=True."""
     lower_is_better: bool = False
     """A cost (SL3, RecallError, ASL): orderings put the smallest value first."""
     example: str = ""
@@ -139,6 +141,11 @@ class Measure:
     def level(self) -> object:
         """The measure's own relevance level (``rel=``), or ``None`` for the frame's."""
         return dict(self.params).get(LEVEL)
+
+    @property
+    def needs_judged(self) -> bool:
+        """Whether the measure reads the judged columns (positions(judged=True))."""
+        return self.family.needs_judged
 
     @property
     def needs_grades(self) -> bool:
@@ -378,6 +385,67 @@ FAMILIES: tuple[Family, ...] = (
         params=_AT_LEVEL,
         example="IPrec@0.5",
     ),
+    Family(
+        name="Bpref",
+        summary="Binary preference: how many judged non-relevant documents rank above each "
+        "relevant one, out of min(N, R); unjudged documents are ignored.",
+        formula=r"\mathrm{Bpref} = \frac{1}{R} \sum_{i \le r} \Big(1 - "
+        r"\frac{\min(n_i, R)}{\min(N, R)}\Big)",
+        source="Buckley and Voorhees (SIGIR 2004); trec_eval bpref",
+        build=lambda m, c: judged.bpref(),
+        aliases=("bpref",),
+        needs_judged=True,
+        example="Bpref",
+    ),
+    Family(
+        name="infAP",
+        summary="Inferred average precision: AP estimated from a sample of the pool; the "
+        "pooled documents left unjudged (negative grades) are assumed relevant in the "
+        "proportion of the judged ones.",
+        formula=r"\mathrm{infAP} = \frac{1}{R} \sum_{i \le r} \Big(\frac{1}{p_i} + "
+        r"\frac{a_i + b_i + u_i}{p_i} \cdot \frac{a_i + \epsilon}{a_i + b_i + 2\epsilon}\Big)",
+        source="Yilmaz and Aslam (CIKM 2006); trec_eval infAP",
+        build=lambda m, c: judged.inf_ap(),
+        aliases=("infap", "InfAP"),
+        needs_judged=True,
+        example="infAP",
+    ),
+    Family(
+        name="Judged",
+        summary="The share of the top min(k, ñ) documents that the qrels judge, whatever the "
+        "grade (0 for an empty ranking).",
+        formula=r"\mathrm{Judged@}k = \#\{\text{judged in the top } \min(k, \tilde n)\} / "
+        r"\min(k, \tilde n)",
+        source="ir_measures Judged",
+        build=lambda m, c: judged.judged_at(k=m.cutoff),  # type: ignore[arg-type]
+        cutoff="optional",
+        aliases=("judged",),
+        needs_judged=True,
+        example="Judged@10",
+    ),
+    Family(
+        name="Unjudged",
+        summary="The share of the top k ranks that hold an unjudged document (outside the "
+        "qrels, or pooled with a negative grade); ranks past the ranking's end count as judged.",
+        formula=r"\mathrm{Unjudged@}k = \#\{\text{unjudged in the top } k\} / k",
+        source="trec_eval unj",
+        build=lambda m, c: judged.unjudged_at(k=int(m.cutoff)),  # type: ignore[arg-type]
+        cutoff="required",
+        aliases=("unj",),
+        needs_judged=True,
+        lower_is_better=True,
+        example="Unjudged@10",
+    ),
+    Family(
+        name="NumNonRelJudgedRet",
+        summary="How many judged non-relevant documents the ranking returned.",
+        formula=r"\mathrm{NumNonRelJudgedRet} = \#\{\text{judged non-relevant retrieved}\}",
+        source="trec_eval num_nonrel_judged_ret",
+        build=lambda m, c: judged.num_nonrel_judged_ret(),
+        aliases=("num_nonrel_judged_ret",),
+        needs_judged=True,
+        example="NumNonRelJudgedRet",
+    ),
 )
 
 _BY_NAME: dict[str, Family] = {}
@@ -394,6 +462,7 @@ _TREC_EVAL_CUTOFFS = {
     "map_cut": "AP",
     "success": "Success",
     "iprec_at_recall": "IPrec",
+    "unj": "Unjudged",
 }
 
 _NAME = re.compile(
@@ -477,7 +546,7 @@ def parse_measure(name: str | Measure) -> Measure:
         raise TypeError(f"a measure is a name such as 'nDCG@10', not {type(name).__name__}")
     text = name.strip()
     trec_eval = re.fullmatch(
-        r"(P|recall|ndcg_cut|map_cut|success|iprec_at_recall)_(\d*\.?\d+)", text, re.IGNORECASE
+        r"(P|recall|ndcg_cut|map_cut|success|iprec_at_recall|unj)_(\d*\.?\d+)", text, re.IGNORECASE
     )
     if trec_eval:
         text = f"{_TREC_EVAL_CUTOFFS[trec_eval.group(1).lower()]}@{trec_eval.group(2)}"

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from lexiframe import io
-from lexiframe.cli._shared import warnings_as_notes
+from lexiframe.cli._shared import track_options, warnings_as_notes
 from lexiframe.spark import _arrow
 
 if TYPE_CHECKING:
@@ -70,11 +70,7 @@ def evaluate_on_spark(
         with _arrow.quiet_pyspark():
             run = _run_frame(spark, args)
             judgments = spark.createDataFrame(qrels.to_arrow())
-        options = {
-            "depth": args.depth,
-            "threshold": args.threshold,
-            "no_relevant": args.no_relevant,
-        }
+        options = {**track_options(args, metric_names), "no_relevant": args.no_relevant}
         _note_dropped(lfs.coverage(run, judgments, **_coverage_options(options)))
         tables: dict[str, SparkFrame] = {}
         with warnings_as_notes():

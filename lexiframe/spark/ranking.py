@@ -85,6 +85,8 @@ def positions(
     rank_by: RankBy = "score",
     docs: bool = False,
     grades: bool | None = None,
+    judged: bool = False,
+    condensed: bool = False,
     system: str = "system",
     query: str = "query",
     doc: str = "doc",
@@ -106,8 +108,8 @@ def positions(
 
     Returns:
         A Spark DataFrame ``by…, system, query, positions: array<bigint>, n_rel: bigint,
-        n_ret: bigint`` (plus ``depth``, ``docs``, ``grades``, ``ideal_grades`` as in one
-        process).
+        n_ret: bigint`` (plus ``depth``, ``docs``, ``grades``, ``ideal_grades`` and the
+        judged columns as in one process).
 
     Example:
         >>> from lexiframe import spark as lfs
@@ -140,8 +142,11 @@ def evaluate(
         >>> from lexiframe import spark as lfs
         >>> per_query = lfs.evaluate(run_sdf, qrels_sdf, ["AP", "nDCG@10"])  # doctest: +SKIP
     """
-    parsed = [str(measure) for measure in parse_measures(names)]
+    measures = parse_measures(names)
+    parsed = [str(measure) for measure in measures]
     options = _positions_options(positions_options)
+    if any(measure.needs_judged for measure in measures):
+        options.setdefault("judged", True)  # as lexiframe.evaluate does
     job, run_sdf, qrels_sdf = _prepare(
         run, qrels, options, measures=parsed, n=n, buckets=bucket_count(run, buckets)
     )

@@ -1,0 +1,225 @@
+"""Measures of incomplete judgments: Bpref, infAP, Judged@k, Unjudged@k.
+
+They read what a positions frame built with ``judged=True`` holds besides the relevant
+documents (docs/definitions.md §1–2): ``nonrel_positions``, the ranks of the retrieved
+documents judged non-relevant (a grade from 0 to below the threshold); ``pooled_positions``,
+the ranks of the retrieved documents judged with a negative grade (trec_eval's mark of a
+pooled document left unjudged); and ``n_nonrel``, how many judged non-relevant documents
+the query has. A document in neither list nor ``positions`` is unjudged. Every function is
+a native Polars expression (the lists of a ranking are merged in one sorted list, tagged by
+kind: no Python runs per row) and returns Float64.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from lexiframe._utils import IntoExpr, into_expr
+from lexiframe.errors import InputError
+from lexiframe.metrics.exprs import (
+    IntoCount,
+    _count,
+    _count_at_most,
+    _n_retrieved_relevant,
+    _positive_zero,
+)
+
+INFAP_EPSILON = 1e-5
+"""trec_eval's smoothing of infAP's estimate of the precision above a relevant document."""
+
+# Kinds of a judged retrieved document, as tags in the merged list: rank · 4 + tag.
+_NONREL, _POOLED, _RELEVANT = 0, 1, 2
+
+
+def _merged(relevant: IntoExpr, nonrel: IntoExpr, pooled: IntoExpr | None) -> pl.Expr:
+    """The judged retrieved documents of a ranking in rank order, each as rank · 4 + kind."""
+    parts = [
+        into_expr(relevant).cast(pl.List(pl.Int64)) * 4 + _RELEVANT,
+        into_expr(nonrel).cast(pl.List(pl.Int64)) * 4 + _NONREL,
+    ]
+    if pooled is not None:
+        parts.append(into_expr(pooled).cast(pl.List(pl.Int64)) * 4 + _POOLED)
+    return pl.concat_list(parts).list.sort()
+
+
+def _above(kind: int) -> pl.Expr:
+    """Inside ``list.eval`` of a merged list: how many documents of ``kind`` come before
+    each element (an element of that kind counts itself)."""
+    return ((pl.element() % 4) == kind).cast(pl.Int64).cum_sum()
+
+
+def _is_relevant() -> pl.Expr:
+    return (pl.element() % 4) == _RELEVANT
+
+
+def bpref(
+    positions: IntoExpr = "positions",
+    nonrel_positions: IntoExpr = "nonrel_positions",
+    *,
+    n_rel: IntoCount = "n_rel",
+    n_nonrel: IntoCount = "n_nonrel",
+) -> pl.Expr:
+    """Binary preference (Buckley and Voorhees, SIGIR 2004), as trec_eval's ``bpref``.
+
+    With R relevant and N judged non-relevant documents, each retrieved relevant document
+    scores the share of preferences it keeps: 1 − min(n_i, R)/min(N, R), where n_i
+    counts the judged non-relevant documents ranked above it (1 when n_i = 0); Bpref is
+    their sum over R. Unjudged documents are ignored.
+
+    Example:
+        >>> import polars as pl
+        >>> from lexiframe.metrics import judged
+        >>> df = pl.DataFrame(
+        ...     {"positions": [[1, 3]], "nonrel_positions": [[2]], "n_rel": [2], "n_nonrel": [5]},
+        ...     schema_overrides={"positions": pl.List(pl.UInt32),
+        ...                       "nonrel_positions": pl.List(pl.UInt32)})
+        >>> df.select(judged.bpref()).item()  # (1 + (1 - 1/2)) / 2
+        0.75
+    """
+    rel = _count(n_rel)
+    fewer = pl.min_horizontal(_count(n_nonrel), rel)
+    # n_i for each relevant document, in rank order.
+    nonrel_above = _merged(positions, nonrel_positions, None).list.eval(
+        _above(_NONREL).filter(_is_relevant())
+    )
+    # Σ_i min(n_i, R) = r·R + Σ_i min(n_i − R, 0)
+    r = _n_retrieved_relevant(positions)
+    capped = r * rel + (nonrel_above - rel).list.eval(pl.element().clip(upper_bound=0)).list.sum()
+    kept = r.cast(pl.Float64) - pl.when(fewer > 0).then(capped / fewer).otherwise(0.0)
+    return pl.when(rel > 0).then(kept / rel).otherwise(0.0)
+
+
+def inf_ap(
+    positions: IntoExpr = "positions",
+    nonrel_positions: IntoExpr = "nonrel_positions",
+    pooled_positions: IntoExpr = "pooled_positions",
+    *,
+    n_rel: IntoCount = "n_rel",
+) -> pl.Expr:
+    """Inferred AP (Yilmaz and Aslam, CIKM 2006), as trec_eval's ``infAP``.
+
+    A relevant document at rank p > 1 with a relevant, b judged non-relevant and u pooled
+    but unjudged documents above it estimates the precision there as
+    1/p + ((p − 1)/p) · ((a + b + u)/(p − 1)) · ((a + ε)/(a + b + 2ε)), ε = 1e-5
+    (1 at rank 1); infAP is their sum over the query's R relevant documents. Documents
+    outside the pool count as non-relevant through p.
+
+    Example:
+        >>> import polars as pl
+        >>> from lexiframe.metrics import judged
+        >>> df = pl.DataFrame(
+        ...     {"positions": [[1, 3]], "nonrel_positions": [[2]], "pooled_positions": [[]],
+        ...      "n_rel": [2]},
+        ...     schema_overrides={"positions": pl.List(pl.UInt32),
+        ...                       "nonrel_positions": pl.List(pl.UInt32),
+        ...                       "pooled_positions": pl.List(pl.UInt32)})
+        >>> round(df.select(judged.inf_ap()).item(), 6)  # (1 + (1/3 + 2/3 · 1/2)) / 2
+        0.833333
+    """
+    eps = INFAP_EPSILON
+    rank = (pl.element() // 4).cast(pl.Float64)
+    before = rank - 1.0
+    relevant_above = (_above(_RELEVANT) - 1).cast(pl.Float64)
+    nonrel_above = _above(_NONREL).cast(pl.Float64)
+    judged_above = relevant_above + nonrel_above + _above(_POOLED).cast(pl.Float64)
+    estimate = 1.0 / rank + (before / rank) * (judged_above / before) * (
+        (relevant_above + eps) / (relevant_above + nonrel_above + 2.0 * eps)
+    )
+    term = pl.when(rank == 1.0).then(pl.lit(1.0)).otherwise(estimate)
+    total = (
+        _merged(positions, nonrel_positions, pooled_positions)
+        .list.eval(term.filter(_is_relevant()))
+        .list.sum()
+    )
+    rel = _count(n_rel)
+    return _positive_zero(pl.when(rel > 0).then(total / rel).otherwise(0.0))
+
+
+def _check_cutoff(k: int | None, name: str) -> None:
+    if k is not None and (not isinstance(k, int) or isinstance(k, bool) or k < 1):
+        raise InputError(f"the cutoff of {name} must be a positive integer, not {k!r}")
+
+
+def _judged_at_most(
+    positions: IntoExpr, nonrel_positions: IntoExpr, pooled_positions: IntoExpr, k: IntoCount
+) -> pl.Expr:
+    """How many judged documents (relevant, non-relevant or pooled) rank at k or above."""
+    return sum(
+        (_count_at_most(column, k) for column in (positions, nonrel_positions, pooled_positions)),
+        start=pl.lit(0, dtype=pl.Int64),
+    )
+
+
+def judged_at(
+    positions: IntoExpr = "positions",
+    nonrel_positions: IntoExpr = "nonrel_positions",
+    pooled_positions: IntoExpr = "pooled_positions",
+    *,
+    k: int | None = None,
+    n_ret: IntoCount = "n_ret",
+) -> pl.Expr:
+    """The share of the top min(k, ñ) documents that the qrels judge (ir_measures ``Judged@k``).
+
+    A document counts as judged when the qrels hold it, whatever its grade (negative
+    grades too); without ``k``, the share of the whole ranking. 0 for an empty ranking.
+
+    Example:
+        >>> import polars as pl
+        >>> from lexiframe.metrics import judged
+        >>> df = pl.DataFrame(
+        ...     {"positions": [[1]], "nonrel_positions": [[4]], "pooled_positions": [[]],
+        ...      "n_ret": [5]},
+        ...     schema_overrides={"positions": pl.List(pl.UInt32),
+        ...                       "nonrel_positions": pl.List(pl.UInt32),
+        ...                       "pooled_positions": pl.List(pl.UInt32)})
+        >>> df.select(judged.judged_at(k=10)).item()  # 2 of the 5 documents returned
+        0.4
+    """
+    _check_cutoff(k, "Judged")
+    depth = _count(n_ret) if k is None else pl.min_horizontal(_count(n_ret), k)
+    seen = _judged_at_most(positions, nonrel_positions, pooled_positions, depth)
+    return pl.when(depth > 0).then(seen / depth).otherwise(0.0)
+
+
+def unjudged_at(
+    positions: IntoExpr = "positions",
+    nonrel_positions: IntoExpr = "nonrel_positions",
+    *,
+    k: int,
+    n_ret: IntoCount = "n_ret",
+) -> pl.Expr:
+    """The share of the top k ranks holding an unjudged document (trec_eval ``unj_k``).
+
+    Unjudged: outside the qrels, or judged with a negative grade (pooled, not assessed).
+    Ranks past the end of a shorter ranking count as judged non-relevant, so the share is
+    always of k.
+
+    Example:
+        >>> import polars as pl
+        >>> from lexiframe.metrics import judged
+        >>> df = pl.DataFrame(
+        ...     {"positions": [[1]], "nonrel_positions": [[4]], "n_ret": [5]},
+        ...     schema_overrides={"positions": pl.List(pl.UInt32),
+        ...                       "nonrel_positions": pl.List(pl.UInt32)})
+        >>> df.select(judged.unjudged_at(k=10)).item()  # ranks 2, 3 and 5 of 10
+        0.3
+    """
+    _check_cutoff(k, "Unjudged")
+    returned = pl.min_horizontal(_count(n_ret), k)
+    assessed = _count_at_most(positions, k) + _count_at_most(nonrel_positions, k)
+    return (returned - assessed) / k
+
+
+def num_nonrel_judged_ret(nonrel_positions: IntoExpr = "nonrel_positions") -> pl.Expr:
+    """How many judged non-relevant documents the ranking returned (trec_eval
+    ``num_nonrel_judged_ret``).
+
+    Example:
+        >>> import polars as pl
+        >>> from lexiframe.metrics import judged
+        >>> df = pl.DataFrame({"nonrel_positions": [[2, 4], []]},
+        ...                   schema={"nonrel_positions": pl.List(pl.UInt32)})
+        >>> df.select(judged.num_nonrel_judged_ret()).to_series().to_list()
+        [2.0, 0.0]
+    """
+    return _n_retrieved_relevant(nonrel_positions).cast(pl.Float64)
