@@ -163,6 +163,21 @@ def step_positions(data: Data) -> Callable[[], object]:
     return lambda: lf.positions(run, qrels)
 
 
+def step_positions_judged(data: Data) -> Callable[[], object]:
+    """The judged non-relevant documents too (Bpref, infAP): a (query, doc) join per row."""
+    import lexiframe as lf
+
+    run, qrels = _in_memory(data)
+    return lambda: lf.positions(run, qrels, judged=True)
+
+
+def step_positions_condensed(data: Data) -> Callable[[], object]:
+    import lexiframe as lf
+
+    run, qrels = _in_memory(data)
+    return lambda: lf.positions(run, qrels, condensed=True)
+
+
 def step_measures(data: Data) -> Callable[[], object]:
     import lexiframe as lf
 
@@ -310,6 +325,8 @@ STEPS: dict[str, tuple[Callable[[Data], Callable[[], object]], list[str], str | 
     "polars-read-each": (step_polars_read_each, ["trec.gz"], "polars-read"),
     "read": (step_read, ["trec.gz"], "polars-read"),
     "positions": (step_positions, ["parquet"], None),
+    "positions-judged": (step_positions_judged, ["parquet"], "positions"),
+    "positions-condensed": (step_positions_condensed, ["parquet"], "positions"),
     "measures": (step_measures, ["parquet"], None),
     "all-measures": (step_all_measures, ["parquet"], None),
     "preferences": (step_preferences, ["parquet"], None),
