@@ -561,14 +561,15 @@ def cli_reference() -> str:
 TREC_EVAL_NOTES = """\
 ## `lexiframe trec_eval`: a drop-in for trec_eval
 
-`lexiframe trec_eval [-q] [-c] [-J] [-l LEVEL] [-M DEPTH] [-m MEASURE]... QRELS RUN...` reads
-trec_eval's flags and measure names and prints its lines: `measure<TAB>query<TAB>value`, the
-name padded to 22 characters, counts as integers and other values with 4 decimals; with
-`-q` the values of each query (queries in trec_eval's order, by their ids as strings), then
-the `all` lines (`runid`, `num_q`, the means; the counts `num_ret`, `num_rel`,
-`num_rel_ret` are sums; `gm_map` a geometric mean). Scripts that parse trec_eval's output
-keep working. Several run files print one block each, in the order given, as successive
-trec_eval calls would; each file is one run, named by the run id of its last line.
+`lexiframe trec_eval [-q] [-c] [-n] [-J] [-l LEVEL] [-M DEPTH] [-N NUM] [-m MEASURE]...
+QRELS RUN...` reads trec_eval's flags and measure names and prints its lines:
+`measure<TAB>query<TAB>value`, the name padded to 22 characters, counts as integers and
+other values with 4 decimals; with `-q` the values of each query (queries in trec_eval's
+order, by their ids as strings), then the `all` lines (`runid`, `num_q`, the means; the
+counts `num_ret`, `num_rel`, `num_rel_ret` are sums; `gm_map` a geometric mean). Scripts
+that parse trec_eval's output keep working. Several run files print one block each, in the
+order given, as successive trec_eval calls would; each file is one run, named by the run id
+of its last line.
 
 - `-m NAME` (repeatable), `-m NAME.PARAMS` (`P.5,10`, `ndcg_cut.10`, `rbp.p=0.8`),
   trec_eval's printed names (`P_5`, `ndcg_cut_10`), and the nicknames `official` (the
@@ -578,6 +579,9 @@ trec_eval calls would; each file is one run, named by the run id of its last lin
   skipped scores 0). `-l LEVEL`: the lowest relevant grade (nDCG and RBP, as in
   trec_eval, keep every positive grade as their gain). `-M DEPTH`: the top DEPTH documents
   of each ranking. `-J`: rank only the judged documents (condensed rankings, after `-M`).
+  `-n`: no `all` lines. `-N NUM`: the collection size, which trec_eval reads for `utility`
+  only (not computed here), so it changes no printed value. `-R qrels`, `-T trec_results`
+  and `-D 0`, trec_eval's defaults, are accepted.
 - A judgment with a negative grade marks a pooled document left unassessed, as in
   trec_eval: `infAP` counts it, `unj` counts it as unjudged, and `-J` removes it.
 
@@ -586,7 +590,8 @@ out of the means (trec_eval's documented behaviour; trec_eval 10.0 stops with "r
 not found in qrels"); with `-J`, where a condensed ranking is empty or the query has no
 relevant document, trec_eval divides 0 by 0 in `iprec_at_recall` and prints `nan` (and a
 `nan` mean), where lexiframe prints 0; several runs in one call; the formats of `-R`/`-T`
-other than TREC's are not read.
+other than TREC's are not read, `-D` above 0 (trec_eval's debugging output of its
+internals) is refused, and `-Z` (z-scores against a file of means) is not offered.
 
 How each trec_eval measure reads (generated from `lexiframe.metrics.trec_eval`: a measure
 the registry understands under trec_eval's name joins this table by itself):

@@ -53,6 +53,12 @@ CASES = [
     ),
     (["-J", "-M", "20", "-q", "-m", "all_trec"], TREC / "cli/J.q.M20.all_trec.txt", TREC_ARGS),
     (
+        [*("-n", "-q", "-c", "-N", "528155", "-R", "qrels", "-T", "trec_results", "-D", "0"),
+         *("-m", "map", "-m", "P.5,10", "-m", "num_ret")],
+        TREC / "cli/n.q.c.N.txt",
+        TREC_ARGS,
+    ),
+    (
         ["-q", "-c", "-m", "infAP", "-m", "bpref", "-m", "unj", "-m", "num_nonrel_judged_ret"],
         TOY / "expected/trec_eval_cli/pooled.q.c.judged.txt.gz",
         [str(TOY / "qrels.pooled.txt"), *TOY_RUNS],
@@ -180,6 +186,25 @@ def test_bad_measures_are_refused_with_exit_status_2(argument, message, capsys):
     captured = capsys.readouterr()
     assert captured.out == ""
     assert message in captured.err
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["-R", "prefs"], "-R prefs: only trec_eval's default qrels format"),
+        (["-T", "trec_top"], "-T trec_top: only trec_eval's default trec_results"),
+        (["-D", "1"], "-D 1: trec_eval's debugging output"),
+    ],
+)
+def test_formats_and_debugging_it_does_not_reproduce_are_refused(flags, message, capsys):
+    assert main(["trec_eval", *flags, *TREC_ARGS]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert message in captured.err
+
+
+def test_no_summary_without_q_prints_nothing(capsys):
+    assert drop_in(capsys, "-n", "-m", "map", *TREC_ARGS) == []
 
 
 def test_a_run_without_judged_queries_is_refused(tmp_path, capsys):

@@ -1,6 +1,7 @@
 """``lexiframe trec_eval``: trec_eval's command line and output, for the measures lexiframe has.
 
-Scripts that call ``trec_eval [-q] [-c] [-J] [-l LEVEL] [-M DEPTH] [-m MEASURE]... QRELS RUN``
+Scripts that call ``trec_eval [-q] [-c] [-n] [-J] [-l LEVEL] [-M DEPTH] [-N NUM]
+[-m MEASURE]... QRELS RUN``
 and parse its output keep working: the same flags, the same measure names (``map``,
 ``P.5,10``, ``ndcg_cut.10``, ``official``, ``all_trec``) and the same lines
 (``measure<TAB>query<TAB>value``, names padded to 22 characters, integers for counts, 4
@@ -218,6 +219,7 @@ def format_run(
     per_query: bool,
     judged_relevant: int | None = None,
     fill: bool = True,
+    summary: bool = True,
 ) -> str:
     """trec_eval's output for one run from its per-query table (columns as
     :func:`evaluate_runs` names them).
@@ -225,7 +227,8 @@ def format_run(
     ``judged_relevant``: with ``-c``, trec_eval's ``num_rel`` summary counts the judgments
     of the qrels with a grade above 0, whatever ``-l`` says; this is that count.
     ``fill``: a missing value is 0, as in trec_eval; otherwise it prints as ``nan`` and the
-    mean is over the values present (lexiframe's null: undefined).
+    mean is over the values present (lexiframe's null: undefined). ``summary=False``
+    leaves out the ``all`` lines (trec_eval's ``-n``).
     """
     table = table.sort("query")
     queries = table["query"].to_list()
@@ -243,7 +246,7 @@ def format_run(
                     f"{line.printed:<22}\t{query}\t{_value(line.kind, values[line.column][row])}"
                 )
     count = len(queries)
-    for line in lines:
+    for line in lines if summary else []:
         if line.kind == "runid":
             out.append(f"{'runid':<22}\tall\t{runid}")
             continue
@@ -266,7 +269,7 @@ def format_run(
         else:
             text = f"{column.sum() / count if count else 0.0:6.4f}"
         out.append(f"{line.printed:<22}\tall\t{text}")
-    return "\n".join(out) + "\n"
+    return "".join(f"{text}\n" for text in out)
 
 
 def per_query_lines(per_query: pl.DataFrame, names: Sequence[str]) -> str:
@@ -293,10 +296,29 @@ def per_query_lines(per_query: pl.DataFrame, names: Sequence[str]) -> str:
     return "".join(blocks)
 
 
+def _check_formats(args: argparse.Namespace) -> None:
+    """Refuse the trec_eval options whose behaviour the drop-in does not reproduce."""
+    if args.rel_format != "qrels":
+        raise InputError(
+            f"-R {args.rel_format}: only trec_eval's default qrels format is read "
+            "(query 0 doc grade); the preference formats (prefs, qrels_prefs, qrels_jg) are not"
+        )
+    if args.results_format != "trec_results":
+        raise InputError(
+            f"-T {args.results_format}: only trec_eval's default trec_results format is read"
+        )
+    if args.debug_level != "0":
+        raise InputError(
+            f"-D {args.debug_level}: trec_eval's debugging output of its own internals is not "
+            "reproduced; run trec_eval itself for it"
+        )
+
+
 def run_trec_eval(args: argparse.Namespace) -> int:
     """The ``trec_eval`` subcommand: read, evaluate every run, then print (all or nothing)."""
     from lexiframe import io
 
+    _check_formats(args)
     lines = resolve(args.measure or [])
     qrels = io.read_qrels(args.qrels)
     runs, runids = [], []
@@ -322,7 +344,14 @@ def run_trec_eval(args: argparse.Namespace) -> int:
         if own.height == 0:
             raise InputError(f"{path}: no query with both results and relevance information")
         blocks.append(
-            format_run(own, lines, runid, per_query=args.query, judged_relevant=judged_relevant)
+            format_run(
+                own,
+                lines,
+                runid,
+                per_query=args.query,
+                judged_relevant=judged_relevant,
+                summary=not args.no_summary,
+            )
         )
     sys.stdout.write("".join(blocks))
     return 0
@@ -361,6 +390,42 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         type=int,
         metavar="DEPTH",
         help="evaluate only the top DEPTH documents of each ranking",
+    )
+    te.add_argument(
+        "-n",
+        dest="no_summary",
+        action="store_true",
+        help="print no summary (`all`) lines: with -q, the per-query lines alone",
+    )
+    te.add_argument(
+        "-N",
+        dest="collection_size",
+        type=int,
+        metavar="NUM",
+        help="number of documents in the collection; trec_eval reads it for utility only, "
+        "which the drop-in does not compute, so it changes no printed value",
+    )
+    te.add_argument(
+        "-R",
+        dest="rel_format",
+        default="qrels",
+        metavar="FORMAT",
+        help="format of the qrels file: qrels (trec_eval's default; the only one read)",
+    )
+    te.add_argument(
+        "-T",
+        dest="results_format",
+        default="trec_results",
+        metavar="FORMAT",
+        help="format of the run files: trec_results (trec_eval's default; the only one read)",
+    )
+    te.add_argument(
+        "-D",
+        dest="debug_level",
+        default="0",
+        metavar="LEVEL",
+        help="trec_eval's debug level: 0 (the default) only; its debugging output is not "
+        "reproduced",
     )
     te.add_argument(
         "-J",
