@@ -515,25 +515,33 @@ def _rankings(
         flags["_null_scores"] = pl.col("order").null_count()
         flags["_null_ids"] = pl.col("doc").null_count()
     keep_order = block_keys is not None
-    if request.reads_every_judgment:
-        graded = _with_grades(run, judgments, request.qrels_keys, keep_order=keep_order)
-        columns = _graded_lists(keys, descending, request)
-        return _grouped(graded, {**columns, **flags}, request, block_keys)
-
     depth, with_docs = request.depth, request.docs
+    n_ret = pl.len() if depth is None else pl.min_horizontal(pl.len(), pl.lit(depth))
+    flags["n_ret"] = n_ret.cast(POSITION)
+    grades = request.grades or request.reads_every_judgment
     marked, exact = _with_marks(
-        run, judgments, request.qrels_keys, keep_order=keep_order, grades=request.grades
+        run, judgments, request.qrels_keys, keep_order=keep_order, grades=grades
     )
     mark = pl.col("_mark")
-    columns = {
-        "positions": (mark.sort_by(keys, descending=descending).arg_true() + 1).cast(POSITION),
-        "n_ret": pl.len().cast(POSITION),
-        **flags,
-    }
-    if depth is not None:
-        columns["n_ret"] = pl.min_horizontal(pl.len(), pl.lit(depth)).cast(POSITION)
-    # The marked rows alone, sorted by the same keys: in the order of ``positions``.
+    ranks = (mark.sort_by(keys, descending=descending).arg_true() + 1).cast(POSITION)
+    # The marked rows alone, sorted by the same keys: in the order of ``ranks``.
     marked_keys = [key.filter(mark) for key in keys]
+    if request.reads_every_judgment:
+        if exact:  # each row has its grade (null where unjudged): the lists in one pass
+            grade = pl.col("_grade").sort_by(keys, descending=descending)
+            doc = pl.col("doc").sort_by(keys, descending=descending)
+            if depth is not None:
+                grade, doc = grade.head(depth), doc.head(depth)
+            columns = {**flags, **_graded_lists(grade, doc, None, request)}
+            return _grouped(marked, columns, request, block_keys)
+        columns = {
+            **flags,
+            "_ranks": ranks,
+            "_docs": pl.col("doc").filter(mark).sort_by(marked_keys, descending=descending),
+        }
+        return _graded_marks(_grouped(marked, columns, request, block_keys), judgments, request)
+
+    columns = {"positions": ranks, **flags}
     if with_docs or not exact:
         columns["docs"] = pl.col("doc").filter(mark).sort_by(marked_keys, descending=descending)
     lists = ["positions", "docs"] if with_docs else ["positions"]
@@ -573,35 +581,51 @@ def _grouped(
     )
 
 
-def _with_grades(
-    run: pl.LazyFrame, judgments: pl.LazyFrame, qrels_keys: list[str], *, keep_order: bool
+def _graded_marks(
+    rankings: pl.LazyFrame, judgments: pl.LazyFrame, request: _Request
 ) -> pl.LazyFrame:
-    """The run with ``_grade``, each row's grade for its query (null where unjudged)."""
-    grades = judgments.select(*qrels_keys, "doc", _grade="relevance")
-    order = "left" if keep_order else None
-    return run.join(grades, on=[*qrels_keys, "doc"], how="left", maintain_order=order)
+    """The lists of :func:`_graded_lists` from the marked documents of each ranking.
+
+    ``_ranks`` and ``_docs`` hold the ranks and ids of the documents judged for some query
+    (a hash-set probe per row, as :func:`_with_marks` explains): exploded, cut at ``depth``
+    and joined to the judgments of their own query, they bring their grades, and come back
+    as lists in rank order. A ranking left without a judged document gets nulls, which
+    :func:`_complete` turns into empty lists (and ``n_ret`` 0 for a condensed ranking).
+    """
+    keys, qrels_keys = request.keys, request.qrels_keys
+    marked = rankings.select(*keys, "_ranks", "_docs").explode("_ranks", "_docs")
+    if request.depth is not None:
+        marked = marked.filter(pl.col("_ranks") <= request.depth)
+    grades = judgments.select(*qrels_keys, _docs="doc", _grade="relevance")
+    graded = marked.join(grades, on=[*qrels_keys, "_docs"], how="inner")
+    in_rank_order = [pl.col(name).sort_by("_ranks") for name in ("_grade", "_docs")]
+    lists = graded.group_by(keys).agg(
+        **_graded_lists(*in_rank_order, pl.col("_ranks").sort(), request)
+    )
+    own = ["_ranks", "_docs", *(["n_ret"] if request.condensed else [])]
+    return rankings.drop(own).join(lists, on=keys, how="left")
 
 
 def _graded_lists(
-    keys: list[pl.Expr], descending: list[bool], request: _Request
+    grade: pl.Expr, doc: pl.Expr, rank: pl.Expr | None, request: _Request
 ) -> dict[str, pl.Expr]:
-    """The lists of a ranking read from each row's grade (:func:`_with_grades`).
+    """The lists of a ranking from the grades of its documents in rank order, cut at
+    ``depth`` (null where unjudged) and their ranks (``None``: 1, 2, …).
 
-    The rows are put in rank order and cut at ``depth``; ``condensed`` then keeps the
-    judged ones (a grade of 0 or more, as trec_eval's ``-J``), which take ranks 1, 2, …
-    among themselves. A grade at or above the threshold is relevant, one from 0 to below
-    it is judged non-relevant, and a negative one marks a pooled document left unjudged.
+    ``condensed`` keeps the judged documents (a grade of 0 or more, as trec_eval's ``-J``),
+    which take ranks 1, 2, … among themselves and give ``n_ret``. A grade at or above the
+    threshold is relevant, one from 0 to below it is judged non-relevant, and a negative
+    one marks a pooled document left unassessed.
     """
-    grade = pl.col("_grade").sort_by(keys, descending=descending)
-    doc = pl.col("doc").sort_by(keys, descending=descending)
-    if request.depth is not None:
-        grade, doc = grade.head(request.depth), doc.head(request.depth)
+    columns = {}
     if request.condensed:
         judged = grade >= 0  # null (unjudged) is not kept
-        grade, doc = grade.filter(judged), doc.filter(judged)
-    rank = pl.int_range(1, grade.len() + 1, dtype=POSITION)
+        grade, doc, rank = grade.filter(judged), doc.filter(judged), None
+        columns["n_ret"] = grade.len().cast(POSITION)
+    if rank is None:
+        rank = pl.int_range(1, grade.len() + 1, dtype=POSITION)
     relevant = grade >= request.threshold
-    columns = {"positions": rank.filter(relevant), "n_ret": grade.len().cast(POSITION)}
+    columns["positions"] = rank.filter(relevant)
     if request.docs:
         columns["docs"] = doc.filter(relevant)
     if request.grades:

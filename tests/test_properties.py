@@ -415,6 +415,20 @@ def test_judged_positions_equal_reference(case: Case, backend: Backend):
     check_positions(case, backend, judged=True)
 
 
+@pinned([JUDGED_KINDS, replace(JUDGED_KINDS, condensed=True, depth=4)])
+@given(
+    case=st.tuples(cases(depth=st.one_of(st.none(), st.integers(1, 6))), st.booleans()).map(
+        lambda drawn: replace(drawn[0], condensed=drawn[1])
+    )
+)
+@SETTINGS
+def test_judged_positions_through_the_query_doc_join_equal_reference(case: Case, backend: Backend):
+    # Documents judged for many queries (a recommender's items) take the (query, doc)
+    # join, where each row gets its grade in the same pass: force it here.
+    with mock.patch.object(ranking_module, "MAX_JUDGMENTS_PER_DOC", 0):
+        check_positions(case, backend, judged=True)
+
+
 @pinned([replace(DEPTH_CUT, condensed=True), replace(JUDGED_KINDS, condensed=True)])
 @given(case=cases(depth=st.one_of(st.none(), st.integers(1, 6))))
 @SETTINGS
