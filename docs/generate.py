@@ -71,6 +71,29 @@ positions = pl.DataFrame(
 )"""
 EXAMPLE_N = 1000
 
+# The same rankings with grades, for the measures that read them (ERR, nDCG(gains=…)): the
+# query's relevant documents are graded 3, 2, 1 and 1.
+EXAMPLE_GRADED_CODE = """\
+import polars as pl
+import lexiframe as lf
+
+positions = pl.DataFrame(
+    {
+        "system": ["a", "b", "c"],
+        "query": ["q1", "q1", "q1"],
+        "positions": [[1, 3, 7], [2, 3, 4, 9], []],
+        "grades": [[2, 1, 3], [1, 1, 2, 3], []],
+        "ideal_grades": [[3, 2, 1, 1]] * 3,
+        "n_rel": [4, 4, 4],
+        "n_ret": [10, 10, 0],
+    },
+    schema_overrides={
+        "positions": pl.List(pl.UInt32),
+        "n_rel": pl.UInt32,
+        "n_ret": pl.UInt32,
+    },
+)"""
+
 
 def measure_page_name(family: Family) -> str:
     """The file name of a family's documentation page, e.g. ``rr.md``."""
@@ -88,9 +111,9 @@ def _cutoff_text(family: Family) -> str:
     return f"{family.cutoff} ({_cutoff_example(family)})"
 
 
-def _example_frame() -> pl.DataFrame:
+def _example_frame(code: str = EXAMPLE_CODE) -> pl.DataFrame:
     namespace: dict[str, object] = {}
-    exec(EXAMPLE_CODE, namespace)  # the code shown on the page is the code that runs
+    exec(code, namespace)  # the code shown on the page is the code that runs
     return namespace["positions"]  # type: ignore[return-value]
 
 
@@ -104,7 +127,8 @@ def _example(family: Family) -> list[str]:
     from lexiframe.metrics import parse_measure
 
     name = family.example or family.name
-    positions = _example_frame()
+    code = EXAMPLE_GRADED_CODE if parse_measure(name).requires_grades else EXAMPLE_CODE
+    positions = _example_frame(code)
     if parse_measure(name).needs_n:  # null without the corpus size when r < m
         result = measures(positions, [name], n=EXAMPLE_N)
         call = f"positions.lexi.measures([{name!r}], n={EXAMPLE_N})"
@@ -120,7 +144,7 @@ def _example(family: Family) -> list[str]:
         "## Example",
         "",
         "```python",
-        EXAMPLE_CODE,
+        code,
         call,
         "```",
         "",
@@ -207,6 +231,15 @@ def measures_reference() -> str:
         "same call. `rel=None` (the default) is the frame's level. They read the frame's "
         "`grades` and `ideal_grades` (`positions(qrels, grades=True)`; `lf.evaluate` asks for "
         "them), and `rel` cannot be below the frame's `threshold=`.",
+        "",
+        "**Gains of nDCG.** `nDCG(gains={0: 0, 1: 1, 2: 3})` is trec_eval's `ndcg` with "
+        "`-m ndcg.0=0,1=1,2=3` (`ndcg_0=0,1=1,2=3`, as trec_eval prints it, is read too); "
+        "`nDCG(gains={1: 1, 2: 3})@10` cuts both sums at 10. Grades left out of the map keep "
+        "their grade as gain; negative gains count in the DCG, and the ideal DCG takes the "
+        "query's positive gains, best first. Binary nDCG on graded qrels is "
+        "`nDCG(gains={1: 1, 2: 1})` (one entry per relevant grade). A grade below the "
+        "positions frame's `threshold=` (non-relevant documents) cannot have a gain: the "
+        "frame does not hold those documents.",
         "",
     ]
     return "\n".join(lines)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any, TypeVar, overload
 
 import polars as pl
@@ -53,7 +54,10 @@ def measures(frame: Frame, names: MeasureNames, *, n: int | str | pl.Expr | None
 
     nDCG and RBP take the grades of the ``grades`` and ``ideal_grades`` columns as gains,
     as trec_eval does; :func:`lexiframe.positions` keeps them whenever the qrels are graded,
-    so a frame without them holds binary judgments.
+    so a frame without them holds binary judgments. ERR, ``nDCG(gains=…)`` and the measures
+    with a level of their own (``AP(rel=2)``) need those columns on any qrels: build the
+    frame with ``grades=True`` (:func:`evaluate` does). A grade above an ERR measure's
+    ``max_grade`` is refused.
 
     Returns:
         The key columns of ``frame`` (by…, system, query) and one Float64 column per measure.
@@ -121,8 +125,8 @@ def measures(frame: Frame, names: MeasureNames, *, n: int | str | pl.Expr | None
                 MissingCorpusSizeWarning,
                 stacklevel=caller_stacklevel(),
             )
-        return frame.select(*keys, *columns)
-    checked = _checked_corpus_size(frame, n, schema)
+        return _checked_grades(frame, parsed, schema).select(*keys, *columns)
+    checked = _checked_corpus_size(_checked_grades(frame, parsed, schema), n, schema)
     return checked.select(*keys, *(measure.expr(context) for measure in parsed))
 
 
@@ -190,8 +194,10 @@ def evaluate(
     one batch of rows rather than the whole run, with the same result.
 
     The positions frame keeps the grades when the qrels are graded, so nDCG and RBP give
-    trec_eval's graded values, as on every path, and the judged non-relevant documents
-    (``judged=True``) when a measure reads them (Bpref, infAP, Judged@k, Unjudged@k).
+    trec_eval's graded values, as on every path; it holds the judged non-relevant documents
+    (``judged=True``) when a measure reads them (Bpref, infAP, Judged@k, Unjudged@k), and
+    the grades whenever a measure cannot do without them (``AP(rel=2)``, ERR,
+    ``nDCG(gains=…)``): see :func:`request_columns`.
     ``positions_options`` go to :func:`lexiframe.positions` (``threshold``, ``depth``,
     ``by``, column names, …).
 
@@ -218,23 +224,68 @@ def evaluate(
 def request_columns(parsed: Iterable[Measure], positions_options: dict[str, Any]) -> None:
     """Ask :func:`lexiframe.positions` (in ``positions_options``) for the columns the
     measures read beyond the default frame: the judged non-relevant documents (Bpref,
-    infAP, Judged@k, Unjudged@k), and the grades of measures at a relevance level of their
-    own (``AP(rel=2)``), whose level cannot be below the frame's threshold."""
+    infAP, Judged@k, Unjudged@k), and the grades of the measures that cannot do without
+    them on any qrels (``AP(rel=2)``, ERR, ``nDCG(gains=…)``). Refuse what the frame's
+    threshold rules out: a level below it, or a gain for a grade below it."""
     parsed = list(parsed)
     if any(measure.needs_judged for measure in parsed):
         positions_options.setdefault("judged", True)
-    leveled = [measure for measure in parsed if measure.level is not None]
-    if not leveled:
+    needing = [measure for measure in parsed if measure.requires_grades]
+    if not needing:
         return
     positions_options.setdefault("grades", True)
     threshold = positions_options.get("threshold", 1)
-    below = [m for m in leveled if isinstance(m.level, int) and m.level < threshold]
+    below = [m for m in needing if isinstance(m.level, int) and m.level < threshold]
     if below:
         raise InputError(
             f"{below[0]} counts documents of grade {below[0].level} as relevant, but the "
             f"positions are built at threshold={threshold}; lower threshold= to "
             f"{below[0].level} (the other measures keep their level with rel={threshold})"
         )
+    for measure in needing:
+        lost = [
+            (grade, gain)
+            for grade, gain in dict(measure.params).get("gains") or ()
+            if grade < threshold and gain != 0
+        ]
+        if lost:
+            grade, gain = lost[0]
+            raise InputError(
+                f"{measure} gives grade {grade} a gain of {gain!r}, but the positions are "
+                f"built at threshold={threshold}: they hold no document graded {grade}. "
+                f"Lower threshold= to {grade} (in a call of its own if other measures must "
+                f"count grade {grade} as non-relevant), or give grade {grade} a gain of 0"
+            )
+
+
+def _checked_grades(frame: Frame, parsed: list[Measure], schema: pl.Schema) -> Frame:
+    """Refuse a frame with a grade above the ``max_grade`` of an ERR measure (gdeval refuses
+    such qrels: the stopping probability would pass 1). A LazyFrame is checked batch by
+    batch as it streams."""
+    err = [m for m in parsed if "max_grade" in m.family.params]
+    if not err or "ideal_grades" not in schema:
+        return frame
+    limit = min(int(m.param("max_grade")) for m in err)  # type: ignore[call-overload]
+    needing = [m for m in err if m.param("max_grade") == limit]
+    top = pl.col("ideal_grades").list.max()
+
+    def check(batch: pl.DataFrame) -> pl.DataFrame:
+        bad = batch.filter(top > limit)
+        if bad.height:
+            row = bad.head(1).with_columns(_top=top).row(0, named=True)
+            keys = {key: row[key] for key in bad.columns if key not in (*RANKING_COLUMNS, "_top")}
+            wider = replace(needing[0], params=(("max_grade", row["_top"]),))
+            raise InputError(
+                f"{quote_names([m.name for m in needing])}: the stopping probability "
+                f"(2^g - 1)/2^G needs every grade g at most G = max_grade = {limit}, but "
+                f"{format_row(keys)} has a document of grade {row['_top']}; name the measure "
+                f"with a larger max_grade, e.g. {wider}"
+            )
+        return batch
+
+    if isinstance(frame, pl.LazyFrame):
+        return frame.map_batches(check, schema=schema, streamable=True)
+    return check(frame)
 
 
 def summarize(

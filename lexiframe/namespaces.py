@@ -6,6 +6,7 @@ The namespaces only delegate: the logic lives in free functions (``lexiframe.pos
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Generic, TypeVar
 
 import polars as pl
@@ -152,9 +153,22 @@ class ExprNamespace:
         k: int | None = None,
         grades: str | pl.Expr | None = None,
         ideal_grades: str | pl.Expr | None = None,
+        gains: Mapping[int, float] | None = None,
     ) -> pl.Expr:
-        """nDCG, binary or graded (:func:`lexiframe.metrics.exprs.ndcg`)."""
-        return exprs.ndcg(self._expr, n_rel=n_rel, k=k, grades=grades, ideal_grades=ideal_grades)
+        """nDCG, binary, graded or with gains (:func:`lexiframe.metrics.exprs.ndcg`)."""
+        return exprs.ndcg(
+            self._expr, n_rel=n_rel, k=k, grades=grades, ideal_grades=ideal_grades, gains=gains
+        )
+
+    def err(
+        self,
+        *,
+        grades: str | pl.Expr | None = None,
+        k: int | None = None,
+        max_grade: int = exprs.ERR_MAX_GRADE,
+    ) -> pl.Expr:
+        """Expected reciprocal rank (:func:`lexiframe.metrics.exprs.err`)."""
+        return exprs.err(self._expr, grades=grades, k=k, max_grade=max_grade)
 
     def precision(self, k: int) -> pl.Expr:
         """Precision at k (:func:`lexiframe.metrics.exprs.precision`)."""

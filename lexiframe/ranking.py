@@ -132,7 +132,8 @@ def positions(
             (the default) keeps them when the qrels are graded (the relevant documents of
             some query differ in grade), where they change those values; ``True`` always.
             ``False`` on graded qrels is refused rather than let nDCG and RBP fall back to
-            binary gains.
+            binary gains (binary nDCG beside graded measures: ``nDCG(gains={1: 1, 2: 1})``).
+            ERR and ``nDCG(gains=…)`` read them on any qrels: ``True``.
         judged: also return the judged non-relevant documents, which Bpref, infAP,
             Judged@k and Unjudged@k read: ``nonrel_positions`` (the ranks of the retrieved
             documents judged with a grade from 0 to below ``threshold``), ``n_nonrel`` (how
@@ -722,13 +723,25 @@ def _keeps_grades(
         return mixed.height > 0
     example = mixed.row(0, named=True)
     low, high = example["_grades"]
+    levels = collect(relevant.select(pl.col("relevance").unique().sort())).to_series()
     raise InputError(
         f"grades=False, but the qrels are graded ({names.query}={example['query']!r} has "
         f"relevant documents of grades {low} and {high}): nDCG and RBP on this frame would "
-        "lose trec_eval's graded values. Leave grades= unset to keep them, or binarise the "
-        "qrels first to evaluate binary relevance, e.g. "
+        "lose trec_eval's graded values. Leave grades= unset to keep them (binary nDCG is "
+        f"then {binary_ndcg(levels.to_list())}, beside the graded measures), or binarise the "
+        "qrels first to evaluate binary relevance everywhere, e.g. "
         f"qrels.with_columns(pl.col({names.relevance!r}).ge(1).cast(pl.Int64))"
     )
+
+
+def binary_ndcg(grades: list[int]) -> str:
+    """The name of binary nDCG on qrels with these relevant grades: each gains 1.
+
+    Example:
+        >>> binary_ndcg([1, 2, 3])
+        'nDCG(gains={1: 1, 2: 1, 3: 1})'
+    """
+    return "nDCG(gains={" + ", ".join(f"{grade}: 1" for grade in grades) + "})"
 
 
 def _relevant_queries(

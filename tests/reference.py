@@ -16,9 +16,11 @@ Nothing here is vectorised or clever on purpose.
 
 from __future__ import annotations
 
+import ast
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 RunRow = tuple[object, object, object, float]
 """(system, query, doc, score)."""
@@ -199,6 +201,44 @@ def ndcg_graded(
     if ideal_dcg == 0:
         return 0.0
     return _dcg([float(g) for _, g in pairs], [p for p, _ in pairs]) / ideal_dcg
+
+
+def ndcg_gains(
+    pos: list[int],
+    grades: list[int],
+    ideal_grades: list[int],
+    gains: dict[int, float],
+    k: int | None = None,
+) -> float:
+    """trec_eval's ``-m ndcg.1=1,2=3``: grade g gains ``gains.get(g, g)``; every retrieved
+    document adds its gain (negative ones too), the ideal ranking holds the positive gains
+    best first; 0 without a positive ideal gain. A cutoff stops both sums at k."""
+    dcg = 0.0
+    grade_at = dict(zip(pos, grades, strict=True))
+    last = max(pos, default=0) if k is None else min(k, max(pos, default=0))
+    for rank in range(1, last + 1):
+        if rank in grade_at:
+            grade = grade_at[rank]
+            dcg += gains.get(grade, grade) / math.log2(rank + 1)
+    ideal = sorted((gains.get(g, g) for g in ideal_grades if gains.get(g, g) > 0), reverse=True)
+    if k is not None:
+        ideal = ideal[:k]
+    ideal_dcg = sum(gain / math.log2(j + 1) for j, gain in enumerate(ideal, start=1))
+    return dcg / ideal_dcg if ideal_dcg > 0 else 0.0
+
+
+def err(pos: list[int], grades: list[int], k: int | None = None, max_grade: int = 4) -> float:
+    """gdeval's ERR, walking the ranks 1 … k one by one: the user stops at rank i with
+    probability R = (2^g − 1)/2^G (g = 0 for a document outside ``pos``) if they got there."""
+    grade_at = dict(zip(pos, grades, strict=True))
+    last = max(pos, default=0) if k is None else k
+    score, reach = 0.0, 1.0
+    for rank in range(1, last + 1):
+        grade = max(grade_at.get(rank, 0), 0)
+        stop = (2**grade - 1) / 2**max_grade
+        score += reach * stop / rank
+        reach *= 1 - stop
+    return score
 
 
 def precision(pos: list[int], k: int) -> float:
@@ -432,6 +472,12 @@ def measure(
     if family.startswith("TSE"):
         params = _params(family)
         return tse(pos, m, str(params.get("exposure", "rr")), n=n, p=float(params.get("p", 0.8)))
+    if family.startswith("ERR"):
+        max_grade = int(_params(family).get("max_grade", 4))
+        return err(pos, ranking.grades, cutoff, max_grade)
+    if family.startswith("nDCG(gains="):
+        gains = _params(family)["gains"]
+        return ndcg_gains(pos, ranking.grades, ranking.ideal_grades, gains, cutoff)
     if family.startswith("RBP"):
         p = float(_params(family).get("p", 0.8))
         return rbp_graded(pos, ranking.grades, ranking.ideal_grades, p) if graded else rbp(pos, p)
@@ -458,12 +504,15 @@ def measure(
     return simple[family]()
 
 
-def _params(family: str) -> dict[str, object]:
-    """``TSE(exposure='ap', p=0.5)`` → {'exposure': 'ap', 'p': 0.5} (test names only)."""
+def _params(family: str) -> dict[str, Any]:
+    """``TSE(exposure='ap', p=0.5)`` → {'exposure': 'ap', 'p': 0.5} (test names only);
+    ``nDCG(gains={1: 1, 2: 3})`` → {'gains': {1: 1, 2: 3}}."""
     if "(" not in family:
         return {}
     inner = family[family.index("(") + 1 : family.rindex(")")]
-    params: dict[str, object] = {}
+    if inner.startswith("gains="):
+        return {"gains": ast.literal_eval(inner.removeprefix("gains="))}
+    params: dict[str, Any] = {}
     for item in inner.split(","):
         key, _, value = item.partition("=")
         value = value.strip().strip("'\"")

@@ -750,3 +750,232 @@ def test_trec_eval_spellings_of_the_set_measures():
     ]  # fmt: skip
     with pytest.raises(lf.UnknownMeasureError, match=r"level in \[0, 1\]"):
         lf.parse_measure("IPrec@1.5")
+
+
+# ---------------------------------------------------------------------------------------
+# nDCG with gains and ERR (docs/definitions.md §2)
+
+
+def graded_frame(*rankings: tuple[list[int], list[int], list[int], int]) -> pl.DataFrame:
+    """A positions frame with grades from (positions, grades, ideal_grades, n_ret)."""
+    return pl.DataFrame(
+        {
+            "system": [f"s{i}" for i in range(len(rankings))],
+            "query": ["q"] * len(rankings),
+            "positions": [list(r[0]) for r in rankings],
+            "n_rel": [len(r[2]) for r in rankings],
+            "n_ret": [r[3] for r in rankings],
+            "grades": [list(r[1]) for r in rankings],
+            "ideal_grades": [list(r[2]) for r in rankings],
+        },
+        schema_overrides={
+            "positions": pl.List(pl.UInt32),
+            "n_rel": pl.UInt32,
+            "n_ret": pl.UInt32,
+            "grades": pl.List(pl.Int64),
+            "ideal_grades": pl.List(pl.Int64),
+        },
+    )
+
+
+LOG3 = math.log2(3)
+# Grades 1 and 2 at ranks 1 and 3; the query's relevant grades are 2, 2 and 1.
+GAINS_RANKING = ([1, 3], [1, 2], [2, 2, 1], 10)
+
+
+@pytest.mark.parametrize(
+    ("name", "ranking", "expected"),
+    [
+        # gains 1 → 1, 2 → 3: DCG = 1/log2 2 + 3/log2 4 = 2.5; ideal 3, 3, 1.
+        ("nDCG(gains={1: 1, 2: 3})", GAINS_RANKING, 2.5 / (3 + 3 / LOG3 + 1 / 2)),
+        # @2 drops rank 3: DCG = 1; ideal 3, 3.
+        ("nDCG(gains={1: 1, 2: 3})@2", GAINS_RANKING, 1 / (3 + 3 / LOG3)),
+        # k beyond the ranking and the query: the whole ranking.
+        ("nDCG(gains={1: 1, 2: 3})@100", GAINS_RANKING, 2.5 / (3 + 3 / LOG3 + 1 / 2)),
+        # Every relevant grade gains 1: binary nDCG, DCG = 1 + 1/2 over 1 + 1/log2 3 + 1/2.
+        ("nDCG(gains={1: 1, 2: 1})", GAINS_RANKING, 1.5 / (1.5 + 1 / LOG3)),
+        # A negative gain counts in the DCG, not in the ideal: (−1 + 2.5/2) / (2.5 + 2.5/log2 3).
+        ("nDCG(gains={1: -1, 2: 2.5})", GAINS_RANKING, 0.25 / (2.5 + 2.5 / LOG3)),
+        # Grade 1 left out keeps its grade as gain: the plain graded nDCG with 2 → 3.
+        ("nDCG(gains={2: 3})", GAINS_RANKING, 2.5 / (3 + 3 / LOG3 + 1 / 2)),
+        # Only grade 1 retrieved, gaining −1: a negative value, −1 / (3 + 3/log2 3 + 0).
+        ("nDCG(gains={1: -1, 2: 3})", ([1], [1], [2, 2, 1], 10), -1 / (3 + 3 / LOG3)),
+        # No positive gain at all: the ideal DCG is 0 and so is nDCG (not −inf).
+        ("nDCG(gains={1: -1, 2: 0})", GAINS_RANKING, 0.0),
+        # Gains less than 1 apart: the exact ideal order (trec_eval's prints 0 here).
+        ("nDCG(gains={1: 0.5})", ([2], [1], [1, 1], 10), (1 / LOG3) / (1 + 1 / LOG3)),
+        # r = 0 and an empty ranking: 0.
+        ("nDCG(gains={1: 1, 2: 3})", ([], [], [2, 1], 10), 0.0),
+        ("nDCG(gains={1: 1, 2: 3})@5", ([], [], [2, 1], 0), 0.0),
+    ],
+)
+def test_ndcg_with_gains_by_hand(name, ranking, expected):
+    got = lf.measures(graded_frame(ranking), [name])[name].item()
+    assert got == pytest.approx(expected, abs=1e-12)
+    assert math.copysign(1.0, got) > 0 or got < 0  # a 0 is +0.0
+
+
+# ERR with G = 4: R(g) = (2^g − 1)/16, so R(1) = 1/16, R(2) = 3/16, R(4) = 15/16.
+ERR_RANKING = ([1, 3], [2, 4], [4, 2, 1], 10)
+
+
+@pytest.mark.parametrize(
+    ("name", "ranking", "expected"),
+    [
+        # 3/16 at rank 1, then 15/16 at rank 3 if not stopped at 1: 3/16 + (13/16)(15/16)/3.
+        ("ERR", ERR_RANKING, 3 / 16 + (13 / 16) * (15 / 16) / 3),
+        ("ERR@2", ERR_RANKING, 3 / 16),
+        ("ERR@3", ERR_RANKING, 3 / 16 + (13 / 16) * (15 / 16) / 3),
+        ("ERR@100", ERR_RANKING, 3 / 16 + (13 / 16) * (15 / 16) / 3),  # k beyond the ranking
+        # G = 2: R(2) = 3/4 at rank 1 stops 3 users in 4; grade 4 is refused, so grades 1, 2.
+        ("ERR(max_grade=2)", ([1, 2], [2, 1], [2, 1], 5), 3 / 4 + (1 / 4) * (1 / 4) / 2),
+        # G = 5: R(4) = 15/32 at rank 2.
+        ("ERR(max_grade=5)@10", ([2], [4], [4], 5), (15 / 32) / 2),
+        # r = 0 and an empty ranking.
+        ("ERR", ([], [], [3, 1], 10), 0.0),
+        ("ERR@10", ([], [], [3, 1], 0), 0.0),
+    ],
+)
+def test_err_by_hand(name, ranking, expected):
+    got = lf.measures(graded_frame(ranking), [name])[name].item()
+    assert got == pytest.approx(expected, abs=1e-12)
+    assert math.copysign(1.0, got) > 0
+
+
+def test_err_on_binary_qrels_gives_grade_one():
+    # Relevant d2, d3 at ranks 2 and 3: (1/16)/2 + (15/16)(1/16)/3. evaluate keeps the
+    # grades of these binary qrels by itself; the expression's binary default agrees.
+    run = pl.DataFrame(
+        {"system": ["s"] * 3, "query": ["q"] * 3, "doc": ["d1", "d2", "d3"], "score": [3.0, 2, 1]}
+    )
+    qrels = pl.DataFrame({"query": ["q"] * 3, "doc": ["d1", "d2", "d3"], "relevance": [0, 1, 1]})
+    expected = (1 / 16) / 2 + (15 / 16) * (1 / 16) / 3
+    assert lf.evaluate(run, qrels, ["ERR"])["ERR"].item() == pytest.approx(expected, abs=1e-15)
+    pos = lf.positions(run, qrels)
+    assert "grades" not in pos.columns
+    assert pos.select(pl.col("positions").lexi.err()).item() == pytest.approx(expected, abs=1e-15)
+    # The frame without grades cannot tell grade 1 from a uniform grade 2: refused.
+    with pytest.raises(LexiframeError, match=r"ERR reads the grades.*grades=True"):
+        lf.measures(pos, ["ERR"])
+    assert lf.measures(lf.positions(run, qrels, grades=True), ["ERR"])["ERR"].item() == (
+        pytest.approx(expected, abs=1e-15)
+    )
+
+
+def test_err_refuses_grades_above_max_grade(backend):
+    # gdeval refuses qrels with a grade above its MAX_JUDGMENT: (2^5 − 1)/2^4 > 1 would be
+    # no probability. The error names a max_grade that fits.
+    run = pl.DataFrame(
+        {"system": ["s", "s"], "query": ["q", "q"], "doc": ["a", "b"], "score": [2.0, 1]}
+    )
+    qrels = pl.DataFrame({"query": ["q", "q"], "doc": ["a", "z"], "relevance": [1, 5]})
+    with pytest.raises(InputError, match=r"grade 5.*ERR\(max_grade=5\)@10"):
+        backend.evaluate(run, qrels, ["ERR@10", "nDCG"])
+    got = backend.evaluate(run, qrels, ["ERR(max_grade=5)@10"])
+    assert got["ERR(max_grade=5)@10"].item() == pytest.approx(1 / 32, abs=1e-15)  # R(1) = 1/32
+    # The expression alone gives null for such a ranking.
+    frame = graded_frame(([1], [5], [5], 1))
+    assert frame.select(exprs.err(grades="grades")).item() is None
+    assert frame.select(exprs.err(grades="grades", max_grade=5)).item() == pytest.approx(31 / 32)
+
+
+def test_gains_cannot_reach_documents_the_frame_does_not_hold():
+    run = pl.DataFrame(
+        {"system": ["s", "s"], "query": ["q", "q"], "doc": ["a", "b"], "score": [2.0, 1]}
+    )
+    qrels = pl.DataFrame({"query": ["q", "q"], "doc": ["a", "b"], "relevance": [0, 2]})
+    # Grade 0 is below every positions frame's relevant documents.
+    with pytest.raises(UnknownMeasureError, match=r"grade 0 a gain of 1.*gain of 0"):
+        lf.evaluate(run, qrels, ["nDCG(gains={0: 1, 2: 3})"])
+    assert lf.evaluate(run, qrels, ["nDCG(gains={0: 0, 2: 3})"]).height == 1
+    # Grade 1 is below threshold=2.
+    with pytest.raises(InputError, match=r"grade 1 a gain of 2.*threshold=2.*Lower threshold="):
+        lf.evaluate(run, qrels, ["nDCG(gains={1: 2})"], threshold=2)
+    assert lf.evaluate(run, qrels, ["nDCG(gains={1: 0, 2: 3})"], threshold=2).height == 1
+    # A frame without grades: refused, with how to build one.
+    pos = lf.positions(run, qrels)
+    with pytest.raises(LexiframeError, match=r"nDCG\(gains=\{2: 3\}\) reads the grades"):
+        lf.measures(pos, ["nDCG(gains={2: 3})"])
+    # On these binary qrels, evaluate keeps the grades by itself: grade 2 alone, DCG 3/log2 3
+    # over an ideal of 3.
+    got = lf.evaluate(run, qrels, ["nDCG(gains={2: 3})"])["nDCG(gains={2: 3})"].item()
+    assert got == pytest.approx(1 / LOG3, abs=1e-15)
+
+
+def test_binary_ndcg_is_named_by_its_gains():
+    run = pl.DataFrame(
+        {"system": ["s", "s"], "query": ["q", "q"], "doc": ["a", "b"], "score": [2.0, 1]}
+    )
+    qrels = pl.DataFrame({"query": ["q", "q", "q"], "doc": ["a", "b", "c"], "relevance": [1, 2, 2]})
+    got = lf.evaluate(run, qrels, ["nDCG", "nDCG(gains={1: 1, 2: 1})"])
+    # Graded: (1 + 2/log2 3) / (2 + 2/log2 3 + 1/2); binary: (1 + 1/log2 3) / (1 + 1/log2 3 + 1/2).
+    assert got.row(0)[2:] == pytest.approx(
+        ((1 + 2 / LOG3) / (2.5 + 2 / LOG3), (1 + 1 / LOG3) / (1.5 + 1 / LOG3)), abs=1e-15
+    )
+    # grades=False on graded qrels points to that name.
+    with pytest.raises(InputError, match=r"binary nDCG is then nDCG\(gains=\{1: 1, 2: 1\}\)"):
+        lf.positions(run, qrels, grades=False)
+
+
+@pytest.mark.parametrize(
+    ("alias", "canonical"),
+    [
+        ("nDCG(gains={0: 0, 1: 1, 2: 3})", "nDCG(gains={0: 0, 1: 1, 2: 3})"),
+        ("ndcg(gains = {2: 3.0, 1: 1})@10", "nDCG(gains={1: 1, 2: 3})@10"),  # sorted, 3.0 → 3
+        ("nDCG(gains={1: -1, 2: 2.5})", "nDCG(gains={1: -1, 2: 2.5})"),
+        ("ndcg_0=0,1=1,2=3", "nDCG(gains={0: 0, 1: 1, 2: 3})"),  # trec_eval's printed name
+        ("ndcg.1=1,2=3", "nDCG(gains={1: 1, 2: 3})"),  # as trec_eval's -m takes it
+        ("nDCG(gains={})", "nDCG"),
+        ("nDCG(gains=None)@5", "nDCG@5"),
+        ("ERR", "ERR"),
+        ("err@10", "ERR@10"),
+        ("ERR(max_grade=4)@20", "ERR@20"),
+        ("ERR(max_grade=2)@10", "ERR(max_grade=2)@10"),
+        ("TSE(exposure=ap)", "TSE(exposure='ap')"),  # a bare word reads as a string
+    ],
+)
+def test_gains_and_err_names(alias, canonical):
+    measure = parse_measure(alias)
+    assert str(measure) == canonical
+    assert parse_measure(canonical) == measure
+    hash(measure.params)  # parameters stay hashable (the gains as (grade, gain) pairs)
+
+
+@pytest.mark.parametrize(
+    ("name", "fragment"),
+    [
+        ("RBP(0.5)", "param=value"),  # positional
+        ("RBP(p=)", "param=value"),
+        ("RBP(p=0.5, p=0.6)", "given twice"),
+        ("nDCG(gains={1: 1, 1: 2})", "names a key twice"),
+        ("nDCG(gains=3)", "maps relevance grades to gains"),
+        ("nDCG(gains={1.5: 1})", "grades of gains= are integers"),
+        ("nDCG(gains={1: 'x'})", "must be a finite number"),
+        ("nDCG(gains={-1: 2})", "grade -1 a gain of 2"),
+        ("nDCG(exposure='ap')", "gains"),
+        ("ERR(max_grade=0)", "max_grade= is a positive whole number"),
+        ("ERR(max_grade=2.5)", "max_grade= is a positive whole number"),
+        ("ERR(max_grade=True)", "max_grade= is a positive whole number"),
+        ("ndcg.1=x", "grade=gain pairs"),
+        ("ndcg_1=1,1=2", "given a gain twice"),
+    ],
+)
+def test_bad_gains_and_err_parameters(name, fragment):
+    with pytest.raises(UnknownMeasureError) as info:
+        parse_measure(name)
+    assert fragment in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: exprs.err(k=0),
+        lambda: exprs.err(max_grade=0),
+        lambda: exprs.ndcg(gains={1: 2}),  # gains read the grades
+        lambda: exprs.ndcg(grades="g", ideal_grades="i", gains={1.5: 2}),
+        lambda: exprs.ndcg(grades="g", ideal_grades="i", gains={1: math.inf}),
+    ],
+)
+def test_bad_gains_and_err_expression_arguments(make):
+    with pytest.raises(InputError):
+        make()

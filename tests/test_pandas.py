@@ -15,7 +15,21 @@ from polars.testing import assert_frame_equal
 import lexiframe as lf
 from lexiframe.errors import DroppedQueriesWarning, InputError
 
-MEASURES = ["RR", "AP", "nDCG", "nDCG@2", "P@2", "R@2", "RP", "TSE", "ASL", "ASL@g1-1"]
+MEASURES = [
+    "RR",
+    "AP",
+    "nDCG",
+    "nDCG@2",
+    "nDCG(gains={1: 1, 2: 3})",
+    "P@2",
+    "R@2",
+    "RP",
+    "TSE",
+    "ASL",
+    "ASL@g1-1",
+    "ERR",
+    "ERR@2",
+]
 
 
 def pandas_run() -> pd.DataFrame:

@@ -54,6 +54,13 @@ MEASURES = [
     "AP@3",
     "nDCG",
     "nDCG@3",
+    # Gains valid at every threshold drawn (1 and 2): no grade below 2 gains other than 0.
+    "nDCG(gains={1: 0, 2: 3})",
+    "nDCG(gains={2: -1})@3",
+    "nDCG(gains={0: 0, 2: 0.5})",
+    "ERR",
+    "ERR@3",
+    "ERR(max_grade=2)@3",
     "P@1",
     "P@3",
     "R@3",

@@ -128,7 +128,20 @@ def synthetic(seed: int = 7) -> tuple[pl.DataFrame, pl.DataFrame]:
     return run, qrels
 
 
-MEASURES = ["RR", "AP", "nDCG", "nDCG@10", "P@5", "R@10", "RP", "ASL", "ASL@g1-3", "TSE"]
+MEASURES = [
+    "RR",
+    "AP",
+    "nDCG",
+    "nDCG@10",
+    "nDCG(gains={1: 0, 2: 3})",
+    "P@5",
+    "R@10",
+    "RP",
+    "ASL",
+    "ASL@g1-3",
+    "TSE",
+    "ERR@10",
+]
 
 
 # --- per-query results ----------------------------------------------------------------------
@@ -169,6 +182,19 @@ def test_judged_and_condensed_rankings_equal_one_process(spark, lfs):
     options = {"by": "track", "condensed": True}
     expected = _quiet(lf.evaluate, run, qrels, JUDGED_MEASURES, **options).sort(keys)
     got = _back(lfs.evaluate(run_sdf, qrels_sdf, JUDGED_MEASURES, **options), expected, keys)
+    assert_frame_equal(got, expected, check_exact=True)
+
+
+def test_measures_that_read_the_grades_on_binary_qrels(spark, lfs, toy):
+    """ERR and nDCG(gains=…) read the grades on binary qrels too: lfs.evaluate asks the
+    positions for them, as lf.evaluate does, and gives the same numbers."""
+    run, qrels = toy
+    binary = qrels.with_columns(pl.col("relevance").ge(1).cast(pl.Int64))
+    names = ["ERR@10", "nDCG(gains={1: -1})", "nDCG(gains={1: 2})@5"]
+    keys = ["system", "query"]
+    expected = _quiet(lf.evaluate, run, binary, names).sort(keys)
+    assert expected["ERR@10"].max() > 0 and expected["nDCG(gains={1: -1})"].max() == 0
+    got = _back(lfs.evaluate(_sdf(spark, run), _sdf(spark, binary), names), expected, keys)
     assert_frame_equal(got, expected, check_exact=True)
 
 
@@ -336,7 +362,11 @@ def test_cli_evaluate_on_spark_writes_the_same_files(spark, toy, tmp_path, capsy
             str(DATA / "toy" / "runs"),
             "--qrels",
             str(DATA / "toy" / "qrels.txt"),
-            *[arg for m in ("RR", "AP", "nDCG@10", "ASL", "sgnLP", "sgnLR") for arg in ("-m", m)],
+            *[
+                arg
+                for m in ("RR", "AP", "nDCG@10", "ERR@10", "ASL", "sgnLP", "sgnLR")
+                for arg in ("-m", m)
+            ],
             *("--depth", "50", "--order", "mc4"),
             *("-o", str(folder / "per-query.parquet")),
             *("--summary", str(folder / "summary.parquet")),

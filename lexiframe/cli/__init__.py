@@ -279,8 +279,9 @@ def build_parser() -> argparse.ArgumentParser:
         "-m",
         action="append",
         help=f"measure name, repeatable (default: {' '.join(DEFAULT_MEASURES)}); metrics such "
-        "as RR, AP, nDCG@10, P@10, R@1000, RP, 'RBP(p=0.8)', TSE, \"TSE(exposure='ap')\", SL3, "
-        "ASL, ASL@g1-10; preferences sgnLP, rrLP, sgnLR",
+        "as RR, AP, nDCG@10, 'nDCG(gains={1: 1, 2: 3})', ERR@10, P@10, R@1000, RP, "
+        "'RBP(p=0.8)', TSE, \"TSE(exposure='ap')\", SL3, ASL, ASL@g1-10; preferences sgnLP, "
+        "rrLP, sgnLR",
     )
     ev.add_argument(
         "--output",

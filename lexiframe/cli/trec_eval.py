@@ -160,6 +160,10 @@ def evaluate_runs(
         if line.column and line.column not in _COUNT_EXPRS
     )
 
+    graded = {line.column for line in lines if line.graded}
+    # ndcg with gains (-m ndcg.1=1,2=3) reads the grades on binary qrels too.
+    grades = True if any(parse_measure(name).requires_grades for name in graded) else None
+
     def frame_at(threshold: int) -> pl.DataFrame:
         with warnings.catch_warnings():
             # trec_eval ignores queries without judgments silently; so does its drop-in.
@@ -171,6 +175,7 @@ def evaluate_runs(
                 depth=depth,
                 no_relevant="keep",
                 judged=judged,
+                grades=grades,
                 condensed=judged_only,
             )
         if complete:
@@ -186,7 +191,6 @@ def evaluate_runs(
         "query",
         *(_COUNT_EXPRS[name].alias(name) for name in columns if name in _COUNT_EXPRS),
     )
-    graded = {line.column for line in lines if line.graded}
     binary = [name for name in columns if name not in _COUNT_EXPRS and name not in graded]
     # trec_eval's gains are the grades whatever -l says: graded measures see every grade.
     for names, source in ((binary, frame), (sorted(graded), None)):
@@ -440,7 +444,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         action="append",
         metavar="MEASURE",
         help="trec_eval measure, repeatable: a name (map, recip_rank, ndcg), a name with "
-        "cutoffs (P.5,10; ndcg_cut.10) or a nickname (official, the default; all_trec)",
+        "cutoffs (P.5,10; ndcg_cut.10) or gains (ndcg.1=1,2=3) or a nickname (official, the "
+        "default; all_trec)",
     )
     te.add_argument("qrels", help="TREC qrels file")
     te.add_argument("runs", nargs="+", metavar="run", help="TREC run files, one block each")

@@ -13,8 +13,9 @@ are null, with a :class:`~lexiframe.errors.MissingCorpusSizeWarning` that names 
 
 from __future__ import annotations
 
+import math
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import polars as pl
 
@@ -126,6 +127,7 @@ def ndcg(
     k: int | None = None,
     grades: IntoExpr | None = None,
     ideal_grades: IntoExpr | None = None,
+    gains: Mapping[int, float] | None = None,
 ) -> pl.Expr:
     """Normalised DCG with log2(rank + 1) discounts, cut at ``k`` if given.
 
@@ -134,6 +136,11 @@ def ndcg(
     ``ideal_grades`` (all relevant grades of the query, descending) the gains are the
     grades, as trec_eval's ``ndcg`` and ``ndcg_cut_k`` compute them.
 
+    ``gains`` maps grades to gains (trec_eval's ``-m ndcg.1=1,2=3``); a grade it leaves out
+    keeps its grade as gain. Every retrieved document of the frame adds its gain, negative
+    ones too; the ideal DCG takes the query's positive gains in descending order; a query
+    whose ideal DCG is 0 scores 0 (docs/definitions.md §2).
+
     Example:
         >>> import polars as pl
         >>> from lexiframe.metrics import exprs
@@ -141,28 +148,59 @@ def ndcg(
         ...                   schema={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32})
         >>> df.select(exprs.ndcg()).item()
         1.0
+        >>> graded = df.with_columns(grades=pl.lit([1, 2]), ideal_grades=pl.lit([2, 1]))
+        >>> binary = {1: 1, 2: 1}  # every relevant grade gains 1: binary nDCG
+        >>> graded.select(exprs.ndcg(grades="grades", ideal_grades="ideal_grades",
+        ...                          gains=binary)).item()
+        1.0
+        >>> # grade 2 gains 3: (1 + 3/log2(3)) / (3 + 1/log2(3))
+        >>> round(graded.select(exprs.ndcg(grades="grades", ideal_grades="ideal_grades",
+        ...                                gains={2: 3})).item(), 6)
+        0.796708
     """
     _check_cutoff(k, "nDCG")
     if (grades is None) != (ideal_grades is None):
         raise InputError("graded nDCG needs both grades= and ideal_grades=")
+    if gains is not None and grades is None:
+        raise InputError("nDCG with gains= reads the grades: pass grades= and ideal_grades=")
     ranks = _ranks(positions)
     if grades is None:
         kept = ranks if k is None else ranks.list.filter(pl.element() <= k)
         gain = _log2_discount(kept).list.sum()
         ideal_length = _count(n_rel) if k is None else pl.min_horizontal(_count(n_rel), k)
         ideal = _log2_discount(pl.int_ranges(1, ideal_length + 1)).list.sum()
-    else:
-        gains = into_expr(grades).cast(pl.List(pl.Float64))
-        ideal_gains = into_expr(ideal_grades).cast(pl.List(pl.Float64))
-        if k is not None:
-            kept = ranks.list.eval(pl.element() <= k).list.sum()
-            ranks = ranks.list.head(kept)
-            gains = gains.list.head(kept)
-            ideal_gains = ideal_gains.list.head(k)
-        gain = (gains * _log2_discount(ranks)).list.sum()
-        ideal_ranks = pl.int_ranges(1, ideal_gains.list.len() + 1)
-        ideal = (ideal_gains * _log2_discount(ideal_ranks)).list.sum()
-    return _positive_zero((gain / ideal).fill_nan(0.0).fill_null(0.0))
+        return _positive_zero((gain / ideal).fill_nan(0.0).fill_null(0.0))
+    doc_gains = into_expr(grades).cast(pl.List(pl.Float64))
+    ideal_gains = into_expr(ideal_grades).cast(pl.List(pl.Float64))
+    if gains is not None:
+        old, new = _gain_map(gains)
+        doc_gains = doc_gains.list.eval(pl.element().replace(old, new))
+        positive = pl.element().filter(pl.element() > 0.0).sort(descending=True)
+        ideal_gains = ideal_gains.list.eval(pl.element().replace(old, new)).list.eval(positive)
+    if k is not None:
+        kept = ranks.list.eval(pl.element() <= k).list.sum()
+        ranks = ranks.list.head(kept)
+        doc_gains = doc_gains.list.head(kept)
+        ideal_gains = ideal_gains.list.head(k)
+    gain = (doc_gains * _log2_discount(ranks)).list.sum()
+    ideal_ranks = pl.int_ranges(1, ideal_gains.list.len() + 1)
+    ideal = (ideal_gains * _log2_discount(ideal_ranks)).list.sum()
+    # No positive ideal gain (no relevant document, or none with a positive gain): 0, as
+    # trec_eval, whatever the negative gains retrieved.
+    return _positive_zero(pl.when(ideal > 0.0).then(gain / ideal).otherwise(0.0).fill_null(0.0))
+
+
+def _gain_map(gains: Mapping[int, float]) -> tuple[list[float], list[float]]:
+    """The grades and gains of a gain map as two Float64 lists, checked."""
+    old, new = [], []
+    for grade, gain in dict(gains).items():
+        if isinstance(grade, bool) or not isinstance(grade, int):
+            raise InputError(f"the grades of gains= are integers, not {grade!r}")
+        if isinstance(gain, bool) or not isinstance(gain, int | float) or not math.isfinite(gain):
+            raise InputError(f"the gain of grade {grade} must be a finite number, not {gain!r}")
+        old.append(float(grade))
+        new.append(float(gain))
+    return old, new
 
 
 def precision(positions: IntoExpr = "positions", *, k: int) -> pl.Expr:
@@ -244,6 +282,64 @@ def rbp(
     scale = pl.when(top > 1.0).then(top).otherwise(1.0)
     gains = into_expr(grades).cast(pl.List(pl.Float64)) / scale
     return _positive_zero((gains * discounts).list.sum())
+
+
+ERR_MAX_GRADE = 4
+"""The grade G of ERR's top stopping probability (2^G − 1)/2^G: gdeval's MAX_JUDGMENT."""
+
+
+def err(
+    positions: IntoExpr = "positions",
+    *,
+    grades: IntoExpr | None = None,
+    k: int | None = None,
+    max_grade: int = ERR_MAX_GRADE,
+) -> pl.Expr:
+    """Expected reciprocal rank (Chapelle et al., CIKM 2009), as the TREC Web track's
+    gdeval computes it: Σ_{i≤k} R_i/i Π_{j<i} (1 − R_j) over the ranks 1 … k, with the
+    stopping probability R = (2^g − 1)/2^G of a document of grade g and G = ``max_grade``.
+
+    Non-relevant documents (g = 0) stop no one but take their rank: the sum runs over the
+    retrieved relevant documents, at their positions p_i. ``grades``: their grades in rank
+    order; without them every relevant document has g = 1 (binary qrels). A ranking with a
+    grade above ``max_grade`` is null (gdeval refuses such qrels; ``lf.measures`` raises).
+    No cutoff: the whole ranking (docs/definitions.md §2).
+
+    Example:
+        >>> import polars as pl
+        >>> from lexiframe.metrics import exprs
+        >>> df = pl.DataFrame({"positions": [[1, 3]], "grades": [[2, 4]]},
+        ...                   schema={"positions": pl.List(pl.UInt32), "grades": pl.List(pl.Int64)})
+        >>> # R = 3/16 at rank 1, then 15/16 at rank 3 after (1 − 3/16)
+        >>> round(df.select(exprs.err(grades="grades")).item(), 6)
+        0.441406
+        >>> round(df.select(exprs.err(grades="grades", k=2)).item(), 6)
+        0.1875
+    """
+    _check_cutoff(k, "ERR")
+    _check_max_grade(max_grade)
+    ranks = _ranks(positions).cast(pl.List(pl.Float64))
+    top = 2.0**max_grade
+    if grades is None:
+        levels = ranks.list.eval(pl.element() * 0.0 + 1.0)
+    else:
+        # Negative grades (unjudged in TREC's Web track qrels) stop no one, as in gdeval.
+        levels = into_expr(grades).cast(pl.List(pl.Float64)).list.eval(pl.element().clip(0.0))
+    too_high = levels.list.max() > max_grade
+    if k is not None:
+        kept = ranks.list.eval(pl.element() <= k).list.sum()
+        ranks = ranks.list.head(kept)
+        levels = levels.list.head(kept)
+    stop = levels.list.eval((pl.lit(2.0).pow(pl.element()) - 1.0) / top)
+    # The chance that the user reaches each relevant document: Π_{j<i} (1 − R_j).
+    reach = stop.list.eval((1.0 - pl.element()).cum_prod().shift(1, fill_value=1.0))
+    value = _positive_zero((stop * reach / ranks).list.sum())
+    return pl.when(too_high.fill_null(False)).then(_null()).otherwise(value)
+
+
+def _check_max_grade(max_grade: int) -> None:
+    if isinstance(max_grade, bool) or not isinstance(max_grade, int) or max_grade < 1:
+        raise InputError(f"max_grade of ERR must be a positive integer, not {max_grade!r}")
 
 
 def _check_persistence(p: float) -> None:

@@ -10,6 +10,7 @@ the documentation pages of the measures are generated from :data:`FAMILIES` by
 from __future__ import annotations
 
 import ast
+import math
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -88,6 +89,12 @@ class Family:
     example: str = ""
     needs_n: Callable[[Measure], bool] = field(default=lambda measure: False, repr=False)
     """Whether a measure of the family needs the corpus size n (null without it)."""
+    requires_grades: Callable[[Measure], bool] = field(default=lambda measure: False, repr=False)
+    """Whether a measure of the family cannot be computed without the grade columns (ERR,
+    nDCG with gains=): ``lf.evaluate`` then builds the positions with ``grades=True``."""
+    converters: Mapping[str, Callable[[object], object]] = field(default_factory=dict, repr=False)
+    """Per parameter: check a parsed value and return its canonical form (a ``ValueError``
+    says why a value is refused)."""
 
 
 @dataclass(frozen=True)
@@ -121,7 +128,7 @@ class Measure:
         text = self.family.name
         changed = [(key, value) for key, value in self.params if value != self.family.params[key]]
         if changed:
-            text += "(" + ", ".join(f"{key}={value!r}" for key, value in changed) + ")"
+            text += "(" + ", ".join(_param_text(key, value) for key, value in changed) + ")"
         if self.cutoff is not None:
             text += f"@{self.family.cutoff_prefix}{self.cutoff}"
         return text
@@ -135,6 +142,12 @@ class Measure:
         level = self.level
         if level is not None:
             context = at_level(context, level, self.name)
+        elif self.requires_grades and not context.graded:
+            raise SchemaError(
+                f"{self.name} reads the grades of the positions frame, which has no grades "
+                "and ideal_grades columns: build it with positions(qrels, grades=True) "
+                "(lf.evaluate does so by itself)"
+            )
         return self.family.build(self, context).alias(self.name)
 
     @property
@@ -150,13 +163,62 @@ class Measure:
     @property
     def needs_grades(self) -> bool:
         """Whether the measure reads the grade columns of the positions frame."""
-        return self.family.needs_grades or self.level is not None
+        return self.family.needs_grades or self.requires_grades
+
+    @property
+    def requires_grades(self) -> bool:
+        """Whether the measure cannot be computed without the grade columns: a relevance
+        level of its own (``rel=``), ERR's grades, nDCG's ``gains=``."""
+        return self.level is not None or self.family.requires_grades(self)
+
+
+def _param_text(key: str, value: object) -> str:
+    """``p=0.5``, ``exposure='ap'``; a gain map, held as (grade, gain) pairs, as a dict."""
+    if key == "gains" and isinstance(value, tuple):
+        return f"{key}={dict(value)!r}"
+    return f"{key}={value!r}"
 
 
 def _graded_ndcg(measure: Measure, context: Context) -> pl.Expr:
     if context.graded:
-        return exprs.ndcg(k=measure.cutoff, grades="grades", ideal_grades="ideal_grades")
+        gains = measure.param("gains")
+        return exprs.ndcg(
+            k=measure.cutoff,
+            grades="grades",
+            ideal_grades="ideal_grades",
+            gains=None if gains is None else dict(gains),  # type: ignore[call-overload]
+        )
     return exprs.ndcg(k=measure.cutoff)
+
+
+def _gains(value: object) -> tuple[tuple[int, int | float], ...] | None:
+    """A gain map ``{grade: gain}`` as sorted (grade, gain) pairs (``None``: the grades)."""
+    if value is None:
+        return None
+    example = "e.g. gains={0: 0, 1: 1, 2: 3}"
+    if not isinstance(value, dict):
+        raise ValueError(f"gains= maps relevance grades to gains, {example}")
+    pairs = []
+    for grade, gain in value.items():
+        if isinstance(grade, bool) or not isinstance(grade, int):
+            raise ValueError(f"the grades of gains= are integers, {example}")
+        if isinstance(gain, bool) or not isinstance(gain, int | float) or not math.isfinite(gain):
+            raise ValueError(f"the gain of grade {grade} must be a finite number, {example}")
+        if grade < 1 and gain != 0:
+            raise ValueError(
+                f"gains= gives grade {grade} a gain of {gain!r}, but a positions frame holds "
+                "the relevant documents only (graded 1 or more), so a non-relevant document "
+                "cannot add a gain (trec_eval's ndcg.0=… has no equivalent here): give the "
+                "grades below 1 a gain of 0 or leave them out of the map"
+            )
+        pairs.append((grade, int(gain) if float(gain).is_integer() else float(gain)))
+    return tuple(sorted(pairs)) or None
+
+
+def _max_grade(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError("max_grade= is a positive whole number, e.g. max_grade=4")
+    return value
 
 
 def _graded_rbp(measure: Measure, context: Context) -> pl.Expr:
@@ -192,15 +254,21 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         name="nDCG",
         summary="Normalised DCG with log2(rank+1) discounts; the gains are the grades, as in "
-        "trec_eval (positions frames of graded qrels keep them).",
+        "trec_eval (positions frames of graded qrels keep them). gains= maps grades to gains "
+        "as trec_eval's ndcg.1=1,2=3 (read as nDCG(gains={1: 1, 2: 3})): unlisted grades "
+        "keep their grade, negative gains count, the ideal DCG takes the positive ones; "
+        "nDCG(gains={1: 1, 2: 1}) is binary nDCG on grades 1 and 2.",
         formula=r"\mathrm{nDCG} = \frac{\sum_{i \le r} g_i / \log_2(p_i + 1)}"
         r"{\sum_{j \le m} g^*_j / \log_2(j + 1)}",
-        source="trec_eval ndcg, ndcg_cut_k",
+        source="trec_eval ndcg, ndcg_cut_k; Järvelin and Kekäläinen (2002)",
         build=_graded_ndcg,
         cutoff="optional",
         aliases=("NDCG", "ndcg"),
+        params={"gains": None},
+        converters={"gains": _gains},
         needs_grades=True,
         example="nDCG@10",
+        requires_grades=lambda m: m.param("gains") is not None,
     ),
     Family(
         name="P",
@@ -247,6 +315,29 @@ FAMILIES: tuple[Family, ...] = (
         params={"p": 0.8},
         needs_grades=True,
         example="RBP(p=0.5)",
+    ),
+    Family(
+        name="ERR",
+        summary="Expected reciprocal rank: the cascade user stops at a document of grade g "
+        "with probability (2^g - 1)/2^G (G = max_grade, gdeval's 4); the expected reciprocal "
+        "of the rank where they stop. Non-relevant documents take ranks but stop no one; a "
+        "grade above max_grade is refused.",
+        formula=r"\mathrm{ERR} = \sum_{i \le r} \frac{R_i}{p_i} \prod_{j < i} (1 - R_j),\ "
+        r"R_i = \frac{2^{g_i} - 1}{2^G}",
+        source="Chapelle, Metzler, Zhang and Grinspan (CIKM 2009); TREC Web track gdeval "
+        "(ir_measures ERR@k)",
+        build=lambda m, c: exprs.err(
+            grades="grades",
+            k=m.cutoff,  # type: ignore[arg-type]
+            max_grade=int(m.param("max_grade")),  # type: ignore[call-overload]
+        ),
+        cutoff="optional",
+        aliases=("err",),
+        params={"max_grade": exprs.ERR_MAX_GRADE},
+        converters={"max_grade": _max_grade},
+        needs_grades=True,
+        requires_grades=lambda m: True,
+        example="ERR@10",
     ),
     Family(
         name="TSE",
@@ -484,26 +575,53 @@ def _unknown(name: str, why: str) -> UnknownMeasureError:
 
 
 def _parse_params(name: str, family: Family, text: str | None) -> tuple[tuple[str, object], ...]:
+    """The parameters of ``NAME(key=value, …)`` as Python reads keyword arguments: values are
+    literals (``0.5``, ``'ap'``, ``{1: 1, 2: 3}``); a bare word reads as a string (``ap``)."""
     values = dict(family.params)
-    if text and text.strip():
-        for item in text.split(","):
-            key, sep, raw = item.partition("=")
-            key = key.strip()
-            if not sep or key not in family.params:
-                allowed = ", ".join(family.params) or "none"
-                raise _unknown(name, f"{family.name} takes the parameters: {allowed}")
+    if not text or not text.strip():
+        return tuple(values.items())
+    allowed = ", ".join(family.params) or "none"
+    source = f"f({text})"
+    try:
+        call = ast.parse(source, mode="eval").body
+    except SyntaxError:
+        call = None
+    if not isinstance(call, ast.Call) or call.args or any(k.arg is None for k in call.keywords):
+        raise _unknown(
+            name, f"its parameters do not read as param=value; {family.name} takes: {allowed}"
+        )
+    seen: set[str] = set()
+    for keyword in call.keywords:
+        key = str(keyword.arg)
+        if key not in family.params:
+            raise _unknown(name, f"{family.name} takes the parameters: {allowed}")
+        if key in seen:
+            raise _unknown(name, f"{key}= is given twice")
+        seen.add(key)
+        value = _literal(keyword.value, source)
+        if isinstance(value, dict) and len(value) != len(getattr(keyword.value, "keys", ())):
+            raise _unknown(name, f"{key}= names a key twice")
+        if key == LEVEL and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+            raise _unknown(name, "rel= is a relevance grade of at least 1, e.g. rel=2")
+        if key in family.choices and value not in family.choices[key]:
+            raise _unknown(name, f"{key} must be one of {family.choices[key]}")
+        if key in family.converters:
             try:
-                value = ast.literal_eval(raw.strip())
-            except (ValueError, SyntaxError):
-                value = raw.strip()
-            if key == LEVEL and (
-                not isinstance(value, int) or isinstance(value, bool) or value < 1
-            ):
-                raise _unknown(name, "rel= is a relevance grade of at least 1, e.g. rel=2")
-            if key in family.choices and value not in family.choices[key]:
-                raise _unknown(name, f"{key} must be one of {family.choices[key]}")
-            values[key] = value
+                value = family.converters[key](value)
+            except ValueError as error:
+                raise _unknown(name, str(error)) from None
+        values[key] = value
     return tuple(values.items())
+
+
+def _literal(node: ast.expr, source: str) -> object:
+    """A parameter's value: a Python literal, else its text (``exposure=ap`` reads 'ap')."""
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        if isinstance(node, ast.Name):
+            return node.id
+        return ast.get_source_segment(source, node) or ""
 
 
 def _parse_cutoff(name: str, family: Family, text: str | None) -> int | float | None:
@@ -533,7 +651,8 @@ def parse_measure(name: str | Measure) -> Measure:
     Family names are matched without regard to case; trec_eval's names (``recip_rank``,
     ``map``, ``Rprec``, ``P_10``, ``recall_1000``, ``ndcg_cut_10``) are understood too, and
     give trec_eval's numbers: ``rbp``, trec_eval's spelling, is ``RBP(p=0.9)`` (its default
-    persistence) and ``rbp_p=0.8`` is ``RBP(p=0.8)``.
+    persistence) and ``rbp_p=0.8`` is ``RBP(p=0.8)``; ``ndcg_1=1,2=3`` (trec_eval's
+    ``-m ndcg.1=1,2=3``) is ``nDCG(gains={1: 1, 2: 3})``.
 
     Example:
         >>> from lexiframe.metrics import parse_measure
@@ -554,6 +673,10 @@ def parse_measure(name: str | Measure) -> Measure:
     rbp = re.fullmatch(r"rbp(?:[._]p=(\d*\.?\d+))?", text)
     if rbp:
         text = f"RBP(p={rbp.group(1) or '0.9'})"
+    # trec_eval's ndcg with gains: -m ndcg.1=1,2=3, which it prints as ndcg_1=1,2=3.
+    gains = re.fullmatch(r"ndcg[._]([^@()]*=[^@()]*)", text)
+    if gains:
+        text = f"nDCG(gains={_trec_eval_gains(name, gains.group(1))!r})"
     match = _NAME.match(text)
     if not match:
         raise _unknown(name, "it does not read as NAME, NAME@k or NAME(param=value)")
@@ -565,6 +688,23 @@ def parse_measure(name: str | Measure) -> Measure:
         cutoff=_parse_cutoff(name, family, match.group("cutoff")),
         params=_parse_params(name, family, match.group("params")),
     )
+
+
+def _trec_eval_gains(name: str, text: str) -> dict[int, float]:
+    """trec_eval's gain pairs ``1=1,2=3.5`` as a map of grades to gains."""
+    gains: dict[int, float] = {}
+    for pair in text.split(","):
+        grade, _, gain = pair.partition("=")
+        try:
+            level, value = int(grade), float(gain)
+        except ValueError:
+            raise _unknown(
+                name, "trec_eval's ndcg gains are grade=gain pairs, e.g. ndcg.0=0,1=1,2=3"
+            ) from None
+        if level in gains:
+            raise _unknown(name, f"grade {level} is given a gain twice")
+        gains[level] = value
+    return gains
 
 
 def parse_measures(names: str | Measure | Iterable[str | Measure]) -> list[Measure]:

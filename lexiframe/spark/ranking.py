@@ -145,8 +145,7 @@ def evaluate(
     measures = parse_measures(names)
     parsed = [str(measure) for measure in measures]
     options = _positions_options(positions_options)
-    if any(measure.needs_judged for measure in measures):
-        options.setdefault("judged", True)  # as lexiframe.evaluate does
+    evaluation.request_columns(measures, options)  # as lexiframe.evaluate does
     job, run_sdf, qrels_sdf = _prepare(
         run, qrels, options, measures=parsed, n=n, buckets=bucket_count(run, buckets)
     )
@@ -258,10 +257,13 @@ def _graded(
     )
     if mixed and options["grades"] is False:
         row = mixed[0]
+        levels = qrels.filter(relevance >= options["threshold"]).select(relevance).distinct()
+        grades = sorted(level[0] for level in levels.collect())
         raise InputError(
             f"grades=False, but the qrels are graded ({names['query']}={row[names['query']]!r} "
             f"has relevant documents of grades {row['low']} and {row['high']}): nDCG and RBP "
-            "would lose trec_eval's graded values. Leave grades= unset to keep them, or "
+            "would lose trec_eval's graded values. Leave grades= unset to keep them (binary "
+            f"nDCG is then {ranking.binary_ndcg(grades)}, beside the graded measures), or "
             "binarise the qrels first."
         )
     return bool(mixed)

@@ -1,0 +1,225 @@
+"""nDCG with gains and ERR against the programs researchers take them from.
+
+Golden files (provenance in ``tests/data/README.md``), on trec_eval's test collection and
+the toy track:
+
+- ``q.c.ndcg.<gains>.txt``: ``trec_eval -q -c -m runid -m ndcg.<gains>`` (trec_eval 10.0),
+  for the gains ``0=0,1=1,2=3`` and ``1=-1,2=2.5`` (a negative and a fractional gain);
+- ``toy/expected/trec_eval_cli/gains=<gains>.q.c.ndcg_cut.txt``: trec_eval's
+  ``ndcg_cut.5,10,20`` on the toy qrels with each grade replaced by its gain (trec_eval's
+  ``ndcg_cut`` takes no gains; this is how ir_measures computes ``nDCG(gains=…)@k``);
+- ``gdeval/k<k>.csv``: the TREC Web track's ``gdeval.pl qrels run k`` (ir_measures' copy,
+  version 1.2a), whose last column is ERR@k; ``max_grade=2.k10.csv``: the same script with
+  its largest grade ``MAX_JUDGMENT`` set to 2.
+
+trec_eval prints 4 decimals and gdeval 5: values agree within half a unit of the last digit.
+"""
+
+from __future__ import annotations
+
+import warnings
+from functools import cache
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import lexiframe as lf
+from lexiframe.cli import main
+from lexiframe.errors import DroppedQueriesWarning
+from tests.conftest import DATA, Backend
+from tests.test_trec_eval_parity import COLLECTIONS, Golden, collection, parse_runs
+
+TREC_EVAL_TOLERANCE = 5e-5 + 1e-9
+GDEVAL_TOLERANCE = 5e-6 + 1e-9
+
+GAINS = {
+    # trec_eval's parameters: the registry's name
+    "0=0,1=1,2=3": "nDCG(gains={0: 0, 1: 1, 2: 3})",
+    "1=-1,2=2.5": "nDCG(gains={1: -1, 2: 2.5})",
+}
+CUT_GAINS = {
+    "0=0,1=1,2=3": "nDCG(gains={0: 0, 1: 1, 2: 3})",
+    "1=4,2=1": "nDCG(gains={1: 4, 2: 1})",  # the ideal order is by gain, not by grade
+}
+CUTOFFS = (5, 10, 20)
+
+
+def ndcg_golden_path(name: str, gains: str) -> Path:
+    if name == "trec_eval":
+        return DATA / "trec_eval" / "cli" / f"q.c.ndcg.{gains}.txt"
+    return DATA / "toy" / "expected" / "trec_eval_cli" / f"q.c.ndcg.{gains}.txt"
+
+
+def files(name: str) -> list[str]:
+    """The qrels and run files of a collection, as a command line takes them."""
+    if name == "trec_eval":
+        return [str(DATA / "trec_eval" / "qrels.test"), str(DATA / "trec_eval" / "results.test")]
+    runs = sorted(str(path) for path in (DATA / "toy" / "runs").iterdir())
+    return [str(DATA / "toy" / "qrels.txt"), *runs]
+
+
+def quietly(function, *args, **kwargs):
+    """Call ``function`` with the dropped-query warning (the toy's unjudged 888) silenced."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DroppedQueriesWarning)
+        return function(*args, **kwargs)
+
+
+def values(frame: pl.DataFrame, column: str) -> dict[tuple[str, str], float]:
+    return {(s, q): v for s, q, v in frame.select("system", "query", column).iter_rows()}
+
+
+def assert_close(got: float, want: float, tolerance: float, what: object) -> None:
+    assert abs(got - want) <= tolerance, f"{what}: lexiframe {got!r}, reference {want!r}"
+
+
+def compare_trec_eval(
+    got: dict[tuple[str, str], float], goldens: dict[str, Golden], te_name: str
+) -> int:
+    """Every per-query value trec_eval -c printed (every judged query, skipped ones as 0)."""
+    checked = 0
+    for system, golden in goldens.items():
+        expected = golden.per_query[te_name]
+        assert {q for s, q in got if s == system} == set(expected), system
+        for query, want in expected.items():
+            assert_close(got[(system, query)], want, TREC_EVAL_TOLERANCE, (system, query))
+            checked += 1
+    return checked
+
+
+# --- nDCG with gains: trec_eval -m ndcg.<gains> ---------------------------------------------
+
+
+@pytest.mark.parametrize("gains", sorted(GAINS))
+@pytest.mark.parametrize("name", COLLECTIONS)
+def test_ndcg_with_gains_is_trec_evals_ndcg(name, gains, backend: Backend):
+    data = collection(name)
+    measure = GAINS[gains]
+    goldens = parse_runs(ndcg_golden_path(name, gains))
+    assert set(goldens) == set(data.golden)
+    got = quietly(backend.evaluate, data.run, data.qrels, [measure], no_relevant="keep")
+    assert compare_trec_eval(values(got, measure), goldens, f"ndcg_{gains}") > 0
+    # The positions path, with the grades the measure reads (binary qrels included).
+    pos = quietly(backend.positions, data.run, data.qrels, no_relevant="keep", grades=True)
+    by_positions = backend.measures(pos, [measure])
+    assert compare_trec_eval(values(by_positions, measure), goldens, f"ndcg_{gains}") > 0
+
+
+def test_the_goldens_hold_what_the_gains_test():
+    """Negative values (a retrieved grade-1 document costs 1) and queries whose ideal DCG is
+    positive though some values are 0: the second map is not the plain ndcg in disguise."""
+    toy = parse_runs(ndcg_golden_path("toy", "1=-1,2=2.5"))
+    printed = [v for g in toy.values() for v in g.per_query["ndcg_1=-1,2=2.5"].values()]
+    assert min(printed) < 0 < max(printed)
+    plain = collection("toy").golden["sys000"].per_query["ndcg"]
+    assert toy["sys000"].per_query["ndcg_1=-1,2=2.5"] != plain
+
+
+@pytest.mark.parametrize("gains", sorted(CUT_GAINS))
+def test_ndcg_with_gains_at_cutoffs_is_ndcg_cut_on_regraded_qrels(gains, backend: Backend):
+    data = collection("toy")
+    path = DATA / "toy" / "expected" / "trec_eval_cli" / f"gains={gains}.q.c.ndcg_cut.txt"
+    goldens = parse_runs(path)
+    names = {k: f"{CUT_GAINS[gains]}@{k}" for k in CUTOFFS}
+    got = quietly(backend.evaluate, data.run, data.qrels, list(names.values()), no_relevant="keep")
+    for k, measure in names.items():
+        assert compare_trec_eval(values(got, measure), goldens, f"ndcg_cut_{k}") > 0
+
+
+def test_ndcg_with_gains_at_cutoffs_on_binary_qrels_is_ndcg_cut():
+    """trec_eval's collection is binary: grade 1 gains 1 whatever grade 2 would, so the
+    gains give its ndcg_cut_k (its all_trec golden)."""
+    data = collection("trec_eval")
+    names = {k: f"nDCG(gains={{0: 0, 1: 1, 2: 3}})@{k}" for k in CUTOFFS}
+    got = lf.evaluate(data.run, data.qrels, list(names.values()), no_relevant="keep")
+    for k, measure in names.items():
+        assert compare_trec_eval(values(got, measure), data.golden, f"ndcg_cut_{k}") > 0
+
+
+def test_trec_evals_spelling_is_the_same_measure():
+    for gains, measure in GAINS.items():
+        assert str(lf.parse_measure(f"ndcg_{gains}")) == measure  # as trec_eval prints it
+        assert str(lf.parse_measure(f"ndcg.{gains}")) == measure  # as -m takes it
+        assert str(lf.parse_measure(measure)) == measure
+
+
+@pytest.mark.parametrize("gains", sorted(GAINS))
+@pytest.mark.parametrize("name", COLLECTIONS)
+def test_the_drop_in_prints_trec_evals_lines(name, gains, capsys):
+    """``lexiframe trec_eval -q -c -m runid -m ndcg.<gains>``: trec_eval's own text, line for
+    line (its name ``ndcg_<gains>``, negative values, the ``all`` means)."""
+    flags = ["-q", "-c", "-m", "runid", "-m", f"ndcg.{gains}"]
+    assert main(["trec_eval", *flags, *files(name)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed == ndcg_golden_path(name, gains).read_text().splitlines()
+
+
+# --- ERR: gdeval ------------------------------------------------------------------------------
+
+
+@cache
+def gdeval(name: str, label: str) -> dict[tuple[str, str], float]:
+    """gdeval's ERR per (run, topic): the last column of its CSV lines."""
+    folder = DATA / "trec_eval" / "gdeval" if name == "trec_eval" else DATA / "toy/expected/gdeval"
+    found = {}
+    for line in (folder / f"{label}.csv").read_text().splitlines():
+        run, topic, _ndcg, err = line.split(",")
+        if run == "runid":
+            continue  # the header each call prints
+        assert (run, topic) not in found
+        found[(run, topic)] = float(err)
+    return found
+
+
+def compare_gdeval(got: dict[tuple[str, str], float], expected: dict[tuple[str, str], float]):
+    """gdeval prints the topics a run answered that have a relevant document; the other
+    rankings lexiframe evaluates are the skipped queries, which score 0."""
+    assert set(expected) <= set(got)
+    for key, want in expected.items():
+        assert_close(got[key], want, GDEVAL_TOLERANCE, key)
+    return set(got) - set(expected)
+
+
+@pytest.mark.parametrize("k", CUTOFFS)
+@pytest.mark.parametrize("name", COLLECTIONS)
+def test_err_is_gdevals(name, k, backend: Backend):
+    data = collection(name)
+    measure = f"ERR@{k}"
+    got = quietly(backend.evaluate, data.run, data.qrels, [measure])
+    pos = quietly(backend.positions, data.run, data.qrels)
+    skipped = {
+        (s, q) for s, q, n_ret in pos.select("system", "query", "n_ret").iter_rows() if n_ret == 0
+    }
+    assert compare_gdeval(values(got, measure), gdeval(name, f"k{k}")) == skipped
+    assert all(values(got, measure)[key] == 0.0 for key in skipped)
+    if name == "toy":
+        assert ("sys002", "413") in skipped  # the toy's skipped query
+
+
+def test_err_with_a_smaller_max_grade_is_gdevals_with_that_max(backend: Backend):
+    data = collection("toy")
+    measure = "ERR(max_grade=2)@10"
+    got = quietly(backend.evaluate, data.run, data.qrels, [measure])
+    compare_gdeval(values(got, measure), gdeval("toy", "max_grade=2.k10"))
+    # A different number from the default G = 4: the golden does test max_grade.
+    default = gdeval("toy", "k10")
+    assert any(
+        abs(default[key] - value) > 0.1 for key, value in gdeval("toy", "max_grade=2.k10").items()
+    )
+
+
+@pytest.mark.parametrize("name", COLLECTIONS)
+def test_err_and_gains_through_the_command_line(name, tmp_path, capsys):
+    """``lexiframe evaluate -m 'ERR@10' -m 'nDCG(gains=…)'`` reads the grades by itself, on
+    binary qrels too, and prints gdeval's and trec_eval's numbers."""
+    target = tmp_path / "per_query.parquet"
+    qrels, *runs = files(name)
+    measures = ["-m", "ERR@10", "-m", GAINS["1=-1,2=2.5"], "-m", "nDCG@10"]
+    argv = ["evaluate", "--qrels", qrels, *measures, "--no-relevant", "keep", "-o", str(target)]
+    assert main([*argv, *runs]) == 0
+    capsys.readouterr()
+    got = pl.read_parquet(target)
+    compare_gdeval(values(got, "ERR@10"), gdeval(name, "k10"))
+    goldens = parse_runs(ndcg_golden_path(name, "1=-1,2=2.5"))
+    compare_trec_eval(values(got, GAINS["1=-1,2=2.5"]), goldens, "ndcg_1=-1,2=2.5")
