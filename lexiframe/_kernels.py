@@ -59,24 +59,40 @@ class ListBuffers:
 def list_buffers(column: pl.Series | pa.Array | pa.ChunkedArray) -> ListBuffers:
     """Flat ``values`` and ``offsets`` of a list column (Polars, or Arrow list/large_list).
 
-    Zero copy for one chunk (the values are viewed from the Arrow child array, offsets
-    rebased only when the array is a slice); chunks are concatenated otherwise.
+    A Polars column is read by Polars (its values flattened, its offsets from the list
+    lengths), without importing pyarrow. An Arrow column: zero copy for one chunk (the
+    values are viewed from the child array, offsets rebased only when the array is a
+    slice); chunks are concatenated otherwise.
 
     >>> import polars as pl
     >>> buffers = list_buffers(pl.Series([[1, 3], [], None, [2]], dtype=pl.List(pl.UInt32)))
     >>> buffers.values.tolist(), buffers.offsets.tolist(), buffers.valid.tolist()
     ([1, 3, 2], [0, 2, 2, 2, 3], [True, True, False, True])
     """
-    import pyarrow as pa
-
     if isinstance(column, pl.Series):
-        column = column.to_arrow()
+        return _series_buffers(column)
+    import pyarrow as pa  # Arrow arrays only (Spark's): importing it costs 0.1 s
+
     if isinstance(column, pa.ChunkedArray):
         chunks = [_chunk_buffers(chunk) for chunk in column.chunks]
         if len(chunks) == 1:
             return chunks[0]
         return _concatenate(chunks, column.type)
     return _chunk_buffers(column)
+
+
+def _series_buffers(column: pl.Series) -> ListBuffers:
+    """The buffers of a Polars list column, read by Polars itself (no Arrow round trip)."""
+    if not isinstance(column.dtype, pl.List):
+        raise TypeError(f"expected a list column, got {column.dtype}")
+    values = column.explode(empty_as_null=False, keep_nulls=False)
+    if values.null_count():
+        raise ValueError("a list of positions holds a null element")
+    lengths = column.list.len().fill_null(0).cast(pl.Int64).to_numpy()
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    valid = column.is_not_null().to_numpy() if column.null_count() else None
+    return ListBuffers(values.to_numpy(), offsets, valid)
 
 
 def _chunk_buffers(array: pa.Array) -> ListBuffers:

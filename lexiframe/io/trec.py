@@ -40,6 +40,9 @@ from lexiframe.io.layouts import Layout
 from lexiframe.typing import SystemFrom
 
 _SNIFF_BYTES = 1 << 13
+_SNIFF_LINES = 16
+"""Lines checked to pick a separator: a later line the separator cannot read exactly sends
+the file to the general path anyway, so more would only cost time (in Python, per file)."""
 _LINE = "__line"
 _LINE_NO = "__line_no"
 _BAD = "__bad"
@@ -70,7 +73,7 @@ def _sniff(path: Path, layout: Layout) -> str | None:
     lines = text.split("\n")
     if not complete:
         lines = lines[:-1]  # may be cut in the middle
-    lines = [line.rstrip("\r") for line in lines if line.strip()]
+    lines = [line.rstrip("\r") for line in lines if line.strip()][:_SNIFF_LINES]
     if not lines:
         if complete:
             raise InputError(f"{layout.table} file {str(path)!r} is empty")
