@@ -9,6 +9,8 @@ ranking, pooled documents left unassessed (grade -1).
 
 from __future__ import annotations
 
+import warnings
+
 import polars as pl
 import pytest
 
@@ -187,3 +189,55 @@ def test_cli_evaluate_requests_the_judged_columns(condensed, tmp_path, capsys):
             read_trec_run(*runs), read_trec_qrels(qrels), names, condensed=condensed
         ).sort("system", "query")
     assert got.equals(expected)
+
+
+# ir_measures' Judged@k (providers/judged_provider.py), stored per query: provenance in
+# tests/data/README.md. ir_measures breaks score ties by document id ascending, trec_eval
+# (and lexiframe) descending, so rankings are compared in ir_measures' order through a rank
+# column, and in trec_eval's order only where no tie crosses a cutoff.
+JUDGED = ["Judged@5", "Judged@10", "Judged@100", "Judged"]
+JUDGED_GOLDENS = [
+    ("trec_eval/qrels.test", ["trec_eval/results.test"], "trec_eval/ir_measures/judged.csv"),
+    ("toy/qrels.txt", "toy/runs", "toy/expected/ir_measures/judged.csv"),
+    ("toy/qrels.pooled.txt", "toy/runs", "toy/expected/ir_measures/judged.pooled.csv"),
+]
+
+
+@pytest.mark.parametrize(("qrels", "runs", "golden"), JUDGED_GOLDENS, ids=lambda x: str(x))
+def test_judged_is_ir_measures(qrels, runs, golden):
+    from tests.conftest import DATA, read_trec_qrels, read_trec_run
+
+    paths = (
+        sorted((DATA / runs).iterdir()) if isinstance(runs, str) else [DATA / p for p in runs]
+    )
+    run = read_trec_run(*paths)
+    judgments = read_trec_qrels(DATA / qrels)
+    expected = pl.read_csv(DATA / golden, schema_overrides={"query": pl.String}).rename(
+        {"run": "system"}
+    )
+
+    def evaluate(frame: pl.DataFrame, **options: object) -> pl.DataFrame:
+        with warnings.catch_warnings():  # the toy's unjudged query 888, as ir_measures
+            warnings.simplefilter("ignore", lf.errors.DroppedQueriesWarning)
+            return lf.evaluate(frame, judgments, JUDGED, no_relevant="keep", **options)
+
+    def long(frame: pl.DataFrame) -> pl.DataFrame:
+        return frame.unpivot(index=["system", "query"], variable_name="measure").join(
+            expected, on=["system", "query", "measure"], how="right", suffix="_ir_measures"
+        )
+
+    # ir_measures' order: score descending, then document id ascending.
+    ir_order = run.with_columns(
+        rank=pl.struct(pl.col("score").neg(), "doc").rank("ordinal").over("system", "query")
+    )
+    same_order = long(evaluate(ir_order, rank_by="rank"))
+    assert same_order["value"].null_count() == 0
+    assert (same_order["value"] - same_order["value_ir_measures"]).abs().max() < 1e-12
+
+    # trec_eval's order: the values differ only in rankings with tied scores.
+    got = long(evaluate(run))
+    differ = got.filter((pl.col("value") - pl.col("value_ir_measures")).abs() > 1e-12)
+    tied = run.filter(pl.col("score").is_duplicated().over("system", "query"))
+    assert differ.join(tied, on=["system", "query"], how="anti").height == 0
+    if golden.startswith("toy"):
+        assert 0 < differ.height < 10  # sys003's ties
