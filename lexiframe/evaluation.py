@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any, TypeVar, overload
 
@@ -130,6 +130,15 @@ def measures(frame: Frame, names: MeasureNames, *, n: int | str | pl.Expr | None
     return checked.select(*keys, *(measure.expr(context) for measure in parsed))
 
 
+def _each_batch(
+    frame: Frame, check: Callable[[pl.DataFrame], pl.DataFrame], schema: pl.Schema
+) -> Frame:
+    """``check`` applied to a DataFrame, or to a LazyFrame batch by batch as it streams."""
+    if isinstance(frame, pl.LazyFrame):
+        return frame.map_batches(check, schema=schema, streamable=True)
+    return check(frame)
+
+
 def _checked_corpus_size(frame: Frame, n: int | str | pl.Expr, schema: pl.Schema) -> Frame:
     """Refuse a corpus size n smaller than a ranking plus its unretrieved relevant documents.
 
@@ -163,9 +172,7 @@ def _checked_corpus_size(frame: Frame, n: int | str | pl.Expr, schema: pl.Schema
             )
         return batch
 
-    if isinstance(frame, pl.LazyFrame):
-        return frame.map_batches(check, schema=schema, streamable=True)
-    return check(frame)
+    return _each_batch(frame, check, schema)
 
 
 @overload
@@ -283,9 +290,7 @@ def _checked_grades(frame: Frame, parsed: list[Measure], schema: pl.Schema) -> F
             )
         return batch
 
-    if isinstance(frame, pl.LazyFrame):
-        return frame.map_batches(check, schema=schema, streamable=True)
-    return check(frame)
+    return _each_batch(frame, check, schema)
 
 
 def summarize(
