@@ -241,3 +241,26 @@ def test_judged_is_ir_measures(qrels, runs, golden):
     assert differ.join(tied, on=["system", "query"], how="anti").height == 0
     if golden.startswith("toy"):
         assert 0 < differ.height < 10  # sys003's ties
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"judged": True}, {"judged": True, "condensed": True, "depth": 30}, {"condensed": True}],
+    ids=["judged", "judged-condensed-depth", "condensed"],
+)
+def test_judged_and_condensed_rankings_in_groups_of_queries(options):
+    """A LazyFrame ranked one group of queries after another, and an in-memory run split
+    in groups, give the frame of one pass (the toy track, with pooled judgments)."""
+    from tests.conftest import DATA, read_trec_qrels, read_trec_run
+
+    run = read_trec_run(*sorted((DATA / "toy" / "runs").iterdir()))
+    qrels = read_trec_qrels(DATA / "toy" / "qrels.pooled.txt")
+    keys = ["system", "query"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", lf.errors.DroppedQueriesWarning)
+        whole = lf.positions(run, qrels, **options).sort(keys)
+        split = lf.positions(run, qrels, partitions=4, **options).sort(keys)
+    lazy = lf.positions(run.lazy(), qrels, partitions=3, **options).collect().sort(keys)
+    assert whole["pooled_positions" if "judged" in options else "n_ret"].len() > 0
+    assert split.equals(whole)
+    assert lazy.equals(whole)
