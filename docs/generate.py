@@ -155,13 +155,18 @@ def _example(family: Family) -> list[str]:
     ]
 
 
+def _param_value(value: object) -> object:
+    """A parameter's default as a name writes it: a tuple of levels as a list."""
+    return list(value) if isinstance(value, tuple) else value
+
+
 def measure_page(family: Family) -> str:
     """The documentation page of one measure family, generated from its registry entry."""
     names = ", ".join(f"`{name}`" for name in (family.name, *family.aliases))
     if family.params:
         params = []
         for key, value in family.params.items():
-            text = f"`{key}={value!r}`"
+            text = f"`{key}={_param_value(value)!r}`"
             if key in family.choices:
                 text += " (one of " + ", ".join(repr(c) for c in family.choices[key]) + ")"
             params.append(text)
@@ -212,7 +217,9 @@ def measures_reference() -> str:
         cutoff = {"none": "—", "optional": "optional", "required": "required"}[family.cutoff]
         if family.cutoff != "none":
             cutoff += f" ({_cutoff_example(family)})"
-        params = ", ".join(f"`{key}={value!r}`" for key, value in family.params.items()) or "—"
+        params = (
+            ", ".join(f"`{key}={_param_value(v)!r}`" for key, v in family.params.items()) or "—"
+        )
         link = f"[`{family.name}`](measures/{measure_page_name(family)})"
         names = " ".join([link, *(f"`{name}`" for name in family.aliases)])
         lines.append(
@@ -609,22 +616,30 @@ of its last line.
   default) and `all_trec`. A nickname prints the measures lexiframe computes and leaves
   out the others; a measure asked for by name that lexiframe does not compute is an error.
 - `-q`: per-query lines. `-c`: average over every query of the qrels (a query the run
-  skipped scores 0). `-l LEVEL`: the lowest relevant grade (nDCG and RBP, as in
-  trec_eval, keep every positive grade as their gain). `-M DEPTH`: the top DEPTH documents
-  of each ranking. `-J`: rank only the judged documents (condensed rankings, after `-M`).
-  `-n`: no `all` lines. `-N NUM`: the collection size, which trec_eval reads for `utility`
-  only (not computed here), so it changes no printed value. `-R qrels`, `-T trec_results`
-  and `-D 0`, trec_eval's defaults, are accepted.
+  skipped scores 0). `-l LEVEL`: the lowest relevant grade (nDCG, RBP, G, `ndcg_rel` and
+  `Rndcg`, as in trec_eval, keep every positive grade as their gain). `-M DEPTH`: the top
+  DEPTH documents of each ranking. `-J`: rank only the judged documents (condensed
+  rankings, after `-M`). `-n`: no `all` lines. `-N NUM`: the collection size, which
+  trec_eval reads for `utility` only: its fourth weight (`-m utility.1,-1,0,0.01`, the
+  non-relevant documents not retrieved) needs it, and without `-N` the drop-in refuses such
+  a weight (trec_eval would count a collection of 0 documents). `-R qrels`,
+  `-T trec_results` and `-D 0`, trec_eval's defaults, are accepted.
+- With `-c`, trec_eval scores a query the run skipped on a stand-in ranking of one
+  unjudged document, then prints 0 for its `num_ret`, `utility` and `rbp_resid`; under
+  parameters (`utility_2,-1,0,0`, `rbp_resid_p=0.8`) the last two keep the stand-in's
+  value, and so does the drop-in. `Rndcg` is 0 for a query without a relevant document at
+  the `-l` level, as in trec_eval, though its gains are the grades.
 - A judgment with a negative grade marks a pooled document left unassessed, as in
   trec_eval: `infAP` counts it, `unj` counts it as unjudged, and `-J` removes it.
 
 Where it differs from trec_eval 10.0: without `-c`, a judged query the run skipped is left
 out of the means (trec_eval's documented behaviour; trec_eval 10.0 stops with "result qid
 not found in qrels"); with `-J`, where a condensed ranking is empty or the query has no
-relevant document, trec_eval divides 0 by 0 in `iprec_at_recall` and prints `nan` (and a
-`nan` mean), where lexiframe prints 0; several runs in one call; the formats of `-R`/`-T`
-other than TREC's are not read, `-D` above 0 (trec_eval's debugging output of its
-internals) is refused, and `-Z` (z-scores against a file of means) is not offered.
+relevant document, trec_eval divides 0 by 0 in `iprec_at_recall` and `11pt_avg` and
+prints `nan` (and a `nan` mean), where lexiframe prints 0; several runs in one call; the
+formats of `-R`/`-T` other than TREC's are not read, `-D` above 0 (trec_eval's debugging
+output of its internals) is refused, a `utility` weight for the non-relevant documents not
+retrieved needs `-N`, and `-Z` (z-scores against a file of means) is not offered.
 
 How each trec_eval measure reads (generated from `lexiframe.metrics.trec_eval`: a measure
 the registry understands under trec_eval's name joins this table by itself):

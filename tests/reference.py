@@ -28,6 +28,8 @@ RunRow = tuple[object, object, object, float]
 QrelsRow = tuple[object, object, int]
 """(query, doc, relevance)."""
 
+ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
 
 @dataclass(frozen=True)
 class Ranking:
@@ -298,6 +300,143 @@ def iprec(pos: list[int], m: int, n_ret: int, level: float) -> float:
     return best
 
 
+def eleven_point_average(
+    pos: list[int], m: int, n_ret: int, levels: tuple[float, ...] = ELEVEN_POINTS
+) -> float:
+    """trec_eval's 11pt_avg: the mean of the interpolated precision at each level."""
+    return sum(iprec(pos, m, n_ret, level) for level in levels) / len(levels)
+
+
+def relative_precision(pos: list[int], m: int, k: int) -> float:
+    """trec_eval's relative_P_k: walk the ranks, count the relevant ones above k, over
+    min(k, m)."""
+    if m == 0:
+        return 0.0
+    found = 0
+    for rank in range(1, k + 1):
+        if rank in pos:
+            found += 1
+    return found / min(k, m)
+
+
+def r_precision_multiple(pos: list[int], m: int, x: float) -> float:
+    """trec_eval's Rprec_mult_x: precision at the rank (long)(x·m + 0.9); 0 at rank 0."""
+    cutoff = int(x * m + 0.9)
+    if cutoff == 0:
+        return 0.0
+    return sum(1 for rank in pos if rank <= cutoff) / cutoff
+
+
+def set_relative_precision(pos: list[int], m: int, n_ret: int) -> float:
+    return len(pos) / min(n_ret, m) if n_ret and m else 0.0
+
+
+def set_map(pos: list[int], m: int, n_ret: int) -> float:
+    return len(pos) * len(pos) / (n_ret * m) if n_ret and m else 0.0
+
+
+def utility(
+    pos: list[int], m: int, n_ret: int, weights: tuple[float, ...], n: int | None
+) -> float | None:
+    """trec_eval's utility: w1·a + w2·b + w3·c + w4·d over the contingency table."""
+    a = len(pos)
+    b = n_ret - a
+    c = m - a
+    if weights[3] != 0 and n is None:
+        return None
+    d = 0 if n is None else n - a - b - c
+    return weights[0] * a + weights[1] * b + weights[2] * c + weights[3] * d
+
+
+def rbp_resid(ranking: Ranking, p: float) -> float:
+    """trec_eval's rbp_resid loop: p^ñ plus (1 − p) p^(i−1) for each unjudged rank i."""
+    total, unjudged, current = 0.0, 0, 1.0
+    for kind in _kinds(ranking):
+        if kind in ("unjudged", "pooled"):
+            unjudged += 1
+            total += current
+        current *= p
+    return current + (1 - p) * total if unjudged else 0.0
+
+
+def _gains_by_rank(ranking: Ranking, graded: bool) -> tuple[list[float], list[float]]:
+    """The gain at each rank 1 … ñ (0 for a non-relevant document) and the ideal gains."""
+    gains = [0.0] * ranking.n_ret
+    for index, rank in enumerate(ranking.positions):
+        gains[rank - 1] = float(ranking.grades[index]) if graded else 1.0
+    ideal = [float(g) for g in ranking.ideal_grades] if graded else [1.0] * ranking.n_rel
+    return gains, ideal
+
+
+def bin_g(pos: list[int], m: int, n_ret: int) -> float:
+    """trec_eval's binG loop: each relevant document 1/log2(2 + non-relevant above)."""
+    total, found = 0.0, 0
+    for i in range(n_ret):
+        if i + 1 in pos:
+            found += 1
+            total += 1.0 / math.log2(3 + i - found)
+    return total / m if found else 0.0
+
+
+def g(ranking: Ranking, graded: bool) -> float:
+    """trec_eval's G loop over the ranks, the ideal ranking walked beside the run's."""
+    gains, ideal = _gains_by_rank(ranking, graded)
+    total, gathered, cost = 0.0, 0.0, 0.0
+    for i, gain in enumerate(gains):
+        ideal_gain = ideal[i] if i < len(ideal) else 0.0
+        gathered += gain
+        cost += ideal_gain if ideal_gain >= 1.0 else 1.0
+        if gain != 0:
+            total += gain / math.log2(2 + cost - gathered)
+    best = sum(value for value in ideal if value > 0)
+    return total / best if best > 0 else 0.0
+
+
+def ndcg_rel(ranking: Ranking, graded: bool) -> float:
+    """trec_eval's ndcg_rel: nDCG at each relevant document retrieved (the ideal DCG stops
+    growing past the ideal's last positive gain), and at the end for each one missed."""
+    gains, ideal = _gains_by_rank(ranking, graded)
+    dcg = ideal_dcg = total = 0.0
+    found = 0
+    for i, gain in enumerate(gains):
+        dcg += gain / math.log2(i + 2)
+        if i < len(ideal):
+            ideal_dcg += ideal[i] / math.log2(i + 2)
+        if gain > 0:
+            total += dcg / ideal_dcg
+            found += 1
+    for j in range(len(gains), len(ideal)):
+        ideal_dcg += ideal[j] / math.log2(j + 2)
+    if not ideal:
+        return 0.0
+    total += (len(ideal) - found) * dcg / ideal_dcg
+    return total / len(ideal) if total > 0 else 0.0
+
+
+def r_ndcg(ranking: Ranking, graded: bool) -> float:
+    """trec_eval's Rndcg: nDCG wherever the ideal gain changes (walking the ideal ranking
+    past the run's end if need be), and at the end of a ranking longer than the ideal's
+    positive part plus one."""
+    if ranking.n_rel == 0:
+        return 0.0
+    gains, ideal = _gains_by_rank(ranking, graded)
+    dcg = ideal_dcg = total = 0.0
+    count, previous = 0, ideal[0]
+    for i in range(max(len(gains), len(ideal) + 1)):
+        ideal_gain = ideal[i] if i < len(ideal) else 0.0
+        if ideal_gain != previous:
+            total += dcg / ideal_dcg
+            count += 1
+            previous = ideal_gain
+        if i < len(gains):
+            dcg += gains[i] / math.log2(i + 2)
+        ideal_dcg += ideal_gain / math.log2(i + 2)
+    if len(gains) > len(ideal) + 1:
+        total += dcg / ideal_dcg
+        count += 1
+    return total / count
+
+
 def _kinds(ranking: Ranking) -> list[str]:
     """The kind of the document at each rank 1 … ñ: rel, nonrel, pooled or unjudged."""
     kinds = ["unjudged"] * ranking.n_ret
@@ -456,6 +595,15 @@ def measure(
         return judged_at(ranking, int(cutoff_text) if cutoff_text else None)
     if family == "Unjudged":
         return unjudged_at(ranking, int(cutoff_text))
+    if family.startswith("RBPResid"):  # defined without a relevant document too
+        return rbp_resid(ranking, float(_params(family).get("p", 0.8)))
+    if family.startswith("Utility"):
+        params = _params(family)
+        weights = tuple(
+            float(params.get(key, default))
+            for key, default in zip(UTILITY_KEYS, (1.0, -1.0, 0.0, 0.0), strict=True)
+        )
+        return utility(pos, m, n_ret, weights, n)
     if m == 0:
         # A judged query without a relevant document (no_relevant="keep"): trec_eval
         # scores it 0; the measures that need a relevant document are undefined.
@@ -466,6 +614,15 @@ def measure(
         return None if is_undefined else 0.0
     if family == "IPrec":
         return iprec(pos, m, n_ret, float(cutoff_text))
+    if family.startswith("IPrecAvg"):
+        levels = _params(family).get("levels", ELEVEN_POINTS)
+        return eleven_point_average(pos, m, n_ret, tuple(levels))
+    if family == "RelativeP":
+        return relative_precision(pos, m, int(cutoff_text))
+    if family == "RPrecMult":
+        return r_precision_multiple(pos, m, float(cutoff_text))
+    if family in ("G", "nDCGRel", "RnDCG"):
+        return {"G": g, "nDCGRel": ndcg_rel, "RnDCG": r_ndcg}[family](ranking, graded)
     if family.startswith("SetF"):
         return set_f(pos, m, n_ret, float(_params(family).get("beta", 1.0)))
     cutoff = int(cutoff_text.removeprefix("g1-")) if cutoff_text else None
@@ -495,6 +652,9 @@ def measure(
         "Success": lambda: success(pos, cutoff),
         "SetP": lambda: len(pos) / n_ret if n_ret else 0.0,
         "SetR": lambda: len(pos) / m,
+        "SetRelativeP": lambda: set_relative_precision(pos, m, n_ret),
+        "SetAP": lambda: set_map(pos, m, n_ret),
+        "BinG": lambda: bin_g(pos, m, n_ret),
         "Bpref": lambda: bpref(ranking),
         "infAP": lambda: inf_ap(ranking),
         "SL3": lambda: sl3(pos, m, n=n),
@@ -510,11 +670,16 @@ def _params(family: str) -> dict[str, Any]:
     if "(" not in family:
         return {}
     inner = family[family.index("(") + 1 : family.rindex(")")]
-    if inner.startswith("gains="):
-        return {"gains": ast.literal_eval(inner.removeprefix("gains="))}
+    if inner.startswith(("gains=", "levels=")):
+        key, _, value = inner.partition("=")
+        return {key: ast.literal_eval(value)}
     params: dict[str, Any] = {}
     for item in inner.split(","):
         key, _, value = item.partition("=")
         value = value.strip().strip("'\"")
-        params[key.strip()] = float(value) if key.strip() == "p" else value
+        numeric = key.strip() == "p" or key.strip() in UTILITY_KEYS
+        params[key.strip()] = float(value) if numeric else value
     return params
+
+
+UTILITY_KEYS = ("rel_ret", "nonrel_ret", "rel_nonret", "nonrel_nonret")

@@ -25,6 +25,12 @@ TOY_RUNS = [str(path) for path in sorted((TOY / "runs").iterdir())]
 TREC_ARGS = [str(TREC / "qrels.test"), str(TREC / "results.test")]
 TOY_ARGS = [str(TOY / "qrels.txt"), *TOY_RUNS]
 
+PARAMS = [
+    *("-m", "utility.2,-1,0.5,0.001", "-m", "11pt_avg.0.2,0.5,0.8"),
+    *("-m", "Rprec_mult.0.05,0.5,3", "-m", "relative_P.2,7", "-m", "rbp_resid.p=0.8"),
+]
+GAIN = ["rbp_resid", "G", "Rndcg", "ndcg_rel", "binG", "utility", "set_relative_P", "set_map"]
+
 # (flags, golden file, qrels and runs). The toy's goldens are trec_eval run once per run
 # file, concatenated in file order; lexiframe reads all runs in one call.
 CASES = [
@@ -53,8 +59,10 @@ CASES = [
     ),
     (["-J", "-M", "20", "-q", "-m", "all_trec"], TREC / "cli/J.q.M20.all_trec.txt", TREC_ARGS),
     (
-        [*("-n", "-q", "-c", "-N", "528155", "-R", "qrels", "-T", "trec_results", "-D", "0"),
-         *("-m", "map", "-m", "P.5,10", "-m", "num_ret")],
+        [
+            *("-n", "-q", "-c", "-N", "528155", "-R", "qrels", "-T", "trec_results", "-D", "0"),
+            *("-m", "map", "-m", "P.5,10", "-m", "num_ret"),
+        ],
         TREC / "cli/n.q.c.N.txt",
         TREC_ARGS,
     ),
@@ -63,11 +71,24 @@ CASES = [
         TOY / "expected/trec_eval_cli/pooled.q.c.judged.txt.gz",
         [str(TOY / "qrels.pooled.txt"), *TOY_RUNS],
     ),
+    # Parameters of the set and gain measures; -c on skipped queries (trec_eval's stand-in
+    # ranking of one unjudged document keeps its utility and rbp_resid under parameters).
+    (
+        ["-q", "-c", "-N", "10000", *PARAMS],
+        TOY / "expected/trec_eval_cli/q.c.N.params.txt.gz",
+        TOY_ARGS,
+    ),
+    (
+        ["-q", "-c", *(item for name in GAIN for item in ("-m", name))],
+        TOY / "expected/trec_eval_cli/pooled.q.c.gain.txt.gz",
+        [str(TOY / "qrels.pooled.txt"), *TOY_RUNS],
+    ),
 ]
 # trec_eval -J: the same lines, but for the values it prints as nan (see test below).
 CONDENSED_CASES = [
-    (TREC / "cli/J.q.c.all_trec.txt", TREC_ARGS),
-    (TOY / "expected/trec_eval_cli/J.q.c.all_trec.txt.gz", TOY_ARGS),
+    (["-m", "all_trec"], TREC / "cli/J.q.c.all_trec.txt", TREC_ARGS),
+    (["-m", "all_trec"], TOY / "expected/trec_eval_cli/J.q.c.all_trec.txt.gz", TOY_ARGS),
+    (["-N", "10000", *PARAMS], TOY / "expected/trec_eval_cli/J.q.c.N.params.txt.gz", TOY_ARGS),
 ]
 
 # What lexiframe must print for all_trec at least (the registry may add more).
@@ -105,23 +126,29 @@ def test_lines_are_trec_evals(flags, path, files, capsys):
     assert got == expected
 
 
-@pytest.mark.parametrize(("path", "files"), CONDENSED_CASES, ids=lambda c: getattr(c, "name", ""))
-def test_condensed_lines_are_trec_evals_where_it_prints_a_number(path, files, capsys):
+@pytest.mark.parametrize(
+    ("measures", "path", "files"), CONDENSED_CASES, ids=[c[1].name for c in CONDENSED_CASES]
+)
+def test_condensed_lines_are_trec_evals_where_it_prints_a_number(measures, path, files, capsys):
     """``-J`` ranks the judged documents alone. Where a condensed ranking is empty (toy
-    query 409 of sys003) or the query has no relevant document (999), trec_eval divides 0
-    by 0 in iprec_at_recall and prints nan (and its mean); lexiframe prints 0 there, the
-    value the measure takes on such a ranking without -J."""
-    flags = ["-J", "-q", "-c", "-m", "all_trec"]
+    query 409 of sys003, and 999, which every run skips: trec_eval's stand-in ranking for
+    it is one unjudged document, which -J removes), trec_eval divides 0 by 0 in
+    iprec_at_recall and 11pt_avg and prints nan (and its mean); lexiframe prints 0 there,
+    the value the measure takes on such a ranking without -J."""
+    flags = ["-J", "-q", "-c", *measures]
     printed = {line.printed for line in resolve(measure_args(flags))}
     expected = [line for line in golden(path) if line.split("\t")[0].rstrip() in printed]
     got = drop_in(capsys, *flags, *files)
     assert len(got) == len(expected)
     differ = [(mine, theirs) for mine, theirs in zip(got, expected, strict=True) if mine != theirs]
-    assert all("nan" in theirs and mine.startswith("iprec_at_recall") for mine, theirs in differ)
+    interpolated = ("iprec_at_recall", "11pt_avg")
+    assert all("nan" in theirs and mine.startswith(interpolated) for mine, theirs in differ)
     per_query = [mine for mine, theirs in differ if "\tall\t" not in mine]
     assert all(mine.endswith("\t0.0000") for mine in per_query)
-    if path.name.startswith("J.q.c.all_trec.txt.gz"):
-        assert differ, "the toy's golden has trec_eval's nan lines"
+    if path.parent.name == "trec_eval_cli":
+        assert {mine.split()[0] for mine in per_query} == {
+            name for name in printed if name.startswith(interpolated)
+        }, "the toy's goldens have trec_eval's nan lines"
 
 
 def test_measures_with_parameters_are_trec_evals(capsys):
@@ -201,6 +228,16 @@ def test_formats_and_debugging_it_does_not_reproduce_are_refused(flags, message,
     captured = capsys.readouterr()
     assert captured.out == ""
     assert message in captured.err
+
+
+def test_utility_weighing_the_unretrieved_non_relevant_needs_n(capsys):
+    """trec_eval counts a collection of 0 documents without -N; the drop-in asks for it."""
+    assert main(["trec_eval", "-m", "utility.1,-1,0,0.5", *TREC_ARGS]) == 2
+    assert "give it with -N" in capsys.readouterr().err
+    # Without a fourth weight no -N is needed; trec_eval prints the weights in the name.
+    (line,) = drop_in(capsys, "-m", "utility.1,-1,0,0", *TREC_ARGS)
+    mean = [line for line in golden(TREC / "expected.all_trec.txt") if line.startswith("utility ")]
+    assert line.split("\t") == ["utility_1,-1,0,0      ", "all", mean[-1].split("\t")[-1]]
 
 
 def test_no_summary_without_q_prints_nothing(capsys):

@@ -84,6 +84,22 @@ MEASURES = [
     "Judged@3",
     "Unjudged@3",
     "NumNonRelJudgedRet",
+    "SetRelativeP",
+    "SetAP",
+    "Utility",
+    "Utility(rel_nonret=-0.5, nonrel_nonret=0.01)",
+    "RelativeP@1",
+    "RelativeP@3",
+    "RPrecMult@0.5",
+    "RPrecMult@2.0",
+    "IPrecAvg",
+    "IPrecAvg(levels=[0.3, 0.5, 0.5])",
+    "BinG",
+    "G",
+    "nDCGRel",
+    "RnDCG",
+    "RBPResid",
+    "RBPResid(p=0.5)",
 ]
 
 
@@ -586,6 +602,16 @@ UNIT_INTERVAL = [
     "TSE(exposure='ndcg')",
     "TSE(exposure='rbp')",
     "TSE(exposure='linear')",
+    "SetRelativeP",
+    "SetAP",
+    "RelativeP@3",
+    "RPrecMult@2.0",
+    "IPrecAvg",
+    "BinG",
+    "G",
+    "nDCGRel",
+    "RnDCG",
+    "RBPResid",
 ]
 
 

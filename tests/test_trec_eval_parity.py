@@ -39,7 +39,9 @@ TOLERANCE = 5e-5 + 1e-9  # trec_eval's 4 printed decimals (and float noise on th
 PARITY = re.compile(
     r"^(recip_rank|map|Rprec|ndcg|P_\d+|recall_\d+|ndcg_cut_\d+|map_cut_\d+|success_\d+"
     r"|num_ret|num_rel|num_rel_ret|set_P|set_recall|set_F|iprec_at_recall_[\d.]+"
-    r"|bpref|infAP|num_nonrel_judged_ret|unj_\d+)$"
+    r"|bpref|infAP|num_nonrel_judged_ret|unj_\d+"
+    r"|set_relative_P|set_map|utility|relative_P_\d+|Rprec_mult_[\d.]+|11pt_avg"
+    r"|binG|G|ndcg_rel|Rndcg|rbp_resid)$"
 )
 # trec_eval's `all` line sums these counts over the queries instead of averaging them.
 SUMMED = {"num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
@@ -151,7 +153,8 @@ def test_fixtures_are_what_the_readme_says(name):
 
 @pytest.mark.parametrize("name", COLLECTIONS)
 def test_per_query_parity(name, backend: Backend):
-    """Every per-query value trec_eval prints for RR, AP, RP, P@k, R@k, nDCG, nDCG@k, AP@k."""
+    """Every per-query value trec_eval prints for the measures of PARITY (all_trec but
+    relstring, the geometric means and runid, num_q)."""
     data = collection(name)
     names = data.measures
     columns = {te: str(lf.parse_measure(te)) for te in names}
@@ -480,10 +483,12 @@ def test_rbp_by_trec_evals_names_gives_trec_evals_numbers(name):
                 assert_close(value, golden.per_query[te_name][query], f"{system} {query}")
 
 
-# trec_eval measures that follow -l (its relevance level); nDCG and rbp read the grades.
+# trec_eval measures that follow -l (its relevance level); nDCG, rbp, G, ndcg_rel and Rndcg
+# read the grades, and rbp_resid the judgments.
 LEVELED = re.compile(
     r"^(recip_rank|map|Rprec|P_\d+|recall_\d+|map_cut_\d+|success_\d+|num_rel|num_rel_ret"
-    r"|set_P|set_recall|set_F|iprec_at_recall_[\d.]+)$"
+    r"|set_P|set_recall|set_F|iprec_at_recall_[\d.]+"
+    r"|set_relative_P|set_map|utility|relative_P_\d+|Rprec_mult_[\d.]+|11pt_avg|binG)$"
 )
 LEVEL_2 = {
     # trec_eval -q -c -l 2 -m all_trec (provenance in tests/data/README.md)

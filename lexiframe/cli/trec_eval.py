@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from lexiframe.errors import InputError, LexiframeWarning, UnknownMeasureError
+from lexiframe.metrics.registry import Measure
 from lexiframe.metrics.trec_eval import (
     CATALOGUE,
     FRAME_COUNTS,
@@ -141,11 +142,13 @@ def evaluate_runs(
     level: int = 1,
     depth: int | None = None,
     judged_only: bool = False,
+    collection_size: int | None = None,
 ) -> pl.DataFrame:
     """Per-query values of ``lines`` for each run (``run`` = its index), as trec_eval takes
     queries: those of the qrels the run answers, or with ``complete`` every query of the
     qrels (a skipped query scores 0). ``judged_only`` ranks the judged documents alone
-    (trec_eval's ``-J``). Columns: run, query, then one per source column."""
+    (trec_eval's ``-J``). ``collection_size``: trec_eval's ``-N``, the corpus size that
+    ``utility``'s fourth weight reads. Columns: run, query, then one per source column."""
     from lexiframe.evaluation import measures
     from lexiframe.metrics import parse_measure
     from lexiframe.ranking import positions
@@ -160,6 +163,18 @@ def evaluate_runs(
         if line.column and line.column not in _COUNT_EXPRS
     )
 
+    parsed = {
+        line.column: parse_measure(line.column)
+        for line in lines
+        if line.column and line.column not in _COUNT_EXPRS
+    }
+    needing_n = [name for name, measure in parsed.items() if measure.needs_n]
+    if needing_n and collection_size is None:
+        raise InputError(
+            f"{needing_n[0]} weighs the non-relevant documents not retrieved, which needs the "
+            "collection size: give it with -N (trec_eval would count a collection of 0 "
+            "documents)"
+        )
     graded = {line.column for line in lines if line.graded}
     # ndcg with gains (-m ndcg.1=1,2=3) reads the grades on binary qrels too.
     grades = True if any(parse_measure(name).requires_grades for name in graded) else None
@@ -198,13 +213,75 @@ def evaluate_runs(
             continue
         if source is None:
             source = frame if level == 1 else frame_at(1)
+        n = collection_size if any(parsed[name].needs_n for name in names) else None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", LexiframeWarning)
-            values = measures(source, names)
+            values = measures(source, names, n=n)
         table = table.join(
             values.rename({"system": "run"}), on=["run", "query"], how="left", coalesce=True
         )
-    return table
+    return _trec_eval_quirks(
+        table,
+        frame,
+        combined,
+        lines,
+        parsed,
+        complete=complete,
+        level=level,
+        judged_only=judged_only,
+    )
+
+
+def _trec_eval_quirks(
+    table: pl.DataFrame,
+    frame: pl.DataFrame,
+    combined: pl.DataFrame,
+    lines: Sequence[Line],
+    parsed: dict[str, Measure],
+    *,
+    complete: bool,
+    level: int,
+    judged_only: bool,
+) -> pl.DataFrame:
+    """The values trec_eval prints where they are not the measure's own.
+
+    With ``-c`` trec_eval scores a query the run skipped on a stand-in ranking of one
+    unjudged document (none with ``-J``, which removes it), then sets ``utility`` and
+    ``rbp_resid`` to 0 when printed under these names, without parameters; with
+    parameters (``utility_2,-1,0,0``, ``rbp_resid_p=0.8``) they keep the stand-in's value.
+    Every other measure scores that ranking as lexiframe scores an empty one. And
+    ``Rndcg`` is 0 for a query without a relevant document at the ``-l`` level (its gains,
+    the grades, are read at level 1).
+    """
+    stand_in = 0.0 if judged_only else 1.0  # the stand-in ranking's length
+    skipped: list[pl.Expr] = []
+    for line in lines if complete else ():
+        measure = parsed.get(line.column)
+        if measure is None or measure.family.name not in ("Utility", "RBPResid"):
+            continue
+        value = pl.col(line.column)
+        if line.printed in ("utility", "rbp_resid"):
+            value = pl.lit(0.0)
+        elif measure.family.name == "Utility":  # r = 0: ñ − r = 1 retrieved, 1 fewer missed
+            weight = float(measure.param("nonrel_ret")) - float(measure.param("nonrel_nonret"))  # type: ignore[arg-type]
+            value = value + stand_in * weight
+        else:  # rbp_resid_p=…: one unjudged document, p + (1 − p)
+            value = pl.lit(stand_in) if stand_in else value
+        skipped.append(pl.when(pl.col("_answered")).then(pl.col(line.column)).otherwise(value))
+    unjudged = [name for name, m in parsed.items() if level != 1 and m.family.name == "RnDCG"]
+    if not skipped and not unjudged:
+        return table
+    answered = combined.select(pl.col("system").alias("run"), "query", _answered=pl.lit(True))
+    flags = frame.select(
+        pl.col("system").alias("run"), "query", _relevant=pl.col("n_rel") > 0
+    ).join(answered.unique(), on=["run", "query"], how="left")
+    zeroed = [pl.when(pl.col("_relevant")).then(pl.col(name)).otherwise(0.0) for name in unjudged]
+    return (
+        table.join(flags, on=["run", "query"], how="left")
+        .with_columns(pl.col("_answered").fill_null(False))
+        .with_columns(*skipped, *zeroed)
+        .drop("_answered", "_relevant")
+    )
 
 
 def _value(kind: Kind, value: float | None) -> str:
@@ -271,7 +348,10 @@ def format_run(
             logs = column.clip(lower_bound=MIN_GEO_MEAN).log()
             text = f"{math.exp(logs.sum() / count) if count else 0.0:6.4f}"
         else:
-            text = f"{column.sum() / count if count else 0.0:6.4f}"
+            # Summed query after query, as trec_eval does, so that a mean on the rounding
+            # boundary of the 4th decimal rounds the same way.
+            total = column.cum_sum()[-1] if count else 0.0
+            text = f"{total / count if count else 0.0:6.4f}"
         out.append(f"{line.printed:<22}\tall\t{text}")
     return "".join(f"{text}\n" for text in out)
 
@@ -340,6 +420,7 @@ def run_trec_eval(args: argparse.Namespace) -> int:
         level=args.level,
         depth=args.depth,
         judged_only=args.judged_only,
+        collection_size=args.collection_size,
     )
     judged_relevant = qrels.filter(pl.col("relevance") > 0).height if args.complete else None
     blocks = []
@@ -407,7 +488,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         type=int,
         metavar="NUM",
         help="number of documents in the collection; trec_eval reads it for utility only, "
-        "which the drop-in does not compute, so it changes no printed value",
+        "whose fourth weight (the non-relevant documents not retrieved) needs it",
     )
     te.add_argument(
         "-R",

@@ -48,6 +48,14 @@ def _count_at_most(positions: IntoExpr, k: IntoCount) -> pl.Expr:
     return (_ranks(positions) - _count(k)).list.agg((pl.element() <= 0).sum()).cast(pl.Int64)
 
 
+def _divided_by(value: pl.Expr, k: int) -> pl.Expr:
+    """value/k as trec_eval divides: Polars turns a division by a constant into a
+    multiplication by its reciprocal (9/1000 → 0.009000000000000001), so divide by a
+    column of k instead; a mean on the rounding boundary of the 4th decimal then prints
+    as trec_eval prints it."""
+    return value / (value.cast(pl.Float64) * 0.0 + float(k))
+
+
 def _positive_zero(value: pl.Expr) -> pl.Expr:
     """Turn -0.0 (the sum of an empty float list) into 0.0, which tables and CSV print as 0.
 
@@ -214,7 +222,7 @@ def precision(positions: IntoExpr = "positions", *, k: int) -> pl.Expr:
         0.2
     """
     _check_cutoff(k, "P")
-    return _count_at_most(positions, k) / k
+    return _divided_by(_count_at_most(positions, k), k)
 
 
 def recall(positions: IntoExpr = "positions", *, k: int, n_rel: IntoCount = "n_rel") -> pl.Expr:

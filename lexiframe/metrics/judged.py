@@ -1,4 +1,4 @@
-"""Measures of incomplete judgments: Bpref, infAP, Judged@k, Unjudged@k.
+"""Measures of incomplete judgments: Bpref, infAP, Judged@k, Unjudged@k, RBP's residual.
 
 They read what a positions frame built with ``judged=True`` holds besides the relevant
 documents (docs/definitions.md §1–2): ``nonrel_positions``, the ranks of the retrieved
@@ -12,16 +12,21 @@ kind: no Python runs per row) and returns Float64.
 
 from __future__ import annotations
 
+from functools import cache
+
 import polars as pl
 
 from lexiframe._utils import IntoExpr, into_expr
 from lexiframe.errors import InputError
 from lexiframe.metrics.exprs import (
     IntoCount,
+    _check_persistence,
     _count,
     _count_at_most,
+    _divided_by,
     _n_retrieved_relevant,
     _positive_zero,
+    _ranks,
 )
 
 INFAP_EPSILON = 1e-5
@@ -86,7 +91,7 @@ def bpref(
     r = _n_retrieved_relevant(positions)
     capped = r * rel + (nonrel_above - rel).list.eval(pl.element().clip(upper_bound=0)).list.sum()
     kept = r.cast(pl.Float64) - pl.when(fewer > 0).then(capped / fewer).otherwise(0.0)
-    return pl.when(rel > 0).then(kept / rel).otherwise(0.0)
+    return _positive_zero(pl.when(rel > 0).then(kept / rel).otherwise(0.0))
 
 
 def inf_ap(
@@ -207,7 +212,7 @@ def unjudged_at(
     _check_cutoff(k, "Unjudged")
     returned = pl.min_horizontal(_count(n_ret), k)
     assessed = _count_at_most(positions, k) + _count_at_most(nonrel_positions, k)
-    return (returned - assessed) / k
+    return _divided_by(returned - assessed, k)
 
 
 def num_nonrel_judged_ret(nonrel_positions: IntoExpr = "nonrel_positions") -> pl.Expr:
@@ -223,3 +228,71 @@ def num_nonrel_judged_ret(nonrel_positions: IntoExpr = "nonrel_positions") -> pl
         [2.0, 0.0]
     """
     return _n_retrieved_relevant(nonrel_positions).cast(pl.Float64)
+
+
+_POWERS_CAP = 1 << 20
+
+
+@cache
+def _powers(p: float) -> tuple[float, ...]:
+    """1, p, p·p, …: trec_eval's running products p^k, up to the one that no longer changes
+    (it stops at the smallest double, or 0), or 2^20 of them."""
+    powers = [1.0]
+    while len(powers) < _POWERS_CAP and powers[-1] * p != powers[-1]:
+        powers.append(powers[-1] * p)
+    return tuple(powers)
+
+
+def _power(p: float, exponents: pl.Expr) -> pl.Expr:
+    """p^k for a list column of k ≥ 0, each the product trec_eval's loop computes; where
+    the products settle, past the table, null (the caller fills in the last product)."""
+    table = _powers(p)
+    values = pl.lit(pl.Series([table], dtype=pl.List(pl.Float64)))
+    if len(table) < _POWERS_CAP:
+        return values.list.gather(exponents, null_on_oob=True)
+    # p so close to 1 that 2^20 products do not settle: past them, p^last · p^(k − last).
+    kept = exponents.list.eval(pl.element().clip(upper_bound=len(table) - 1))
+    rest = (exponents - kept).list.eval(pl.lit(p) ** pl.element())
+    return values.list.gather(kept) * rest
+
+
+def rbp_residual(
+    positions: IntoExpr = "positions",
+    nonrel_positions: IntoExpr = "nonrel_positions",
+    *,
+    p: float = 0.8,
+    n_ret: IntoCount = "n_ret",
+) -> pl.Expr:
+    """The residual of rank-biased precision (trec_eval ``rbp_resid``; Moffat and Zobel,
+    2008): how much RBP(p) could still rise if every unjudged document of the ranking, and
+    every rank past its end, were relevant with full gain,
+
+    p^ñ + (1 − p) Σ_{unjudged i ≤ ñ} p^{i−1},
+
+    and 0 when the ranking holds no unjudged document (trec_eval's convention), so an
+    empty ranking scores 0. Unjudged: outside the qrels, or judged with a negative grade.
+    The powers of p are running products and the sum runs down the ranking, as trec_eval
+    computes them, so the values agree to the last bit.
+
+    Example:
+        >>> import polars as pl
+        >>> from lexiframe.metrics import judged
+        >>> df = pl.DataFrame(
+        ...     {"positions": [[1]], "nonrel_positions": [[2]], "n_ret": [3]},
+        ...     schema_overrides={"positions": pl.List(pl.UInt32),
+        ...                       "nonrel_positions": pl.List(pl.UInt32)})
+        >>> df.select(judged.rbp_residual(p=0.5)).item()  # rank 3 unjudged: 0.5³ + 0.5 · 0.5²
+        0.25
+    """
+    _check_persistence(p)
+    returned = _count(n_ret)
+    judged_ranks = pl.concat_list([_ranks(positions), _ranks(nonrel_positions)])
+    # Ranks from 0: the exponents of p of the unjudged documents, in rank order.
+    unjudged = pl.int_ranges(0, returned).list.set_difference(judged_ranks - 1).list.sort()
+    settled = _powers(p)[-1]
+    # Summed down the ranking (a running sum), as trec_eval adds them.
+    seen = _power(p, unjudged).list.agg(pl.element().fill_null(settled).cum_sum().last())
+    beyond = _power(p, pl.concat_list([returned])).list.first().fill_null(settled)
+    residual = beyond + (1.0 - p) * seen
+    any_unjudged = returned > judged_ranks.list.len().cast(pl.Int64)
+    return _positive_zero(pl.when(any_unjudged).then(residual).otherwise(0.0))

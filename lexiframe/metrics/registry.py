@@ -20,6 +20,7 @@ import polars as pl
 
 from lexiframe.errors import SchemaError, UnknownMeasureError
 from lexiframe.metrics import exprs, judged, sets
+from lexiframe.metrics import gain as gain_measures
 
 CutoffRule = Literal["none", "optional", "required"]
 
@@ -78,6 +79,8 @@ class Family:
     cutoff_prefix: str = ""
     fractional_cutoff: bool = False
     """The cutoff is a level in [0, 1] (``IPrec@0.5``), not a rank."""
+    cutoff_max: float | None = 1.0
+    """The largest fractional cutoff; ``None``: any non-negative number (``RPrecMult@2.0``)."""
     params: Mapping[str, object] = field(default_factory=dict)
     choices: Mapping[str, tuple[object, ...]] = field(default_factory=dict)
     aliases: tuple[str, ...] = ()
@@ -173,9 +176,12 @@ class Measure:
 
 
 def _param_text(key: str, value: object) -> str:
-    """``p=0.5``, ``exposure='ap'``; a gain map, held as (grade, gain) pairs, as a dict."""
+    """``p=0.5``, ``exposure='ap'``; a gain map, held as (grade, gain) pairs, as a dict;
+    recall levels, held as a tuple, as a list (a name holds no nested parentheses)."""
     if key == "gains" and isinstance(value, tuple):
         return f"{key}={dict(value)!r}"
+    if key == "levels" and isinstance(value, tuple):
+        return f"{key}={list(value)!r}"
     return f"{key}={value!r}"
 
 
@@ -219,6 +225,46 @@ def _max_grade(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValueError("max_grade= is a positive whole number, e.g. max_grade=4")
     return value
+
+
+def _levels(value: object) -> tuple[float, ...]:
+    """Recall levels in [0, 1], ascending (IPrecAvg), as a tuple of floats."""
+    example = "e.g. levels=[0.2, 0.5, 0.8]"
+    if not isinstance(value, tuple | list) or not value:
+        raise ValueError(f"levels= is a list of recall levels, {example}")
+    levels = []
+    for level in value:
+        if isinstance(level, bool) or not isinstance(level, int | float) or not 0 <= level <= 1:
+            raise ValueError(f"the levels of levels= are recall levels in [0, 1], {example}")
+        levels.append(float(level))
+    if levels != sorted(levels):
+        raise ValueError(f"levels= go in ascending order, as trec_eval reads them, {example}")
+    return tuple(levels)
+
+
+def _weight(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ValueError("the weights of Utility are finite numbers, e.g. nonrel_ret=-2")
+    return float(value)
+
+
+_UTILITY_WEIGHTS = ("rel_ret", "nonrel_ret", "rel_nonret", "nonrel_nonret")
+
+
+def _utility(measure: Measure, context: Context) -> pl.Expr:
+    weights = [float(measure.param(key)) for key in _UTILITY_WEIGHTS]  # type: ignore[arg-type]
+    return sets.utility(context.positions, n_rel=context.n_rel, weights=weights, n=context.n)
+
+
+def _graded(build: Callable[..., pl.Expr]) -> Callable[[Measure, Context], pl.Expr]:
+    """A gain measure of :mod:`lexiframe.metrics.gain`: graded when the frame has grades."""
+
+    def measure_expr(measure: Measure, context: Context) -> pl.Expr:
+        if context.graded:
+            return build(grades="grades", ideal_grades="ideal_grades")
+        return build()
+
+    return measure_expr
 
 
 def _graded_rbp(measure: Measure, context: Context) -> pl.Expr:
@@ -304,7 +350,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="RBP",
-        summary="Rank-biased precision with persistence p (residuals not reported); on graded "
+        summary="Rank-biased precision with persistence p (its residual is RBPResid); on graded "
         "qrels the gains are the grades scaled to [0, 1] by the query's top grade, as trec_eval's "
         "rbp. trec_eval's names rbp (its default p = 0.9) and rbp_p=0.8 read as RBP(p=0.9) and "
         "RBP(p=0.8).",
@@ -537,6 +583,176 @@ FAMILIES: tuple[Family, ...] = (
         needs_judged=True,
         example="NumNonRelJudgedRet",
     ),
+    Family(
+        name="SetRelativeP",
+        summary="Precision of the retrieved set over the best a set of that size can reach "
+        "(0 when nothing was returned or nothing is relevant).",
+        formula=r"\mathrm{SetRelativeP} = r / \min(\tilde{n}, m)",
+        source="trec_eval set_relative_P",
+        build=lambda m, c: sets.set_relative_precision(c.positions, n_rel=c.n_rel),
+        aliases=("set_relative_P",),
+        params=_AT_LEVEL,
+        example="SetRelativeP",
+    ),
+    Family(
+        name="SetAP",
+        summary="Unranked average precision of the retrieved set: every retrieved relevant "
+        "document has the set's precision, every missed one 0 (SetP times SetR).",
+        formula=r"\mathrm{SetAP} = \frac{r^2}{\tilde{n}\, m}",
+        source="trec_eval set_map",
+        build=lambda m, c: sets.set_ap(c.positions, n_rel=c.n_rel),
+        aliases=("set_map", "SetMAP"),
+        params=_AT_LEVEL,
+        example="SetAP",
+    ),
+    Family(
+        name="Utility",
+        summary="A weighted count of the retrieved set's contingency table: relevant and "
+        "non-relevant documents retrieved, and not retrieved; trec_eval's default weights "
+        "(1, -1, 0, 0) give r - (ñ - r). A weight for the non-relevant documents not "
+        "retrieved needs the corpus size n. trec_eval's utility.1,-1,0,0 reads as "
+        "Utility(rel_ret=1, nonrel_ret=-1, rel_nonret=0, nonrel_nonret=0).",
+        formula=r"\mathrm{Utility} = w_1 r + w_2 (\tilde n - r) + w_3 (m - r)"
+        r" + w_4 (n - \tilde n - m + r)",
+        source="trec_eval utility",
+        build=_utility,
+        aliases=("utility",),
+        params={
+            "rel_ret": sets.UTILITY_WEIGHTS[0],
+            "nonrel_ret": sets.UTILITY_WEIGHTS[1],
+            "rel_nonret": sets.UTILITY_WEIGHTS[2],
+            "nonrel_nonret": sets.UTILITY_WEIGHTS[3],
+            **_AT_LEVEL,
+        },
+        converters={key: _weight for key in _UTILITY_WEIGHTS},
+        example="Utility(nonrel_ret=-0.5)",
+        needs_n=lambda m: m.param("nonrel_nonret") != 0.0,
+    ),
+    Family(
+        name="RelativeP",
+        summary="Precision at k over the best precision possible at k: precision while "
+        "k <= m, recall beyond (0 when nothing is relevant).",
+        formula=r"\mathrm{RelativeP@}k = \#\{i : p_i \le k\} / \min(k, m)",
+        source="trec_eval relative_P_k",
+        build=lambda m, c: sets.relative_precision(
+            c.positions,
+            k=m.cutoff,  # type: ignore[arg-type]
+            n_rel=c.n_rel,
+        ),
+        cutoff="required",
+        aliases=("relative_P",),
+        params=_AT_LEVEL,
+        example="RelativeP@10",
+    ),
+    Family(
+        name="RPrecMult",
+        summary="Precision at a multiple x of m, the rank c = floor(x m + 0.9) as trec_eval "
+        "rounds it (0 when c = 0); RPrecMult@1.0 is R-precision.",
+        formula=r"\mathrm{RPrecMult@}x = \#\{i : p_i \le c\} / c,\ "
+        r"c = \lfloor x\, m + 0.9 \rfloor",
+        source="trec_eval Rprec_mult_x",
+        build=lambda m, c: sets.r_precision_multiple(
+            c.positions,
+            x=float(m.cutoff),
+            n_rel=c.n_rel,  # type: ignore[arg-type]
+        ),
+        cutoff="required",
+        fractional_cutoff=True,
+        cutoff_max=None,
+        aliases=("Rprec_mult", "RprecMult"),
+        params=_AT_LEVEL,
+        example="RPrecMult@2.0",
+    ),
+    Family(
+        name="IPrecAvg",
+        summary="Interpolated precision averaged over recall levels: by default the eleven "
+        "levels 0, 0.1, ..., 1 (trec_eval's 11pt_avg); levels= takes others, in ascending "
+        "order (11pt_avg.0.2,0.5,0.8 reads as IPrecAvg(levels=[0.2, 0.5, 0.8])).",
+        formula=r"\mathrm{IPrecAvg} = \frac{1}{\lvert L \rvert} \sum_{x \in L} \mathrm{IPrec@}x,\ "
+        r"L = \{0, 0.1, \dots, 1\}",
+        source="trec_eval 11pt_avg",
+        build=lambda m, c: sets.interpolated_precision_average(
+            c.positions,
+            levels=m.param("levels"),  # type: ignore[arg-type]
+            n_rel=c.n_rel,
+        ),
+        aliases=("11pt_avg",),
+        params={"levels": sets.ELEVEN_POINTS, **_AT_LEVEL},
+        converters={"levels": _levels},
+        example="IPrecAvg",
+    ),
+    Family(
+        name="BinG",
+        summary="Binary G: the mean over the m relevant documents of 1/log2(2 + the "
+        "non-relevant documents above it), 0 for one not retrieved.",
+        formula=r"\mathrm{BinG} = \frac{1}{m} \sum_{i \le r} \frac{1}{\log_2(2 + p_i - i)}",
+        source="trec_eval binG",
+        build=lambda m, c: gain_measures.binary_g(c.positions, n_rel=c.n_rel),
+        aliases=("binG",),
+        params=_AT_LEVEL,
+        example="BinG",
+    ),
+    Family(
+        name="G",
+        summary="Normalised gain: each retrieved relevant document's gain, discounted by "
+        "log2(2 + how far the gain gathered down to it lags the ideal ranking's, each ideal "
+        "rank counting at least 1), over the query's total gain. Gains are the grades, as in "
+        "trec_eval (binary qrels: G is BinG); G is not scale-free (grades 2 and 2 do not give "
+        "the value of grades 1 and 1), so it reads the frame's grades on any qrels.",
+        formula=r"\mathrm{G} = \frac{1}{\sum_j g^*_j} \sum_{i \le r} "
+        r"\frac{g_i}{\log_2(2 + C(p_i) - \sum_{l \le i} g_l)},\ "
+        r"C(p) = \sum_{j \le p} \max(1, g^*_j)",
+        source="trec_eval G",
+        build=_graded(gain_measures.g),
+        needs_grades=True,
+        requires_grades=lambda m: True,
+        example="G",
+    ),
+    Family(
+        name="nDCGRel",
+        summary="nDCG averaged over the relevant documents: at the rank of each retrieved "
+        "one (the ideal cut at m at most), and the whole ranking's nDCG for each one missed. "
+        "Gains are the grades, as in trec_eval's ndcg.",
+        formula=r"\mathrm{nDCGRel} = \frac{1}{m} \Big[\sum_{i \le r} "
+        r"\frac{\mathrm{DCG}(p_i)}{\mathrm{IDCG}(\min(p_i, m))} + (m - r)\, "
+        r"\frac{\mathrm{DCG}}{\mathrm{IDCG}}\Big]",
+        source="trec_eval ndcg_rel",
+        build=_graded(gain_measures.ndcg_rel),
+        aliases=("ndcg_rel",),
+        needs_grades=True,
+        example="nDCGRel",
+    ),
+    Family(
+        name="RnDCG",
+        summary="nDCG averaged at the R levels: at each rank where the ideal ranking's gain "
+        "drops (after each grade's documents, highest grade first), and for the whole ranking "
+        "when it runs on more than one document past m. Gains are the grades, as in "
+        "trec_eval's ndcg.",
+        formula=r"\mathrm{RnDCG} = \frac{1}{\lvert J \rvert + [\tilde n > m + 1]} "
+        r"\Big[\sum_{j \in J} "
+        r"\mathrm{nDCG@}j + [\tilde n > m + 1]\, \mathrm{nDCG}\Big]",
+        source="trec_eval Rndcg",
+        build=_graded(gain_measures.r_ndcg),
+        aliases=("Rndcg",),
+        needs_grades=True,
+        example="RnDCG",
+    ),
+    Family(
+        name="RBPResid",
+        summary="The residual of RBP(p): what RBP could still gain if the unjudged "
+        "documents of the ranking, and the ranks past its end, were relevant (0 when every "
+        "retrieved document is judged). trec_eval's rbp_resid (its default p = 0.9) reads as "
+        "RBPResid(p=0.9).",
+        formula=r"\mathrm{RBPResid} = p^{\tilde n} + (1 - p) "
+        r"\sum_{i \le \tilde n \text{ unjudged}} p^{\,i - 1}",
+        source="Moffat and Zobel (2008); trec_eval rbp_resid",
+        build=lambda m, c: judged.rbp_residual(p=float(m.param("p"))),  # type: ignore[arg-type]
+        aliases=("RBPResidual",),
+        params={"p": 0.8},
+        needs_judged=True,
+        lower_is_better=True,
+        example="RBPResid(p=0.9)",
+    ),
 )
 
 _BY_NAME: dict[str, Family] = {}
@@ -554,6 +770,8 @@ _TREC_EVAL_CUTOFFS = {
     "success": "Success",
     "iprec_at_recall": "IPrec",
     "unj": "Unjudged",
+    "relative_p": "RelativeP",
+    "rprec_mult": "RPrecMult",
 }
 
 _NAME = re.compile(
@@ -627,7 +845,9 @@ def _literal(node: ast.expr, source: str) -> object:
 def _parse_cutoff(name: str, family: Family, text: str | None) -> int | float | None:
     if text is None:
         if family.cutoff == "required":
-            raise _unknown(name, f"{family.name} needs a cutoff, e.g. {family.name}@10")
+            example = 0.5 if family.fractional_cutoff else 10
+            cutoff = f"{family.name}@{family.cutoff_prefix}{example}"
+            raise _unknown(name, f"{family.name} needs a cutoff, e.g. {cutoff}")
         return None
     if family.cutoff == "none":
         raise _unknown(name, f"{family.name} takes no cutoff")
@@ -636,8 +856,15 @@ def _parse_cutoff(name: str, family: Family, text: str | None) -> int | float | 
             level = float(text)
         except ValueError:
             level = -1.0
-        if not 0.0 <= level <= 1.0:
-            raise _unknown(name, f"the cutoff of {family.name} is a level in [0, 1], e.g. @0.5")
+        top = math.inf if family.cutoff_max is None else family.cutoff_max
+        if not (0.0 <= level <= top and math.isfinite(level)):
+            if family.cutoff_max is None:
+                raise _unknown(
+                    name, f"the cutoff of {family.name} is a non-negative number, e.g. @0.5"
+                )
+            raise _unknown(
+                name, f"the cutoff of {family.name} is a level in [0, {top:g}], e.g. @0.5"
+            )
         return level
     digits = text[len(family.cutoff_prefix) :] if text.startswith(family.cutoff_prefix) else ""
     if not digits.isdigit() or int(digits) < 1:
@@ -665,14 +892,32 @@ def parse_measure(name: str | Measure) -> Measure:
         raise TypeError(f"a measure is a name such as 'nDCG@10', not {type(name).__name__}")
     text = name.strip()
     trec_eval = re.fullmatch(
-        r"(P|recall|ndcg_cut|map_cut|success|iprec_at_recall|unj)_(\d*\.?\d+)", text, re.IGNORECASE
+        r"(P|recall|ndcg_cut|map_cut|success|iprec_at_recall|unj|relative_P|Rprec_mult)"
+        r"_(\d*\.?\d+)",
+        text,
+        re.IGNORECASE,
     )
     if trec_eval:
         text = f"{_TREC_EVAL_CUTOFFS[trec_eval.group(1).lower()]}@{trec_eval.group(2)}"
-    # trec_eval's rbp (its default persistence is 0.9) and rbp_p=0.8 (as it prints -m rbp.p=0.8).
-    rbp = re.fullmatch(r"rbp(?:[._]p=(\d*\.?\d+))?", text)
+    # trec_eval's rbp and rbp_resid (its default persistence is 0.9), and rbp_p=0.8 (as it
+    # prints -m rbp.p=0.8).
+    rbp = re.fullmatch(r"rbp(_resid)?(?:[._]p=(\d*\.?\d+))?", text)
     if rbp:
-        text = f"RBP(p={rbp.group(1) or '0.9'})"
+        text = f"{'RBPResid' if rbp.group(1) else 'RBP'}(p={rbp.group(2) or '0.9'})"
+    # trec_eval's 11pt_avg, and 11pt_avg_0.2,0.5,0.8 (as it prints -m 11pt_avg.0.2,0.5,0.8).
+    eleven = re.fullmatch(r"11pt_avg(?:[._]([^@()]+))?", text)
+    if eleven:
+        levels = _trec_eval_numbers(name, eleven.group(1), "11pt_avg.0.2,0.5,0.8")
+        text = "IPrecAvg" if levels is None else f"IPrecAvg(levels={list(levels)!r})"
+    # trec_eval's utility_1,-1,0,0 (as it prints -m utility.1,-1,0,0): four weights.
+    weights = re.fullmatch(r"utility[._]([^@()]+)", text)
+    if weights:
+        values = _trec_eval_numbers(name, weights.group(1), "utility.1,-1,0,0") or ()
+        if len(values) != 4:
+            raise _unknown(name, "trec_eval's utility takes four weights, e.g. utility.1,-1,0,0")
+        named = zip(_UTILITY_WEIGHTS, values, strict=True)
+        pairs = ", ".join(f"{key}={value!r}" for key, value in named)
+        text = f"Utility({pairs})"
     # trec_eval's ndcg with gains: -m ndcg.1=1,2=3, which it prints as ndcg_1=1,2=3.
     gains = re.fullmatch(r"ndcg[._]([^@()]*=[^@()]*)", text)
     if gains:
@@ -688,6 +933,21 @@ def parse_measure(name: str | Measure) -> Measure:
         cutoff=_parse_cutoff(name, family, match.group("cutoff")),
         params=_parse_params(name, family, match.group("params")),
     )
+
+
+def _trec_eval_numbers(name: str, text: str | None, example: str) -> tuple[float, ...] | None:
+    """trec_eval's comma-separated numeric parameters (``0.2,.5,0.8``), or ``None``."""
+    if text is None:
+        return None
+    try:
+        values = tuple(float(item) for item in text.split(","))
+    except ValueError:
+        raise _unknown(
+            name, f"trec_eval's parameters are comma-separated numbers, e.g. {example}"
+        ) from None
+    if not all(math.isfinite(value) for value in values):
+        raise _unknown(name, f"trec_eval's parameters are finite numbers, e.g. {example}")
+    return values
 
 
 def _trec_eval_gains(name: str, text: str) -> dict[int, float]:

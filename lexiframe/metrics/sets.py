@@ -1,8 +1,10 @@
 """Counts, set measures, success and interpolated precision as Polars expressions.
 
-These are trec_eval's measures of the retrieved set and of the first relevant document
-(``num_ret``, ``num_rel``, ``num_rel_ret``, ``set_P``, ``set_recall``, ``set_F``,
-``success_k``, ``iprec_at_recall_x``; docs/definitions.md §2). Like the measures of
+These are trec_eval's measures of the retrieved set, of the first relevant document and of
+precision at ranks set by the query (``num_ret``, ``num_rel``, ``num_rel_ret``, ``set_P``,
+``set_recall``, ``set_F``, ``set_relative_P``, ``set_map``, ``utility``, ``success_k``,
+``relative_P_k``, ``Rprec_mult_x``, ``iprec_at_recall_x``, ``11pt_avg``;
+docs/definitions.md §2). Like the measures of
 :mod:`lexiframe.metrics.exprs` they read the ``positions`` list column (ascending ranks of
 the retrieved relevant documents), ``n_rel`` (m) and ``n_ret`` (ñ), and run as native
 Polars expressions: no Python runs per row. Every one returns Float64.
@@ -10,11 +12,29 @@ Polars expressions: no Python runs per row. Every one returns Float64.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import polars as pl
 
 from lexiframe._utils import IntoExpr, into_expr
 from lexiframe.errors import InputError
-from lexiframe.metrics.exprs import IntoCount, _count, _n_retrieved_relevant, _ranks
+from lexiframe.metrics.exprs import (
+    IntoCount,
+    _count,
+    _count_at_most,
+    _divided_by,
+    _n_retrieved_relevant,
+    _null,
+    _ranks,
+    _warn_missing_n,
+)
+
+ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+"""The recall levels of trec_eval's ``11pt_avg`` (and of its ``iprec_at_recall``)."""
+
+UTILITY_WEIGHTS = (1.0, -1.0, 0.0, 0.0)
+"""trec_eval's default coefficients of ``utility``: relevant retrieved, non-relevant
+retrieved, relevant not retrieved, non-relevant not retrieved."""
 
 
 def _ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
@@ -133,6 +153,26 @@ def success(positions: IntoExpr = "positions", *, k: int) -> pl.Expr:
     return (first <= k).fill_null(False).cast(pl.Float64)
 
 
+def _check_level(recall: object, name: str) -> float:
+    if not isinstance(recall, int | float) or isinstance(recall, bool) or not 0 <= recall <= 1:
+        raise InputError(f"the recall level of {name} must be within [0, 1], not {recall!r}")
+    return float(recall)
+
+
+def _best_precision_below(positions: IntoExpr) -> pl.Expr:
+    """Per relevant document i: the best precision j/p_j over j ≥ i (a list of length r)."""
+    return _ranks(positions).list.eval(
+        (pl.int_range(1, pl.len() + 1) / pl.element()).reverse().cum_max().reverse()
+    )
+
+
+def _interpolated(best_below: pl.Expr, r: pl.Expr, m: pl.Expr, recall: float) -> pl.Expr:
+    needed = (recall * m.cast(pl.Float64)).round(0, mode="half_away_from_zero")
+    index = (pl.max_horizontal(needed, pl.lit(1.0)) - 1).cast(pl.Int64)
+    value = best_below.list.get(index, null_on_oob=True)
+    return pl.when(needed <= r).then(value).otherwise(0.0).fill_null(0.0)
+
+
 def interpolated_precision(
     positions: IntoExpr = "positions", *, recall: float, n_rel: IntoCount = "n_rel"
 ) -> pl.Expr:
@@ -150,15 +190,167 @@ def interpolated_precision(
         >>> df.select(sets.interpolated_precision(recall=0.5)).item()  # max(2/3, 3/10)
         0.6666666666666666
     """
-    if not isinstance(recall, int | float) or isinstance(recall, bool) or not 0 <= recall <= 1:
-        raise InputError(f"the recall level of IPrec must be within [0, 1], not {recall!r}")
-    ranks = _ranks(positions)
-    # Precision at each relevant document, then its running maximum from the bottom up.
-    best_below = ranks.list.eval(
-        (pl.int_range(1, pl.len() + 1) / pl.element()).reverse().cum_max().reverse()
-    )
-    needed = (float(recall) * _count(n_rel).cast(pl.Float64)).round(0, mode="half_away_from_zero")
-    index = (pl.max_horizontal(needed, pl.lit(1.0)) - 1).cast(pl.Int64)
-    reached = needed <= _n_retrieved_relevant(positions)
-    value = best_below.list.get(index, null_on_oob=True)
-    return pl.when(reached).then(value).otherwise(0.0).fill_null(0.0)
+    level = _check_level(recall, "IPrec")
+    r = _n_retrieved_relevant(positions)
+    return _interpolated(_best_precision_below(positions), r, _count(n_rel), level)
+
+
+def interpolated_precision_average(
+    positions: IntoExpr = "positions",
+    *,
+    levels: Sequence[float] = ELEVEN_POINTS,
+    n_rel: IntoCount = "n_rel",
+) -> pl.Expr:
+    """The mean of :func:`interpolated_precision` over recall levels (trec_eval ``11pt_avg``).
+
+    The default levels are trec_eval's eleven, 0, 0.1, …, 1; ``levels`` replaces them (in
+    ascending order, as trec_eval's ``-m 11pt_avg.0.2,0.5,0.8`` reads them; a level given
+    twice counts twice).
+
+    Example:
+        >>> import polars as pl
+        >>> from lexiframe.metrics import sets
+        >>> df = pl.DataFrame({"positions": [[1, 4]], "n_rel": [2]},
+        ...                   schema={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32})
+        >>> # levels 0–0.2 need 0 relevant documents, 0.3–0.7 one (round half up from
+        >>> # 0.5): best 1/1; 0.8–1 two: 2/4
+        >>> df.select(sets.interpolated_precision_average()).item() == (8 * 1 + 3 * 0.5) / 11
+        True
+    """
+    if isinstance(levels, str) or not isinstance(levels, Sequence) or not levels:
+        raise InputError(f"levels of IPrecAvg are recall levels in [0, 1], not {levels!r}")
+    checked = [_check_level(level, "IPrecAvg") for level in levels]
+    if checked != sorted(checked):
+        raise InputError(
+            f"levels of IPrecAvg go in ascending order, as trec_eval reads them: {levels!r}"
+        )
+    best_below = _best_precision_below(positions)
+    r, m = _n_retrieved_relevant(positions), _count(n_rel)
+    # Summed from the highest level down, in trec_eval's order (the same last bit).
+    total = pl.lit(0.0)
+    for level in reversed(checked):
+        total = total + _interpolated(best_below, r, m, level)
+    return _divided_by(total, len(checked))
+
+
+def set_relative_precision(
+    positions: IntoExpr = "positions", *, n_rel: IntoCount = "n_rel", n_ret: IntoCount = "n_ret"
+) -> pl.Expr:
+    """Set precision over the best possible for a set of that size, r/min(ñ, m) (trec_eval
+    ``set_relative_P``; 0 when ñ = 0 or m = 0).
+
+    Example:
+        >>> import polars as pl
+        >>> from lexiframe.metrics import sets
+        >>> df = pl.DataFrame({"positions": [[1, 3]], "n_rel": [4], "n_ret": [3]},
+        ...                   schema={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32,
+        ...                           "n_ret": pl.UInt32})
+        >>> df.select(sets.set_relative_precision()).item()  # 2 of min(3, 4)
+        0.6666666666666666
+    """
+    return _ratio(_n_retrieved_relevant(positions), pl.min_horizontal(_count(n_ret), _count(n_rel)))
+
+
+def set_ap(
+    positions: IntoExpr = "positions", *, n_rel: IntoCount = "n_rel", n_ret: IntoCount = "n_ret"
+) -> pl.Expr:
+    """Unranked average precision of the retrieved set, r²/(ñ·m) = SetP · SetR (trec_eval
+    ``set_map``; 0 when ñ = 0 or m = 0).
+
+    Example:
+        >>> import polars as pl
+        >>> from lexiframe.metrics import sets
+        >>> df = pl.DataFrame({"positions": [[1, 3]], "n_rel": [4], "n_ret": [8]},
+        ...                   schema={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32,
+        ...                           "n_ret": pl.UInt32})
+        >>> df.select(sets.set_ap()).item()  # 2² / (8 · 4)
+        0.125
+    """
+    r = _n_retrieved_relevant(positions).cast(pl.Float64)
+    return _ratio(r * r, _count(n_ret).cast(pl.Float64) * _count(n_rel).cast(pl.Float64))
+
+
+def utility(
+    positions: IntoExpr = "positions",
+    *,
+    n_rel: IntoCount = "n_rel",
+    n_ret: IntoCount = "n_ret",
+    weights: Sequence[float] = UTILITY_WEIGHTS,
+    n: IntoCount | None = None,
+) -> pl.Expr:
+    """A weighted sum of the contingency table of the retrieved set (trec_eval ``utility``).
+
+    With a relevant documents retrieved (r), b non-relevant retrieved (ñ − r), c relevant
+    not retrieved (m − r) and d non-relevant not retrieved (n − ñ − m + r, in a corpus of n
+    documents), the utility is w₁a + w₂b + w₃c + w₄d for ``weights`` (w₁, w₂, w₃, w₄),
+    trec_eval's default (1, −1, 0, 0): r − (ñ − r). d needs the corpus size ``n``: with
+    w₄ ≠ 0 and no ``n`` the value is null.
+
+    Example:
+        >>> import polars as pl
+        >>> from lexiframe.metrics import sets
+        >>> df = pl.DataFrame({"positions": [[1, 3]], "n_rel": [4], "n_ret": [8]},
+        ...                   schema={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32,
+        ...                           "n_ret": pl.UInt32})
+        >>> df.select(sets.utility()).item()  # 2 − 6
+        -4.0
+        >>> df.select(sets.utility(weights=(2, -1, -0.5, 0.01), n=100)).item()  # 4 − 6 − 1 + 0.9
+        -2.1
+    """
+    if isinstance(weights, str) or not isinstance(weights, Sequence) or len(weights) != 4:
+        raise InputError(f"the weights of Utility are four numbers, not {weights!r}")
+    for weight in weights:
+        if isinstance(weight, bool) or not isinstance(weight, int | float):
+            raise InputError(f"the weights of Utility are numbers, not {weights!r}")
+    w_rel_ret, w_nonrel_ret, w_rel_nonret, w_nonrel_nonret = (float(w) for w in weights)
+    r = _n_retrieved_relevant(positions).cast(pl.Float64)
+    m, returned = _count(n_rel).cast(pl.Float64), _count(n_ret).cast(pl.Float64)
+    value = w_rel_ret * r + w_nonrel_ret * (returned - r) + w_rel_nonret * (m - r)
+    if w_nonrel_nonret == 0.0:
+        return value
+    if n is None:
+        _warn_missing_n("Utility with a weight for the non-relevant documents not retrieved")
+        return value + _null()  # null on every row
+    rest = _count(n).cast(pl.Float64) - returned - m + r
+    return value + w_nonrel_nonret * rest
+
+
+def relative_precision(
+    positions: IntoExpr = "positions", *, k: int, n_rel: IntoCount = "n_rel"
+) -> pl.Expr:
+    """Precision at k over the best possible at k, #{i : p_i ≤ k}/min(k, m) (trec_eval
+    ``relative_P_k``): precision up to k = m, recall beyond; 0 when m = 0.
+
+    Example:
+        >>> import polars as pl
+        >>> from lexiframe.metrics import sets
+        >>> df = pl.DataFrame({"positions": [[1, 3, 12]], "n_rel": [4]},
+        ...                   schema={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32})
+        >>> df.select(sets.relative_precision(k=2)).item()  # 1 of min(2, 4)
+        0.5
+        >>> df.select(sets.relative_precision(k=10)).item()  # 2 of min(10, 4)
+        0.5
+    """
+    if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+        raise InputError(f"the cutoff of RelativeP must be a positive integer, not {k!r}")
+    return _ratio(_count_at_most(positions, k), pl.min_horizontal(_count(n_rel), k))
+
+
+def r_precision_multiple(
+    positions: IntoExpr = "positions", *, x: float, n_rel: IntoCount = "n_rel"
+) -> pl.Expr:
+    """Precision at a multiple of m (trec_eval ``Rprec_mult_x``): P@c with
+    c = ⌊x·m + 0.9⌋, trec_eval's rounding; 0 when c = 0.
+
+    Example:
+        >>> import polars as pl
+        >>> from lexiframe.metrics import sets
+        >>> df = pl.DataFrame({"positions": [[1, 3, 12]], "n_rel": [4]},
+        ...                   schema={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32})
+        >>> df.select(sets.r_precision_multiple(x=0.6)).item()  # c = ⌊3.3⌋ = 3: 2/3
+        0.6666666666666666
+    """
+    if not isinstance(x, int | float) or isinstance(x, bool) or not 0 <= x < float("inf"):
+        raise InputError(f"the multiple of RPrecMult must be a non-negative number, not {x!r}")
+    depth = (float(x) * _count(n_rel).cast(pl.Float64) + 0.9).floor().cast(pl.Int64)
+    return _ratio(_count_at_most(positions, depth), depth)

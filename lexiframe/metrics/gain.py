@@ -1,0 +1,196 @@
+"""trec_eval's experimental gain measures as Polars expressions: G, binG, ndcg_rel and Rndcg.
+
+They read the ``positions`` list column (ascending ranks p_1 < … < p_r of the retrieved
+relevant documents) and the query's relevant documents: ``n_rel`` (m) for binary gains, or
+``grades`` (the grades of the retrieved relevant documents in rank order) and
+``ideal_grades`` (every relevant grade of the query, descending) for graded ones, whose
+gains are the grades as in trec_eval (docs/definitions.md §2). Documents below the frame's
+threshold gain 0. Each function is a native Polars expression over lists (cumulative sums,
+gathers by rank): no Python runs per row. Every one returns Float64.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from lexiframe._utils import IntoExpr, into_expr
+from lexiframe.errors import InputError
+from lexiframe.metrics.exprs import (
+    IntoCount,
+    _count,
+    _n_retrieved_relevant,
+    _positive_zero,
+    _ranks,
+)
+
+
+def _gains(
+    positions: IntoExpr, n_rel: IntoCount, grades: IntoExpr | None, ideal_grades: IntoExpr | None
+) -> tuple[pl.Expr, pl.Expr]:
+    """The gains of the retrieved relevant documents and the ideal gains, as Float64 lists:
+    the grades, or 1 for every relevant document without them."""
+    if (grades is None) != (ideal_grades is None):
+        raise InputError("graded gains need both grades= and ideal_grades=")
+    if grades is None:
+        ones = _ranks(positions).list.eval(pl.element() * 0 + 1).cast(pl.List(pl.Float64))
+        ideal = pl.int_ranges(0, _count(n_rel)).list.eval(pl.element() * 0 + 1)
+        return ones, ideal.cast(pl.List(pl.Float64))
+    return (
+        into_expr(grades).cast(pl.List(pl.Float64)),
+        into_expr(ideal_grades).cast(pl.List(pl.Float64)),
+    )
+
+
+def _discounts(ranks: pl.Expr) -> pl.Expr:
+    """1/log2(rank + 1) of each rank of a list."""
+    return ranks.list.eval(1.0 / (pl.element().cast(pl.Float64) + 1.0).log(2))
+
+
+def _capped(ranks: pl.Expr, m: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """min(p, m) and max(p − m, 0) of each rank p of a list, m a per-row count."""
+    beyond = ranks - m
+    below = beyond.list.eval(pl.element().clip(upper_bound=0))
+    return below + m, beyond - below
+
+
+def binary_g(positions: IntoExpr = "positions", *, n_rel: IntoCount = "n_rel") -> pl.Expr:
+    """Binary G: (1/m) Σ_{i≤r} 1/log2(2 + p_i − i), the i-th relevant document discounted
+    by the p_i − i non-relevant documents above it (trec_eval ``binG``; 0 when r = 0).
+
+    Example:
+        >>> import polars as pl
+        >>> from lexiframe.metrics import gain
+        >>> df = pl.DataFrame({"positions": [[1, 4]], "n_rel": [4]},
+        ...                   schema={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32})
+        >>> df.select(gain.binary_g()).item()  # (1/log2(2) + 1/log2(4)) / 4
+        0.375
+    """
+    ranks = _ranks(positions)
+    above = ranks - pl.int_ranges(1, ranks.list.len() + 1)
+    total = above.list.eval(1.0 / (pl.element().cast(pl.Float64) + 2.0).log(2)).list.sum()
+    m = _count(n_rel)
+    return _positive_zero(pl.when(m > 0).then(total / m).otherwise(0.0))
+
+
+def g(
+    positions: IntoExpr = "positions",
+    *,
+    n_rel: IntoCount = "n_rel",
+    grades: IntoExpr | None = None,
+    ideal_grades: IntoExpr | None = None,
+) -> pl.Expr:
+    """Normalised gain G (trec_eval ``G``): each retrieved document of gain g_i is discounted
+    by how far the ranking lags the ideal one where it stands,
+
+    G = Σ_{i≤r} g_i / log2(2 + C(p_i) − S_i) / Σ_j g*_j,
+
+    with S_i = g_1 + … + g_i the gain gathered down to it and C(p) the ideal ranking's
+    gain down to rank p, each rank counting at least 1 (the ideal gains g*_j while they
+    last, then 1 per rank). Binary gains without ``grades``; then G is :func:`binary_g`.
+    0 when the query has no relevant document.
+
+    Example:
+        >>> import polars as pl
+        >>> from lexiframe.metrics import gain
+        >>> df = pl.DataFrame({"positions": [[1, 4]], "grades": [[1, 2]], "ideal": [[2, 1]],
+        ...                    "n_rel": [2]},
+        ...                   schema={"positions": pl.List(pl.UInt32), "grades": pl.List(pl.Int64),
+        ...                           "ideal": pl.List(pl.Int64), "n_rel": pl.UInt32})
+        >>> # rank 1: 1/log2(2 + 2 − 1); rank 4: 2/log2(2 + (3 + 1 + 1) − 3), over 2 + 1
+        >>> round(df.select(gain.g(grades="grades", ideal_grades="ideal")).item(), 6)
+        0.543643
+    """
+    gains, ideal = _gains(positions, n_rel, grades, ideal_grades)
+    ranks = _ranks(positions)
+    gathered = gains.list.eval(pl.element().cum_sum())
+    # The ideal gain down to rank j, each rank counting at least 1.
+    ideal_costs = ideal.list.eval(pl.element().clip(lower_bound=1.0).cum_sum())
+    within, beyond = _capped(ranks, ideal.list.len().cast(pl.Int64))
+    costs = ideal_costs.list.gather(within - 1) + beyond.cast(pl.List(pl.Float64))
+    lag = (costs - gathered + 2.0).list.eval(pl.element().log(2))
+    total = (gains / lag).list.sum()
+    best = ideal.list.sum()
+    return _positive_zero(pl.when(best > 0.0).then(total / best).otherwise(0.0).fill_null(0.0))
+
+
+def ndcg_rel(
+    positions: IntoExpr = "positions",
+    *,
+    n_rel: IntoCount = "n_rel",
+    grades: IntoExpr | None = None,
+    ideal_grades: IntoExpr | None = None,
+) -> pl.Expr:
+    """nDCG averaged over the relevant documents (trec_eval ``ndcg_rel``): the mean over
+    the m relevant documents of the nDCG at the rank of each retrieved one, the ideal cut
+    at m, and of the nDCG of the whole ranking for each one not retrieved,
+
+    (1/m) [Σ_{i≤r} DCG(p_i)/IDCG(min(p_i, m)) + (m − r) · DCG/IDCG].
+
+    Gains are the grades with ``grades`` and ``ideal_grades``, else 1. 0 when r = 0 or
+    m = 0.
+
+    Example:
+        >>> import polars as pl
+        >>> from lexiframe.metrics import gain
+        >>> df = pl.DataFrame({"positions": [[2]], "n_rel": [2]},
+        ...                   schema={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32})
+        >>> # at rank 2: (1/log2 3)/(1 + 1/log2 3); the unretrieved one: the same
+        >>> round(df.select(gain.ndcg_rel()).item(), 6)
+        0.386853
+    """
+    gains, ideal = _gains(positions, n_rel, grades, ideal_grades)
+    ranks = _ranks(positions)
+    m = ideal.list.len().cast(pl.Int64)
+    dcg = (gains * _discounts(ranks)).list.eval(pl.element().cum_sum())
+    ideal_dcg = (ideal * _discounts(pl.int_ranges(1, m + 1))).list.eval(pl.element().cum_sum())
+    within, _ = _capped(ranks, m)
+    at_relevant = (dcg / ideal_dcg.list.gather(within - 1)).list.sum()
+    missed = (m - _n_retrieved_relevant(ranks)).cast(pl.Float64)
+    whole = dcg.list.last().fill_null(0.0) / ideal_dcg.list.last()
+    total = at_relevant + missed * whole
+    return _positive_zero(pl.when(total > 0.0).then(total / m).otherwise(0.0).fill_null(0.0))
+
+
+def r_ndcg(
+    positions: IntoExpr = "positions",
+    *,
+    n_rel: IntoCount = "n_rel",
+    n_ret: IntoCount = "n_ret",
+    grades: IntoExpr | None = None,
+    ideal_grades: IntoExpr | None = None,
+) -> pl.Expr:
+    """nDCG averaged at the R levels (trec_eval ``Rndcg``): the mean of nDCG@j over the
+    ranks j where the ideal ranking's gain drops (after the documents of each grade,
+    highest first; with binary gains, j = m), and of the nDCG of the whole ranking when it
+    runs on for more than one document past m (ñ > m + 1, trec_eval's condition).
+
+    Gains are the grades with ``grades`` and ``ideal_grades``, else 1. 0 when m = 0.
+
+    Example:
+        >>> import polars as pl
+        >>> from lexiframe.metrics import gain
+        >>> df = pl.DataFrame({"positions": [[2]], "n_rel": [1], "n_ret": [5]},
+        ...                   schema={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32,
+        ...                           "n_ret": pl.UInt32})
+        >>> # nDCG@1 = 0 and, as 5 > 1 + 1, nDCG = 1/log2(3)
+        >>> round(df.select(gain.r_ndcg()).item(), 6)
+        0.315465
+    """
+    gains, ideal = _gains(positions, n_rel, grades, ideal_grades)
+    ranks = _ranks(positions)
+    m = ideal.list.len().cast(pl.Int64)
+    terms = gains * _discounts(ranks)
+    # Per ideal rank j: 1/IDCG@j where the ideal gain drops after j, else 0; then the sum
+    # over j ≥ p, so that Σ_j DCG@j/IDCG@j = Σ_i term_i · weight(p_i).
+    j = pl.int_range(1, pl.len() + 1).cast(pl.Float64)
+    ideal_dcg = (pl.element() / (j + 1.0).log(2)).cum_sum()
+    drops = (pl.element() != pl.element().shift(-1)).fill_null(True)
+    weight = pl.when(drops).then(1.0 / ideal_dcg).otherwise(0.0).reverse().cum_sum().reverse()
+    weights = ideal.list.eval(weight).list.gather(ranks - 1, null_on_oob=True)
+    levels = (terms * weights.list.eval(pl.element().fill_null(0.0))).list.sum()
+    count = ideal.list.n_unique().cast(pl.Float64)
+    whole = terms.list.sum() / (ideal * _discounts(pl.int_ranges(1, m + 1))).list.sum()
+    longer = _count(n_ret) > m + 1
+    total = pl.when(longer).then(levels + whole).otherwise(levels)
+    value = total / pl.when(longer).then(count + 1.0).otherwise(count)
+    return _positive_zero(pl.when(m > 0).then(value).otherwise(0.0).fill_null(0.0))
