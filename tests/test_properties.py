@@ -630,7 +630,7 @@ BACKEND_EAGER = BACKENDS["polars-eager"]
 
 # Only unjudged documents retrieved: RBPResid sums to 1 in exact arithmetic.
 ALL_UNJUDGED = Case(
-    run=tuple(("A", "q10", doc, 0.0) for doc in "d1 d2 d10 d11 d9 D3 x d100".split()),
+    run=tuple(("A", "q10", doc, 0.0) for doc in STRING_DOCS),
     qrels=(("q10", "d1", -1), ("q10", "unseen-q10", 1)),
 )
 
