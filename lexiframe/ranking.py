@@ -515,46 +515,45 @@ def _rankings(
         flags["_score_nan_max"] = pl.col("order").nan_max()
         flags["_null_scores"] = pl.col("order").null_count()
         flags["_null_ids"] = pl.col("doc").null_count()
-    keep_order = block_keys is not None
     depth, with_docs = request.depth, request.docs
     n_ret = pl.len() if depth is None else pl.min_horizontal(pl.len(), pl.lit(depth))
     flags["n_ret"] = n_ret.cast(POSITION)
-    grades = request.grades or request.reads_every_judgment
     marked, exact = _with_marks(
-        run, judgments, request.qrels_keys, keep_order=keep_order, grades=grades
+        run,
+        judgments,
+        request.qrels_keys,
+        keep_order=block_keys is not None,
+        grades=request.grades or request.reads_every_judgment,
     )
     mark = pl.col("_mark")
     ranks = (mark.sort_by(keys, descending=descending).arg_true() + 1).cast(POSITION)
     # The marked rows alone, sorted by the same keys: in the order of ``ranks``.
     marked_keys = [key.filter(mark) for key in keys]
-    if request.reads_every_judgment:
-        if exact:  # each row has its grade (null where unjudged): the lists in one pass
-            grade = pl.col("_grade").sort_by(keys, descending=descending)
-            doc = pl.col("doc").sort_by(keys, descending=descending)
-            if depth is not None:
-                grade, doc = grade.head(depth), doc.head(depth)
-            columns = {**flags, **_graded_lists(grade, doc, None, request)}
-            return _grouped(marked, columns, request, block_keys)
-        columns = {
-            **flags,
-            "_ranks": ranks,
-            "_docs": pl.col("doc").filter(mark).sort_by(marked_keys, descending=descending),
-        }
+    marked_docs = pl.col("doc").filter(mark).sort_by(marked_keys, descending=descending)
+    if not exact:
+        columns = {**flags, "_ranks": ranks, "_docs": marked_docs}
         return _graded_marks(_grouped(marked, columns, request, block_keys), judgments, request)
+    if request.reads_every_judgment:  # each row has its grade (null where not judged)
+        grade = pl.col("_grade").sort_by(keys, descending=descending)
+        doc = pl.col("doc").sort_by(keys, descending=descending)
+        if depth is not None:
+            grade, doc = grade.head(depth), doc.head(depth)
+        columns = {**flags, **_graded_lists(grade, doc, None, request)}
+        return _grouped(marked, columns, request, block_keys)
 
+    # The relevant documents alone, marked exactly: one sort of the marks, then the few
+    # marked rows in their order.
     columns = {"positions": ranks, **flags}
-    if with_docs or not exact:
-        columns["docs"] = pl.col("doc").filter(mark).sort_by(marked_keys, descending=descending)
-    lists = ["positions", "docs"] if with_docs else ["positions"]
-    if request.grades and exact:
-        # The exact marks carry each document's grade: no second lookup.
+    lists = ["positions"]
+    if with_docs:
+        columns["docs"] = marked_docs
+        lists.append("docs")
+    if request.grades:
         columns["grades"] = (
             pl.col("_grade").filter(mark).sort_by(marked_keys, descending=descending)
         )
         lists.append("grades")
     rankings = _grouped(marked, columns, request, block_keys)
-    if not exact:
-        return _judged_only(rankings, judgments, request)
     if depth is not None:
         # Positions ascend: the ones within the depth are a prefix of the list.
         kept = pl.col("positions").list.eval((pl.element() <= depth).sum()).list.first()
@@ -587,11 +586,12 @@ def _graded_marks(
 ) -> pl.LazyFrame:
     """The lists of :func:`_graded_lists` from the marked documents of each ranking.
 
-    ``_ranks`` and ``_docs`` hold the ranks and ids of the documents judged for some query
-    (a hash-set probe per row, as :func:`_with_marks` explains): exploded, cut at ``depth``
-    and joined to the judgments of their own query, they bring their grades, and come back
-    as lists in rank order. A ranking left without a judged document gets nulls, which
-    :func:`_complete` turns into empty lists (and ``n_ret`` 0 for a condensed ranking).
+    ``_ranks`` and ``_docs`` hold the ranks and ids of the documents that ``judgments``
+    judge for some query (a hash-set probe per row, as :func:`_with_marks` explains):
+    exploded, cut at ``depth`` and joined to the judgments of their own query, they bring
+    their grades, and come back as lists in rank order. A ranking left without a judged
+    document gets nulls, which :func:`_complete` turns into empty lists (and ``n_ret`` 0
+    for a condensed ranking).
     """
     keys, qrels_keys = request.keys, request.qrels_keys
     marked = rankings.select(*keys, "_ranks", "_docs").explode("_ranks", "_docs")
@@ -623,17 +623,21 @@ def _graded_lists(
         judged = grade >= 0  # null (unjudged) is not kept
         grade, doc, rank = grade.filter(judged), doc.filter(judged), None
         columns["n_ret"] = grade.len().cast(POSITION)
-    if rank is None:
-        rank = pl.int_range(1, grade.len() + 1, dtype=POSITION)
+
+    def ranks_where(mask: pl.Expr) -> pl.Expr:
+        if rank is None:  # the documents are all there: their ranks are their places
+            return (mask.arg_true() + 1).cast(POSITION)
+        return rank.filter(mask)
+
     relevant = grade >= request.threshold
-    columns["positions"] = rank.filter(relevant)
+    columns["positions"] = ranks_where(relevant)
     if request.docs:
         columns["docs"] = doc.filter(relevant)
     if request.grades:
         columns["grades"] = grade.filter(relevant)
     if request.judged:
-        columns["nonrel_positions"] = rank.filter((grade >= 0) & (grade < request.threshold))
-        columns["pooled_positions"] = rank.filter(grade < 0)
+        columns["nonrel_positions"] = ranks_where((grade >= 0) & (grade < request.threshold))
+        columns["pooled_positions"] = ranks_where(grade < 0)
     return columns
 
 
@@ -641,63 +645,36 @@ ROWS_PER_PARTITION = 4_000_000
 """Rows of an in-memory run per group of queries when ``partitions`` is left to choose."""
 
 MAX_JUDGMENTS_PER_DOC = 4
-"""Above this many queries judging one document relevant, mark rows by a (query, doc) join."""
+"""Above this many queries judging one document, mark rows by a (query, doc) join."""
 
 
 def _with_marks(
     run: pl.LazyFrame,
-    relevant: pl.LazyFrame,
+    judgments: pl.LazyFrame,
     qrels_keys: list[str],
     *,
-    keep_order: bool = False,
-    grades: bool = False,
+    keep_order: bool,
+    grades: bool,
 ) -> tuple[pl.LazyFrame, bool]:
     """The run with ``_mark``, a boolean per row, and whether the mark is exact.
 
-    TREC documents are judged relevant for one query or a few: a row is then marked when
-    its document is relevant for *some* query, one hash-set probe per row (a fifth of the
-    cost of a join), and :func:`_judged_only` keeps the marked rows judged relevant for
-    their own query once the rankings are built, a few per ranking. Catalogue items of a
-    recommender are relevant to many users, so that most rows would be marked: then the
+    TREC documents are judged for one query or a few: a row is then marked when its
+    document is judged for *some* query, one hash-set probe per row (a fifth of the cost of
+    a join), and :func:`_graded_marks` joins the marked rows, a few per ranking, to the
+    judgments of their own query once the rankings are built. Catalogue items of a
+    recommender are judged for many users, so that most rows would be marked: then the
     mark is exact, by a join on (query, doc), which ``keep_order`` keeps in row order, and
-    with ``grades`` the join brings each relevant row's grade as ``_grade``.
+    with ``grades`` the join brings each judged row's grade as ``_grade``.
     """
-    fanout = collect(relevant.group_by("doc").len().select(pl.col("len").max())).item()
+    fanout = collect(judgments.group_by("doc").len().select(pl.col("len").max())).item()
     if fanout is not None and fanout > MAX_JUDGMENTS_PER_DOC:
         grade = [pl.col("relevance").alias("_grade")] if grades else []
-        marks = relevant.select(*qrels_keys, "doc", *grade, _mark=pl.lit(True))
+        marks = judgments.select(*qrels_keys, "doc", *grade, _mark=pl.lit(True))
         order = "left" if keep_order else None
         marked = run.join(marks, on=[*qrels_keys, "doc"], how="left", maintain_order=order)
         return marked.with_columns(pl.col("_mark").fill_null(False)), True
-    relevant_docs = collect(relevant.select(pl.col("doc").unique())).to_series()
-    return run.with_columns(_mark=pl.col("doc").is_in(relevant_docs.implode())), False
-
-
-def _judged_only(rankings: pl.LazyFrame, relevant: pl.LazyFrame, request: _Request) -> pl.LazyFrame:
-    """Keep the marked documents that the qrels judge relevant for the ranking's query.
-
-    The marked documents, exploded with their positions, are joined to the qrels on their
-    keys (bringing their grades when ``request.grades``; ``depth`` drops the ones ranked
-    below it) and come back as lists in rank order; a ranking left with none gets nulls,
-    which :func:`_complete` turns into empty lists.
-    """
-    keys, qrels_keys = request.keys, request.qrels_keys
-    marked = rankings.select(*keys, "positions", "docs").explode("positions", "docs")
-    if request.grades:
-        judgments = relevant.select(*qrels_keys, docs="doc", grades="relevance")
-        judged = marked.join(judgments, on=[*qrels_keys, "docs"], how="inner")
-    else:
-        judgments = relevant.select(*qrels_keys, docs="doc")
-        judged = marked.join(judgments, on=[*qrels_keys, "docs"], how="semi")
-    if request.depth is not None:
-        judged = judged.filter(pl.col("positions") <= request.depth)
-    in_rank_order = [pl.col("docs").sort_by("positions")]
-    if request.grades:
-        in_rank_order.append(pl.col("grades").sort_by("positions"))
-    lists = judged.group_by(keys).agg(pl.col("positions").sort(), *in_rank_order)
-    if not request.docs:
-        lists = lists.drop("docs")
-    return rankings.drop("positions", "docs").join(lists, on=keys, how="left")
+    judged_docs = collect(judgments.select(pl.col("doc").unique())).to_series()
+    return run.with_columns(_mark=pl.col("doc").is_in(judged_docs.implode())), False
 
 
 def _keeps_grades(
