@@ -773,6 +773,9 @@ _TREC_EVAL_CUTOFFS = {
     "relative_p": "RelativeP",
     "rprec_mult": "RPrecMult",
 }
+_TREC_EVAL_CUTOFF = re.compile(
+    rf"({'|'.join(map(re.escape, _TREC_EVAL_CUTOFFS))})_(\d*\.?\d+)", re.IGNORECASE
+)
 
 _NAME = re.compile(
     r"^(?P<family>[A-Za-z][A-Za-z0-9_]*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>[^@]+))?$"
@@ -890,38 +893,7 @@ def parse_measure(name: str | Measure) -> Measure:
         return name
     if not isinstance(name, str):
         raise TypeError(f"a measure is a name such as 'nDCG@10', not {type(name).__name__}")
-    text = name.strip()
-    trec_eval = re.fullmatch(
-        r"(P|recall|ndcg_cut|map_cut|success|iprec_at_recall|unj|relative_P|Rprec_mult)"
-        r"_(\d*\.?\d+)",
-        text,
-        re.IGNORECASE,
-    )
-    if trec_eval:
-        text = f"{_TREC_EVAL_CUTOFFS[trec_eval.group(1).lower()]}@{trec_eval.group(2)}"
-    # trec_eval's rbp and rbp_resid (its default persistence is 0.9), and rbp_p=0.8 (as it
-    # prints -m rbp.p=0.8).
-    rbp = re.fullmatch(r"rbp(_resid)?(?:[._]p=(\d*\.?\d+))?", text)
-    if rbp:
-        text = f"{'RBPResid' if rbp.group(1) else 'RBP'}(p={rbp.group(2) or '0.9'})"
-    # trec_eval's 11pt_avg, and 11pt_avg_0.2,0.5,0.8 (as it prints -m 11pt_avg.0.2,0.5,0.8).
-    eleven = re.fullmatch(r"11pt_avg(?:[._]([^@()]+))?", text)
-    if eleven:
-        levels = _trec_eval_numbers(name, eleven.group(1), "11pt_avg.0.2,0.5,0.8")
-        text = "IPrecAvg" if levels is None else f"IPrecAvg(levels={list(levels)!r})"
-    # trec_eval's utility_1,-1,0,0 (as it prints -m utility.1,-1,0,0): four weights.
-    weights = re.fullmatch(r"utility[._]([^@()]+)", text)
-    if weights:
-        values = _trec_eval_numbers(name, weights.group(1), "utility.1,-1,0,0") or ()
-        if len(values) != 4:
-            raise _unknown(name, "trec_eval's utility takes four weights, e.g. utility.1,-1,0,0")
-        named = zip(_UTILITY_WEIGHTS, values, strict=True)
-        pairs = ", ".join(f"{key}={value!r}" for key, value in named)
-        text = f"Utility({pairs})"
-    # trec_eval's ndcg with gains: -m ndcg.1=1,2=3, which it prints as ndcg_1=1,2=3.
-    gains = re.fullmatch(r"ndcg[._]([^@()]*=[^@()]*)", text)
-    if gains:
-        text = f"nDCG(gains={_trec_eval_gains(name, gains.group(1))!r})"
+    text = _from_trec_eval(name, name.strip())
     match = _NAME.match(text)
     if not match:
         raise _unknown(name, "it does not read as NAME, NAME@k or NAME(param=value)")
@@ -933,6 +905,38 @@ def parse_measure(name: str | Measure) -> Measure:
         cutoff=_parse_cutoff(name, family, match.group("cutoff")),
         params=_parse_params(name, family, match.group("params")),
     )
+
+
+def _from_trec_eval(name: str, text: str) -> str:
+    """A trec_eval spelling (``P_10``, ``rbp_p=0.8``, ``11pt_avg``, ``utility_1,-1,0,0``,
+    ``ndcg_1=1,2=3``) as the registry's name; any other text as it is."""
+    trec_eval = _TREC_EVAL_CUTOFF.fullmatch(text)
+    if trec_eval:
+        return f"{_TREC_EVAL_CUTOFFS[trec_eval.group(1).lower()]}@{trec_eval.group(2)}"
+    # trec_eval's rbp and rbp_resid (its default persistence is 0.9), and rbp_p=0.8 (as it
+    # prints -m rbp.p=0.8).
+    rbp = re.fullmatch(r"rbp(_resid)?(?:[._]p=(\d*\.?\d+))?", text)
+    if rbp:
+        return f"{'RBPResid' if rbp.group(1) else 'RBP'}(p={rbp.group(2) or '0.9'})"
+    # trec_eval's 11pt_avg, and 11pt_avg_0.2,0.5,0.8 (as it prints -m 11pt_avg.0.2,0.5,0.8).
+    eleven = re.fullmatch(r"11pt_avg(?:[._]([^@()]+))?", text)
+    if eleven:
+        levels = _trec_eval_numbers(name, eleven.group(1), "11pt_avg.0.2,0.5,0.8")
+        return "IPrecAvg" if levels is None else f"IPrecAvg(levels={list(levels)!r})"
+    # trec_eval's utility_1,-1,0,0 (as it prints -m utility.1,-1,0,0): four weights.
+    weights = re.fullmatch(r"utility[._]([^@()]+)", text)
+    if weights:
+        values = _trec_eval_numbers(name, weights.group(1), "utility.1,-1,0,0") or ()
+        if len(values) != 4:
+            raise _unknown(name, "trec_eval's utility takes four weights, e.g. utility.1,-1,0,0")
+        named = zip(_UTILITY_WEIGHTS, values, strict=True)
+        pairs = ", ".join(f"{key}={value!r}" for key, value in named)
+        return f"Utility({pairs})"
+    # trec_eval's ndcg with gains: -m ndcg.1=1,2=3, which it prints as ndcg_1=1,2=3.
+    gains = re.fullmatch(r"ndcg[._]([^@()]*=[^@()]*)", text)
+    if gains:
+        return f"nDCG(gains={_trec_eval_gains(name, gains.group(1))!r})"
+    return text
 
 
 def _trec_eval_numbers(name: str, text: str | None, example: str) -> tuple[float, ...] | None:
