@@ -157,17 +157,12 @@ def evaluate_runs(
         [run.with_columns(pl.lit(str(index)).alias("system")) for index, run in enumerate(runs)],
         how="vertical_relaxed",
     )
-    judged = any(
-        parse_measure(line.column).needs_judged
-        for line in lines
-        if line.column and line.column not in _COUNT_EXPRS
-    )
-
     parsed = {
         line.column: parse_measure(line.column)
         for line in lines
         if line.column and line.column not in _COUNT_EXPRS
     }
+    judged = any(measure.needs_judged for measure in parsed.values())
     needing_n = [name for name, measure in parsed.items() if measure.needs_n]
     if needing_n and collection_size is None:
         raise InputError(
@@ -177,7 +172,7 @@ def evaluate_runs(
         )
     graded = {line.column for line in lines if line.graded}
     # ndcg with gains (-m ndcg.1=1,2=3) reads the grades on binary qrels too.
-    grades = True if any(parse_measure(name).requires_grades for name in graded) else None
+    grades = True if any(parsed[name].requires_grades for name in graded) else None
 
     def frame_at(threshold: int) -> pl.DataFrame:
         with warnings.catch_warnings():
