@@ -35,6 +35,7 @@ from lexiframe.io import (
     write_trec_run,
 )
 from lexiframe.metrics import known_names, parse_measure
+from lexiframe.options import ColumnNames, PositionsOptions
 from lexiframe.preferences import pairs, preferences
 from lexiframe.ranking import coverage, positions
 
@@ -43,11 +44,13 @@ __version__ = "0.1.0"
 _pandas_hook.register()  # .lexi on pandas DataFrames, once pandas is imported
 
 __all__ = [
+    "ColumnNames",
     "DroppedQueriesWarning",
     "InputError",
     "LexiframeError",
     "LexiframeWarning",
     "MissingCorpusSizeWarning",
+    "PositionsOptions",
     "SchemaError",
     "UnknownMeasureError",
     "as_qrels",

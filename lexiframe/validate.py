@@ -83,9 +83,52 @@ def require_same_id_kind(
     )
 
 
+MAX_INT = 2**63 - 1
+"""The largest whole number an argument may take (Polars' Int64)."""
+
+
+def require_int(
+    value: object, name: str, *, minimum: int | None = 1, optional: bool = False
+) -> int:
+    """``value`` as a whole number of at least ``minimum`` (``None``: any), or an
+    :class:`InputError` that names the argument (``name``, in the caller's words: ``depth``
+    in the API, ``--depth`` at the command line); ``optional`` says None is accepted too.
+
+    Example:
+        >>> require_int(3, "depth")
+        3
+        >>> require_int(10.5, "n")
+        Traceback (most recent call last):
+        lexiframe.errors.InputError: n must be a positive integer, not 10.5
+    """
+    what = {None: "an integer", 1: "a positive integer"}.get(
+        minimum, f"an integer of at least {minimum}"
+    )
+    if optional:
+        what += " or None"
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(f"{name} must be {what}, not {_excerpt(value)}")
+    if minimum is not None and value < minimum:
+        raise InputError(f"{name} must be {what}, not {_excerpt(value)}")
+    if abs(value) > MAX_INT:
+        raise InputError(f"{name} must be at most {MAX_INT}, not {_excerpt(value)}")
+    return value
+
+
+def require_positive_int(value: object, name: str, *, optional: bool = False) -> int:
+    """``value`` as a positive whole number, or an :class:`InputError` naming ``name``."""
+    return require_int(value, name, minimum=1, optional=optional)
+
+
+def _excerpt(value: object, limit: int = 40) -> str:
+    """A value as the message shows it: its repr, cut to ``limit`` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[: limit - 1]}…"
+
+
 def require_depth(depth: int | None) -> None:
-    if depth is not None and (not isinstance(depth, int) or isinstance(depth, bool) or depth < 1):
-        raise InputError(f"depth must be a positive integer or None, not {depth!r}")
+    if depth is not None:
+        require_positive_int(depth, "depth", optional=True)
 
 
 def raise_ranking_problem(

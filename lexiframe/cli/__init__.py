@@ -179,10 +179,9 @@ def _evaluate(
 ) -> tuple[dict[str, pl.DataFrame], dict[str, pl.DataFrame], dict[str, pl.DataFrame]]:
     """The per-query tables, their summaries and the orderings, in this process."""
     options = track_options(args, metric_names)
-    options["no_relevant"] = args.no_relevant
     with warnings_as_notes():
         # A batch of run files at a time: memory holds one batch of rows, not the run.
-        frame = positions_of_files(args.runs, qrels, system_from=args.system_from, **options)
+        frame = positions_of_files(args.runs, qrels, options, system_from=args.system_from)
 
     tables: dict[str, pl.DataFrame] = {}
     summary: dict[str, pl.DataFrame] = {}

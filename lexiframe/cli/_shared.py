@@ -10,6 +10,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from lexiframe.errors import LexiframeWarning, UnknownMeasureError
+from lexiframe.options import PositionsOptions
 
 
 def add_track_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,20 +36,19 @@ def add_track_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def track_options(args: argparse.Namespace, metric_names: Sequence[str]) -> dict[str, object]:
-    """The positions options of :func:`add_track_arguments`, with the columns the metrics
-    read (the judged non-relevant documents of Bpref and infAP, the grades of AP(rel=2))."""
-    from lexiframe.evaluation import request_columns
+def track_options(args: argparse.Namespace, metric_names: Sequence[str]) -> PositionsOptions:
+    """The positions options of :func:`add_track_arguments` (and ``--no-relevant`` where the
+    subcommand has it), with the columns the metrics declare they read (the judged
+    non-relevant documents of Bpref and infAP, the grades of AP(rel=2))."""
     from lexiframe.metrics import parse_measures
 
-    options: dict[str, object] = {
-        "depth": args.depth,
-        "threshold": args.threshold,
-        "condensed": args.condensed,
-    }
-    if metric_names:
-        request_columns(parse_measures(metric_names), options)
-    return options
+    options = PositionsOptions(
+        depth=args.depth,
+        threshold=args.threshold,
+        condensed=args.condensed,
+        no_relevant=getattr(args, "no_relevant", PositionsOptions.no_relevant),
+    )
+    return options.for_measures(parse_measures(metric_names)) if metric_names else options
 
 
 def split_measures(names: Sequence[str]) -> tuple[list[str], list[str]]:

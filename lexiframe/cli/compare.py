@@ -139,7 +139,7 @@ def run_compare(args: argparse.Namespace) -> int:
     qrels = io.read_qrels(args.qrels)
     with warnings_as_notes():
         options = track_options(args, metric_names)
-        frame = positions_of_files(args.runs, qrels, system_from=args.system_from, **options)
+        frame = positions_of_files(args.runs, qrels, options, system_from=args.system_from)
         per_query = measures(frame, metric_names, n=args.n) if metric_names else None
     if frame["system"].n_unique() < 2:
         raise InputError("compare needs at least 2 systems; the runs hold 1")

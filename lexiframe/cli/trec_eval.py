@@ -122,7 +122,7 @@ def _lines(measure: TrecMeasure, params: str | None) -> list[Line]:
             None if measure.kind == "relstring" else registry_measure(measure.name, printed, param)
         )
         if found is not None:
-            lines.append(Line(printed, measure.kind, found.name, found.family.needs_grades))
+            lines.append(Line(printed, measure.kind, found.name, found.needs.grades))
         elif measure.name in FRAME_COUNTS:
             lines.append(Line(printed, measure.kind, measure.name))
         else:
@@ -162,7 +162,7 @@ def evaluate_runs(
         for line in lines
         if line.column and line.column not in _COUNT_EXPRS
     }
-    judged = any(measure.needs_judged for measure in parsed.values())
+    judged = any(measure.needs.judged for measure in parsed.values())
     needing_n = [name for name, measure in parsed.items() if measure.needs_n]
     if needing_n and collection_size is None:
         raise InputError(
@@ -172,7 +172,7 @@ def evaluate_runs(
         )
     graded = {line.column for line in lines if line.graded}
     # ndcg with gains (-m ndcg.1=1,2=3) reads the grades on binary qrels too.
-    grades = True if any(parsed[name].requires_grades for name in graded) else None
+    grades = True if any(parsed[name].needs.requires_grades for name in graded) else None
 
     def frame_at(threshold: int) -> pl.DataFrame:
         with warnings.catch_warnings():

@@ -12,15 +12,19 @@ from __future__ import annotations
 import ast
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import polars as pl
 
-from lexiframe.errors import SchemaError, UnknownMeasureError
+from lexiframe._utils import format_row, quote_names
+from lexiframe.errors import InputError, SchemaError, UnknownMeasureError
 from lexiframe.metrics import exprs, judged, sets
 from lexiframe.metrics import gain as gain_measures
+
+if TYPE_CHECKING:
+    from lexiframe.options import PositionsOptions
 
 CutoffRule = Literal["none", "optional", "required"]
 
@@ -66,6 +70,30 @@ def at_level(context: Context, level: object, name: str) -> Context:
 
 
 @dataclass(frozen=True)
+class Needs:
+    """What a measure reads beyond the ``positions`` and ``n_rel`` columns: measuring, the
+    command line, the ``trec_eval`` drop-in, Spark and the docs read these declarations.
+
+    Example:
+        >>> from lexiframe.metrics import parse_measure
+        >>> parse_measure("Bpref").needs.judged, parse_measure("ERR@10").needs.requires_grades
+        (True, True)
+    """
+
+    grades: bool = False
+    """Reads ``grades`` and ``ideal_grades`` when the frame has them (graded values)."""
+    requires_grades: bool = False
+    """Cannot be computed without the grade columns (ERR, ``nDCG(gains=…)``, a level of its
+    own): :meth:`PositionsOptions.for_measures` asks for ``grades=True``."""
+    judged: bool = False
+    """Reads the judged non-relevant documents: a positions frame built with judged=True."""
+    n: bool = False
+    """Needs the corpus size n (null where n is needed and not given)."""
+    columns: tuple[str, ...] = ()
+    """Other columns of the positions frame it reads (e.g. ``n_ret``)."""
+
+
+@dataclass(frozen=True)
 class Family:
     """A measure family: its name, documentation and how to build its expression."""
 
@@ -84,20 +112,27 @@ class Family:
     params: Mapping[str, object] = field(default_factory=dict)
     choices: Mapping[str, tuple[object, ...]] = field(default_factory=dict)
     aliases: tuple[str, ...] = ()
-    needs_grades: bool = False
-    needs_judged: bool = False
-    """Reads the judged non-relevant documents: a positions frame built with judged=True."""
     lower_is_better: bool = False
     """A cost (SL3, RecallError, ASL): orderings put the smallest value first."""
     example: str = ""
-    needs_n: Callable[[Measure], bool] = field(default=lambda measure: False, repr=False)
-    """Whether a measure of the family needs the corpus size n (null without it)."""
-    requires_grades: Callable[[Measure], bool] = field(default=lambda measure: False, repr=False)
-    """Whether a measure of the family cannot be computed without the grade columns (ERR,
-    nDCG with gains=): ``lf.evaluate`` then builds the positions with ``grades=True``."""
+    needs: Needs | Callable[[Measure], Needs] = field(default_factory=lambda: Needs(), repr=False)
+    """What the measure reads beyond the positions and ``n_rel`` (:class:`Needs`), or a
+    function of the parsed measure when its parameters decide."""
     converters: Mapping[str, Callable[[object], object]] = field(default_factory=dict, repr=False)
     """Per parameter: check a parsed value and return its canonical form (a ``ValueError``
     says why a value is refused)."""
+    param_text: Mapping[str, Callable[[object], str]] = field(default_factory=dict, repr=False)
+    """Per parameter: how its canonical value prints in the measure's name (default: repr)."""
+    check_options: Callable[[Measure, PositionsOptions], None] | None = field(
+        default=None, repr=False
+    )
+    """Refuse positions options under which the measure would lose what it reads (an
+    :class:`~lexiframe.errors.InputError` that says why and what to change)."""
+    check_frame: Callable[[Sequence[Measure], pl.DataFrame, Sequence[str]], None] | None = (
+        field(default=None, repr=False)
+    )
+    """Refuse a positions frame (one batch of it) on which the family's measures (all those
+    of one call) are undefined; given the frame's key columns for the message."""
 
 
 @dataclass(frozen=True)
@@ -122,22 +157,51 @@ class Measure:
         return self.family.lower_is_better
 
     @property
+    def needs(self) -> Needs:
+        """What the measure reads beyond the positions (:class:`Needs`); a relevance level
+        of its own (``rel=``) reads the grades on any qrels."""
+        needs = self.family.needs
+        resolved = needs(self) if callable(needs) else needs
+        if self.level is not None and not resolved.requires_grades:
+            resolved = replace(resolved, grades=True, requires_grades=True)
+        return resolved
+
+    @property
     def needs_n(self) -> bool:
         """Whether the measure needs the corpus size n: without it, some values are null."""
-        return self.family.needs_n(self)
+        return self.needs.n
+
+    def check_options(self, options: PositionsOptions) -> None:
+        """Refuse positions options under which this measure loses what it reads: a
+        relevance level below the frame's threshold, and its family's own checks."""
+        if isinstance(self.level, int) and self.level < options.threshold:
+            raise InputError(
+                f"{self} counts documents of grade {self.level} as relevant, but the "
+                f"positions are built at threshold={options.threshold}; lower threshold= to "
+                f"{self.level} (the other measures keep their level with "
+                f"rel={options.threshold})"
+            )
+        if self.family.check_options is not None:
+            self.family.check_options(self, options)
 
     @property
     def name(self) -> str:
         text = self.family.name
         changed = [(key, value) for key, value in self.params if value != self.family.params[key]]
         if changed:
-            text += "(" + ", ".join(_param_text(key, value) for key, value in changed) + ")"
+            text += "(" + ", ".join(self._param_text(key, value) for key, value in changed) + ")"
         if self.cutoff is not None:
             text += f"@{self.family.cutoff_prefix}{self.cutoff}"
         return text
 
     def __str__(self) -> str:
         return self.name
+
+    def _param_text(self, key: str, value: object) -> str:
+        """``p=0.5``, ``exposure='ap'``; a parameter with a printer of its own (a gain map
+        as a dict) through it."""
+        printer = self.family.param_text.get(key, repr)
+        return f"{key}={printer(value)}"
 
     def expr(self, context: Context | None = None) -> pl.Expr:
         """The measure as an expression over a positions frame, named by its canonical name."""
@@ -161,28 +225,28 @@ class Measure:
     @property
     def needs_judged(self) -> bool:
         """Whether the measure reads the judged columns (positions(judged=True))."""
-        return self.family.needs_judged
+        return self.needs.judged
 
     @property
     def needs_grades(self) -> bool:
         """Whether the measure reads the grade columns of the positions frame."""
-        return self.family.needs_grades or self.requires_grades
+        return self.needs.grades or self.needs.requires_grades
 
     @property
     def requires_grades(self) -> bool:
         """Whether the measure cannot be computed without the grade columns: a relevance
         level of its own (``rel=``), ERR's grades, nDCG's ``gains=``."""
-        return self.level is not None or self.family.requires_grades(self)
+        return self.needs.requires_grades
 
 
-def _param_text(key: str, value: object) -> str:
-    """``p=0.5``, ``exposure='ap'``; a gain map, held as (grade, gain) pairs, as a dict;
-    recall levels, held as a tuple, as a list (a name holds no nested parentheses)."""
-    if key == "gains" and isinstance(value, tuple):
-        return f"{key}={dict(value)!r}"
-    if key == "levels" and isinstance(value, tuple):
-        return f"{key}={list(value)!r}"
-    return f"{key}={value!r}"
+def _as_dict(value: object) -> str:
+    """A gain map, held as (grade, gain) pairs, as the dict a user types."""
+    return repr(dict(value))  # type: ignore[call-overload]
+
+
+def _as_list(value: object) -> str:
+    """Recall levels, held as a tuple, as the list a user types (no nested parentheses)."""
+    return repr(list(value))  # type: ignore[call-overload]
 
 
 def _graded_ndcg(measure: Measure, context: Context) -> pl.Expr:
@@ -219,6 +283,45 @@ def _gains(value: object) -> tuple[tuple[int, int | float], ...] | None:
             )
         pairs.append((grade, int(gain) if float(gain).is_integer() else float(gain)))
     return tuple(sorted(pairs)) or None
+
+
+def _check_gains(measure: Measure, options: PositionsOptions) -> None:
+    """Refuse a gain for a grade below the frame's threshold: the frame holds no such
+    document, so the gain would be lost without a word."""
+    lost = [
+        (grade, gain)
+        for grade, gain in measure.param("gains") or ()  # type: ignore[attr-defined]
+        if grade < options.threshold and gain != 0
+    ]
+    if lost:
+        grade, gain = lost[0]
+        raise InputError(
+            f"{measure} gives grade {grade} a gain of {gain!r}, but the positions are "
+            f"built at threshold={options.threshold}: they hold no document graded {grade}. "
+            f"Lower threshold= to {grade} (in a call of its own if other measures must "
+            f"count grade {grade} as non-relevant), or give grade {grade} a gain of 0"
+        )
+
+
+def _check_max_grade(measures: Sequence[Measure], frame: pl.DataFrame, keys: Sequence[str]) -> None:
+    """Refuse a frame with a grade above the ``max_grade`` of an ERR measure (gdeval refuses
+    such qrels: the stopping probability would pass 1)."""
+    if "ideal_grades" not in frame.columns:
+        return
+    limit = min(int(m.param("max_grade")) for m in measures)  # type: ignore[call-overload]
+    top = pl.col("ideal_grades").list.max()
+    bad = frame.filter(top > limit)
+    if not bad.height:
+        return
+    needing = [m for m in measures if m.param("max_grade") == limit]
+    row = bad.head(1).with_columns(_top=top).row(0, named=True)
+    wider = replace(needing[0], params=(("max_grade", row["_top"]),))
+    raise InputError(
+        f"{quote_names([m.name for m in needing])}: the stopping probability "
+        f"(2^g - 1)/2^G needs every grade g at most G = max_grade = {limit}, but "
+        f"{format_row({key: row[key] for key in keys})} has a document of grade "
+        f"{row['_top']}; name the measure with a larger max_grade, e.g. {wider}"
+    )
 
 
 def _max_grade(value: object) -> int:
@@ -312,9 +415,10 @@ FAMILIES: tuple[Family, ...] = (
         aliases=("NDCG", "ndcg"),
         params={"gains": None},
         converters={"gains": _gains},
-        needs_grades=True,
+        param_text={"gains": _as_dict},
+        needs=lambda m: Needs(grades=True, requires_grades=m.param("gains") is not None),
+        check_options=_check_gains,
         example="nDCG@10",
-        requires_grades=lambda m: m.param("gains") is not None,
     ),
     Family(
         name="P",
@@ -359,7 +463,7 @@ FAMILIES: tuple[Family, ...] = (
         source="Moffat and Zobel (2008); trec_eval rbp; lexirecall paper §2",
         build=_graded_rbp,
         params={"p": 0.8},
-        needs_grades=True,
+        needs=Needs(grades=True),
         example="RBP(p=0.5)",
     ),
     Family(
@@ -381,8 +485,8 @@ FAMILIES: tuple[Family, ...] = (
         aliases=("err",),
         params={"max_grade": exprs.ERR_MAX_GRADE},
         converters={"max_grade": _max_grade},
-        needs_grades=True,
-        requires_grades=lambda m: True,
+        needs=Needs(grades=True, requires_grades=True),
+        check_frame=_check_max_grade,
         example="ERR@10",
     ),
     Family(
@@ -398,7 +502,7 @@ FAMILIES: tuple[Family, ...] = (
         params={"exposure": "rr", "p": 0.8},
         choices={"exposure": ("rr", "ap", "ndcg", "rbp", "linear")},
         example="TSE(exposure='ndcg')",
-        needs_n=lambda m: m.param("exposure") == "linear",
+        needs=lambda m: Needs(n=m.param("exposure") == "linear"),
     ),
     Family(
         name="SL3",
@@ -408,7 +512,7 @@ FAMILIES: tuple[Family, ...] = (
         build=lambda m, c: exprs.sl3(n=c.n),
         lower_is_better=True,
         example="SL3",
-        needs_n=lambda m: True,
+        needs=Needs(n=True),
     ),
     Family(
         name="RecallError",
@@ -419,7 +523,7 @@ FAMILIES: tuple[Family, ...] = (
         aliases=("RE",),
         lower_is_better=True,
         example="RecallError",
-        needs_n=lambda m: True,
+        needs=Needs(n=True),
     ),
     Family(
         name="ASL",
@@ -433,6 +537,7 @@ FAMILIES: tuple[Family, ...] = (
         cutoff="optional",
         cutoff_prefix="g1-",
         lower_is_better=True,
+        needs=Needs(columns=("n_ret",)),
         example="ASL@g1-10",
     ),
     Family(
@@ -531,7 +636,7 @@ FAMILIES: tuple[Family, ...] = (
         source="Buckley and Voorhees (SIGIR 2004); trec_eval bpref",
         build=lambda m, c: judged.bpref(),
         aliases=("bpref",),
-        needs_judged=True,
+        needs=Needs(judged=True),
         example="Bpref",
     ),
     Family(
@@ -544,7 +649,7 @@ FAMILIES: tuple[Family, ...] = (
         source="Yilmaz and Aslam (CIKM 2006); trec_eval infAP",
         build=lambda m, c: judged.inf_ap(),
         aliases=("infap", "InfAP"),
-        needs_judged=True,
+        needs=Needs(judged=True),
         example="infAP",
     ),
     Family(
@@ -557,7 +662,7 @@ FAMILIES: tuple[Family, ...] = (
         build=lambda m, c: judged.judged_at(k=m.cutoff),  # type: ignore[arg-type]
         cutoff="optional",
         aliases=("judged",),
-        needs_judged=True,
+        needs=Needs(judged=True),
         example="Judged@10",
     ),
     Family(
@@ -569,7 +674,7 @@ FAMILIES: tuple[Family, ...] = (
         build=lambda m, c: judged.unjudged_at(k=int(m.cutoff)),  # type: ignore[arg-type]
         cutoff="required",
         aliases=("unj",),
-        needs_judged=True,
+        needs=Needs(judged=True),
         lower_is_better=True,
         example="Unjudged@10",
     ),
@@ -580,7 +685,7 @@ FAMILIES: tuple[Family, ...] = (
         source="trec_eval num_nonrel_judged_ret",
         build=lambda m, c: judged.num_nonrel_judged_ret(),
         aliases=("num_nonrel_judged_ret",),
-        needs_judged=True,
+        needs=Needs(judged=True),
         example="NumNonRelJudgedRet",
     ),
     Family(
@@ -626,7 +731,7 @@ FAMILIES: tuple[Family, ...] = (
         },
         converters={key: _weight for key in _UTILITY_WEIGHTS},
         example="Utility(nonrel_ret=-0.5)",
-        needs_n=lambda m: m.param("nonrel_nonret") != 0.0,
+        needs=lambda m: Needs(n=m.param("nonrel_nonret") != 0.0),
     ),
     Family(
         name="RelativeP",
@@ -679,6 +784,7 @@ FAMILIES: tuple[Family, ...] = (
         aliases=("11pt_avg",),
         params={"levels": sets.ELEVEN_POINTS, **_AT_LEVEL},
         converters={"levels": _levels},
+        param_text={"levels": _as_list},
         example="IPrecAvg",
     ),
     Family(
@@ -704,8 +810,7 @@ FAMILIES: tuple[Family, ...] = (
         r"C(p) = \sum_{j \le p} \max(1, g^*_j)",
         source="trec_eval G",
         build=_graded(gain_measures.g),
-        needs_grades=True,
-        requires_grades=lambda m: True,
+        needs=Needs(grades=True, requires_grades=True),
         example="G",
     ),
     Family(
@@ -719,7 +824,7 @@ FAMILIES: tuple[Family, ...] = (
         source="trec_eval ndcg_rel",
         build=_graded(gain_measures.ndcg_rel),
         aliases=("ndcg_rel",),
-        needs_grades=True,
+        needs=Needs(grades=True),
         example="nDCGRel",
     ),
     Family(
@@ -734,7 +839,7 @@ FAMILIES: tuple[Family, ...] = (
         source="trec_eval Rndcg",
         build=_graded(gain_measures.r_ndcg),
         aliases=("Rndcg",),
-        needs_grades=True,
+        needs=Needs(grades=True),
         example="RnDCG",
     ),
     Family(
@@ -749,16 +854,58 @@ FAMILIES: tuple[Family, ...] = (
         build=lambda m, c: judged.rbp_residual(p=float(m.param("p"))),  # type: ignore[arg-type]
         aliases=("RBPResidual",),
         params={"p": 0.8},
-        needs_judged=True,
+        needs=Needs(judged=True),
         lower_is_better=True,
         example="RBPResid(p=0.9)",
     ),
 )
 
 _BY_NAME: dict[str, Family] = {}
+"""Every registered family under its name and aliases, lower-cased."""
+_REGISTERED: dict[str, Family] = {}
+"""Every registered family by name, in registration order (the built-ins first)."""
+
+
+def register(family: Family, *, replace: bool = False) -> Family:
+    """Add ``family`` to the registry: its name and aliases then parse everywhere a measure
+    name is read (expressions, :func:`lexiframe.evaluate`, the command line, Spark).
+
+    A name or alias already taken is refused unless ``replace`` (a family replaced keeps
+    none of its old aliases). :func:`lexiframe.define_measure` builds a family from a
+    Polars expression; the built-in families are registered by this function too.
+    """
+    names = [family.name, *family.aliases]
+    if not _NAME_PART.fullmatch(family.name):
+        raise InputError(
+            f"a measure name is a letter followed by letters, digits or _, not {family.name!r}"
+        )
+    old = _REGISTERED.get(family.name)
+    if old is not None and replace:
+        for alias in (old.name, *old.aliases):
+            _BY_NAME.pop(alias.lower(), None)
+    taken = [name for name in names if name.lower() in _BY_NAME]
+    if taken:
+        owner = _BY_NAME[taken[0].lower()].name
+        raise InputError(
+            f"the measure name {taken[0]!r} is taken (by {owner}); choose another name"
+            + (", or pass replace=True to redefine it" if owner == family.name else "")
+        )
+    _REGISTERED[family.name] = family
+    for name in names:
+        _BY_NAME[name.lower()] = family
+    return family
+
+
+def families() -> list[Family]:
+    """Every registered family: the built-ins (:data:`FAMILIES`), then those defined with
+    :func:`lexiframe.define_measure`, in the order they were registered."""
+    return list(_REGISTERED.values())
+
+
+_NAME_PART = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+
 for _family in FAMILIES:
-    for _alias in (_family.name, *_family.aliases):
-        _BY_NAME[_alias.lower()] = _family
+    register(_family)
 
 # trec_eval's spellings of cut-off measures: P_10, recall_1000, ndcg_cut_10, map_cut_100,
 # success_5, iprec_at_recall_0.10.
@@ -784,11 +931,11 @@ _NAME = re.compile(
 
 def known_names() -> list[str]:
     """The family names of the registry, in documentation order."""
-    return [family.name for family in FAMILIES]
+    return [family.name for family in families()]
 
 
 def _unknown(name: str, why: str) -> UnknownMeasureError:
-    examples = ", ".join(family.example or family.name for family in FAMILIES)
+    examples = ", ".join(family.example or family.name for family in families())
     return UnknownMeasureError(
         f"unknown measure {name!r}: {why}. Known measures: {', '.join(known_names())} "
         f"(e.g. {examples}); preferences: sgnLP, rrLP, sgnLR"
