@@ -34,7 +34,7 @@ from lexiframe.io import (
     write_trec_qrels,
     write_trec_run,
 )
-from lexiframe.metrics import known_names, parse_measure
+from lexiframe.metrics import define_measure, known_names, parse_measure
 from lexiframe.options import ColumnNames, PositionsOptions
 from lexiframe.preferences import pairs, preferences
 from lexiframe.ranking import coverage, positions
@@ -57,6 +57,7 @@ __all__ = [
     "as_run",
     "coverage",
     "datasets",
+    "define_measure",
     "evaluate",
     "known_names",
     "measures",

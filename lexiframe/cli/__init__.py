@@ -21,6 +21,7 @@ from lexiframe.aggregate import METHODS, order, summarize_preferences
 from lexiframe.cli import compare, trec_eval
 from lexiframe.cli._shared import (
     add_track_arguments,
+    load_measure_files,
     split_measures,
     track_options,
     warnings_as_notes,
@@ -343,6 +344,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             parser.print_help()
             return 0
+        load_measure_files(getattr(args, "measures_from", []))
         return args.handler(args)
     except KeyboardInterrupt:
         print("lexiframe: interrupted", file=sys.stderr)

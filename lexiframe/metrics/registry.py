@@ -896,6 +896,17 @@ def register(family: Family, *, replace: bool = False) -> Family:
     return family
 
 
+def unregister(name: str) -> None:
+    """Remove a measure defined with :func:`lexiframe.define_measure` (by its name); the
+    built-in families stay."""
+    family = _REGISTERED.get(name)
+    if family is None or family in FAMILIES:
+        raise InputError(f"{name!r} is not a measure defined with define_measure")
+    del _REGISTERED[name]
+    for alias in (family.name, *family.aliases):
+        _BY_NAME.pop(alias.lower(), None)
+
+
 def families() -> list[Family]:
     """Every registered family: the built-ins (:data:`FAMILIES`), then those defined with
     :func:`lexiframe.define_measure`, in the order they were registered."""
