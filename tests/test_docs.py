@@ -136,9 +136,8 @@ def test_site_builds_strictly(tmp_path):
     # API pages show one signature per function, not one per overload
     frames = (tmp_path / "api" / "frames" / "index.html").read_text(encoding="utf-8")
     assert frames.count('id="lexiframe.positions"') == 1
-    objects = sum(
-        frames.count(f'class="doc doc-object doc-{kind}"') for kind in ("function", "class", "attribute")
-    )
+    kinds = ("function", "class", "attribute")
+    objects = sum(frames.count(f'class="doc doc-object doc-{kind}"') for kind in kinds)
     assert frames.count("doc-signature") == objects
     # every figure is drawn from the demo track at build time, and shown
     for name in figures.FIGURES:
