@@ -109,6 +109,7 @@ def positions(
     rank: str = "rank",
     relevance: str = "relevance",
     partitions: int | None = None,
+    systems: pl.DataFrame | None = None,
 ) -> pl.DataFrame | pl.LazyFrame:
     """Build the positions frame of a run against its qrels (docs/definitions.md §1).
 
@@ -165,6 +166,11 @@ def positions(
             16 for 200 million rows): when the frame is collected, each group is read from
             the source and ranked with the streaming engine, and its rows are handed on
             before the next group starts (200 million rows peak at about 2 GB).
+        systems: the (by…, system) keys of every system to evaluate, in lexiframe's names
+            (default: the run's): one without rows in ``run`` gets worst-case rows for every
+            evaluated query, as a system that skipped them. For a run cut into groups of
+            queries (as :mod:`lexiframe.spark` cuts it), where a group may lack a system or
+            every system. An in-memory run only.
 
     Returns:
         ``by…, system, query, positions: list[u32], n_rel: u32, n_ret: u32`` (plus
@@ -201,10 +207,10 @@ def positions(
     qrels_lf, qrels_keys = _canonical_qrels(qrels, names, by, run_lf)
     # Qrels are small next to runs: they are read once here and checked in full.
     qrels_lf = _checked_qrels(collect(qrels_lf), names).lazy()
-    if collect(run_lf.head(1)).height == 0:
+    if systems is None and collect(run_lf.head(1)).height == 0:
         raise InputError("the run is empty: it has no rows, so there is nothing to evaluate")
     relevant = qrels_lf.filter(pl.col("relevance") >= threshold)
-    grades = _keeps_grades(relevant, qrels_keys, grades, names)
+    grades = keeps_grades(relevant, qrels_keys, grades, names)
     if no_relevant not in ("drop", "keep"):
         raise InputError(f"no_relevant must be 'drop' or 'keep', not {no_relevant!r}")
     every_query = qrels_lf if no_relevant == "keep" else None
@@ -216,6 +222,8 @@ def positions(
         queries = _with_nonrel_counts(queries, qrels_lf, qrels_keys, threshold)
     judgments = qrels_lf if request.reads_every_judgment else relevant
     if isinstance(run, pl.LazyFrame):
+        if systems is not None:
+            raise InputError("systems= needs an in-memory run (a DataFrame), not a LazyFrame")
         return _streamed(run_lf, judgments, queries, request, names, partitions)
 
     # An in-memory run is checked for NaN scores and null ids in one cheap pass first.
@@ -224,7 +232,10 @@ def positions(
     rankings_df = _checked(pl.concat(parts, how="diagonal"), run_lf, names, by)
     queries_df = collect(queries)
     _warn_dropped(rankings_df, queries_df, by, qrels_keys, names)
-    return collect(_complete(rankings_df.lazy(), queries_df.lazy(), request))
+    every = None
+    if systems is not None:  # the systems of the whole run, when this is a part of it
+        every = systems.lazy().select(*by, pl.col("system").cast(pl.String))
+    return collect(_complete(rankings_df.lazy(), queries_df.lazy(), request, every))
 
 
 def _streamed(
@@ -677,13 +688,26 @@ def _with_marks(
     return run.with_columns(_mark=pl.col("doc").is_in(judged_docs.implode())), False
 
 
-def _keeps_grades(
-    relevant: pl.LazyFrame, qrels_keys: list[str], grades: bool | None, names: ColumnNames
+def keeps_grades(
+    relevant: pl.LazyFrame,
+    qrels_keys: list[str],
+    grades: bool | None,
+    names: ColumnNames = ColumnNames(),
 ) -> bool:
-    """Whether the frame keeps the grade columns: asked for, or needed by graded qrels.
+    """Whether the positions frame keeps the grade columns: asked for (``grades=True``), or
+    needed by graded qrels (``grades=None``); ``grades=False`` on graded qrels is refused.
 
     Gains that are equal within every query give graded nDCG and RBP their binary values,
     so grades are needed only where a query's relevant documents differ in grade.
+    ``relevant``: the relevant judgments in lexiframe's names (``qrels_keys``,
+    ``relevance``); one row per (query, distinct grade) is enough, which is what
+    :mod:`lexiframe.spark` sends.
+
+    Example:
+        >>> import polars as pl
+        >>> relevant = pl.LazyFrame({"query": ["q1", "q1"], "relevance": [1, 2]})
+        >>> keeps_grades(relevant, ["query"], None)
+        True
     """
     if grades:
         return True
@@ -709,6 +733,9 @@ def _keeps_grades(
         "qrels first to evaluate binary relevance everywhere, e.g. "
         f"qrels.with_columns(pl.col({names.relevance!r}).ge(1).cast(pl.Int64))"
     )
+
+
+_keeps_grades = keeps_grades  # the former name
 
 
 def binary_ndcg(grades: list[int]) -> str:
