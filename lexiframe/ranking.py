@@ -98,6 +98,8 @@ def positions(
     run: pl.DataFrame,
     qrels: pl.DataFrame | pl.LazyFrame,
     options: PositionsOptions | None = None,
+    *,
+    systems: pl.DataFrame | None = None,
     **kwargs: Unpack[PositionsKwargs],
 ) -> pl.DataFrame: ...
 @overload
@@ -105,6 +107,8 @@ def positions(
     run: pl.LazyFrame,
     qrels: pl.DataFrame | pl.LazyFrame,
     options: PositionsOptions | None = None,
+    *,
+    systems: pl.DataFrame | None = None,
     **kwargs: Unpack[PositionsKwargs],
 ) -> pl.LazyFrame: ...
 
@@ -113,6 +117,8 @@ def positions(
     run: pl.DataFrame | pl.LazyFrame,
     qrels: pl.DataFrame | pl.LazyFrame,
     options: PositionsOptions | None = None,
+    *,
+    systems: pl.DataFrame | None = None,
     **kwargs: Unpack[PositionsKwargs],
 ) -> pl.DataFrame | pl.LazyFrame:
     """Build the positions frame of a run against its qrels (docs/definitions.md §1).
@@ -124,6 +130,11 @@ def positions(
         options: the :class:`~lexiframe.PositionsOptions` (threshold, depth, by, rank_by,
             docs, grades, judged, condensed, no_relevant, column names, partitions), each
             documented there.
+        systems: the (by…, system) keys of every system to evaluate, in lexiframe's names
+            (default: the run's): one without rows in ``run`` gets worst-case rows for every
+            evaluated query, as a system that skipped them. For a run cut into groups of
+            queries (as :mod:`lexiframe.spark` cuts it), where a group may lack a system or
+            every system. An in-memory run only.
         **kwargs: the same options as keyword arguments, applied over ``options``, with
             the column names flat: ``system=``, ``query=``, ``doc=``, ``score=``, ``rank=``,
             ``relevance=`` (the caller's names of those columns).
@@ -161,10 +172,10 @@ def positions(
     qrels_lf, qrels_keys = _canonical_qrels(qrels, names, by, run_lf)
     # Qrels are small next to runs: they are read once here and checked in full.
     qrels_lf = _checked_qrels(collect(qrels_lf), names).lazy()
-    if collect(run_lf.head(1)).height == 0:
+    if systems is None and collect(run_lf.head(1)).height == 0:
         raise InputError("the run is empty: it has no rows, so there is nothing to evaluate")
     relevant = qrels_lf.filter(pl.col("relevance") >= threshold)
-    grades = _keeps_grades(relevant, qrels_keys, options.grades, names)
+    grades = keeps_grades(relevant, qrels_keys, options.grades, names)
     every_query = qrels_lf if options.no_relevant == "keep" else None
     queries = _relevant_queries(
         relevant, qrels_keys, grades, judged=every_query, threshold=threshold
@@ -174,6 +185,8 @@ def positions(
         queries = _with_nonrel_counts(queries, qrels_lf, qrels_keys, threshold)
     judgments = qrels_lf if request.reads_every_judgment else relevant
     if isinstance(run, pl.LazyFrame):
+        if systems is not None:
+            raise InputError("systems= needs an in-memory run (a DataFrame), not a LazyFrame")
         return _streamed(run_lf, judgments, queries, request, partitions)
 
     # An in-memory run is checked for NaN scores and null ids in one cheap pass first.
@@ -182,7 +195,10 @@ def positions(
     rankings_df = _checked(pl.concat(parts, how="diagonal"), run_lf, options)
     queries_df = collect(queries)
     _warn_dropped(rankings_df, queries_df, by, qrels_keys, names)
-    return collect(_complete(rankings_df.lazy(), queries_df.lazy(), request))
+    every = None
+    if systems is not None:  # the systems of the whole run, when this is a part of it
+        every = systems.lazy().select(*by, pl.col("system").cast(pl.String))
+    return collect(_complete(rankings_df.lazy(), queries_df.lazy(), request, every))
 
 
 def _streamed(
@@ -626,14 +642,28 @@ def _with_marks(
     return run.with_columns(_mark=pl.col("doc").is_in(judged_docs.implode())), False
 
 
-def _keeps_grades(
-    relevant: pl.LazyFrame, qrels_keys: list[str], grades: bool | None, names: ColumnNames
+def keeps_grades(
+    relevant: pl.LazyFrame,
+    qrels_keys: list[str],
+    grades: bool | None,
+    names: ColumnNames | None = None,
 ) -> bool:
-    """Whether the frame keeps the grade columns: asked for, or needed by graded qrels.
+    """Whether the positions frame keeps the grade columns: asked for (``grades=True``), or
+    needed by graded qrels (``grades=None``); ``grades=False`` on graded qrels is refused.
 
     Gains that are equal within every query give graded nDCG and RBP their binary values,
     so grades are needed only where a query's relevant documents differ in grade.
+    ``relevant``: the relevant judgments in lexiframe's names (``qrels_keys``,
+    ``relevance``); one row per (query, distinct grade) is enough, which is what
+    :mod:`lexiframe.spark` sends.
+
+    Example:
+        >>> import polars as pl
+        >>> relevant = pl.LazyFrame({"query": ["q1", "q1"], "relevance": [1, 2]})
+        >>> keeps_grades(relevant, ["query"], None)
+        True
     """
+    names = names or ColumnNames()
     if grades:
         return True
     if collect(relevant.select(pl.col("relevance").n_unique())).item() < 2:
@@ -658,6 +688,9 @@ def _keeps_grades(
         "qrels first to evaluate binary relevance everywhere, e.g. "
         f"qrels.with_columns(pl.col({names.relevance!r}).ge(1).cast(pl.Int64))"
     )
+
+
+_keeps_grades = keeps_grades  # the former name
 
 
 def binary_ndcg(grades: list[int]) -> str:
