@@ -14,73 +14,31 @@ are null, with a :class:`~lexiframe.errors.MissingCorpusSizeWarning` that names 
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import polars as pl
 
-from lexiframe._utils import IntoExpr, caller_stacklevel, into_expr
-from lexiframe.errors import InputError, MissingCorpusSizeWarning
+from lexiframe._utils import IntoExpr, into_expr
+from lexiframe.errors import InputError
+from lexiframe.metrics.parts import (
+    IntoCount,
+    check_cutoff,
+    count,
+    count_at_most,
+    divided_by,
+    n_retrieved_relevant,
+    null,
+    positive_zero,
+    ranks,
+    warn_missing_n,
+)
 from lexiframe.typing import Exposure
 
-IntoCount = int | str | pl.Expr
-
-
-def _count(value: IntoCount) -> pl.Expr:
-    """An integer argument that may also be a column: ``1000``, ``"n"`` or an expression."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return pl.lit(value, dtype=pl.Int64)
-    return into_expr(value).cast(pl.Int64)
-
-
-def _ranks(positions: IntoExpr) -> pl.Expr:
-    return into_expr(positions).cast(pl.List(pl.Int64))
-
-
-def _n_retrieved_relevant(positions: IntoExpr) -> pl.Expr:
-    return into_expr(positions).list.len().cast(pl.Int64)
-
-
-def _count_at_most(positions: IntoExpr, k: IntoCount) -> pl.Expr:
-    """#{i : p_i ≤ k}; ``k`` may be a column (R-precision cuts at m)."""
-    if isinstance(k, int):
-        return _ranks(positions).list.agg((pl.element() <= k).sum()).cast(pl.Int64)
-    return (_ranks(positions) - _count(k)).list.agg((pl.element() <= 0).sum()).cast(pl.Int64)
-
-
-def _divided_by(value: pl.Expr, k: int) -> pl.Expr:
-    """value/k as trec_eval divides: Polars turns a division by a constant into a
-    multiplication by its reciprocal (9/1000 → 0.009000000000000001), so divide by a
-    column of k instead; a mean on the rounding boundary of the 4th decimal then prints
-    as trec_eval prints it."""
-    return value / (value.cast(pl.Float64) * 0.0 + float(k))
-
-
-def _positive_zero(value: pl.Expr) -> pl.Expr:
-    """Turn -0.0 (the sum of an empty float list) into 0.0, which tables and CSV print as 0.
-
-    ``value + 0.0`` is not enough: Polars skips adding a zero scalar.
-    """
-    return pl.when(value == 0.0).then(pl.lit(0.0)).otherwise(value)
-
-
-def _warn_missing_n(what: str) -> None:
-    """The one warning of a measure built without the corpus size it needs."""
-    warnings.warn(
-        f"{what} needs the corpus size n to place the relevant documents a ranking did not "
-        "retrieve; without n= those values are null. Pass n= (an integer or a column).",
-        MissingCorpusSizeWarning,
-        stacklevel=caller_stacklevel(),
-    )
-
-
-def _null() -> pl.Expr:
-    return pl.lit(None, dtype=pl.Float64)
-
-
-def _check_cutoff(k: int | None, name: str) -> None:
-    if k is not None and (not isinstance(k, int) or isinstance(k, bool) or k < 1):
-        raise InputError(f"the cutoff of {name} must be a positive integer, not {k!r}")
+# The shared building blocks live in lexiframe.metrics.parts; the measure modules still
+# call them by these names.
+_count, _ranks, _count_at_most, _divided_by = count, ranks, count_at_most, divided_by
+_n_retrieved_relevant, _null, _warn_missing_n = n_retrieved_relevant, null, warn_missing_n
+_check_cutoff, _positive_zero = check_cutoff, positive_zero
 
 
 def rr(positions: IntoExpr = "positions", *, k: int | None = None) -> pl.Expr:
