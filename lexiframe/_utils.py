@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from types import FrameType
 
 import polars as pl
 
@@ -47,7 +48,8 @@ def plural(count: int, singular: str, plural_form: str | None = None) -> str:
 def caller_stacklevel() -> int:
     """The ``stacklevel`` of the first frame outside lexiframe, for ``warnings.warn`` called
     in the function that calls this: a warning then points at the user's line."""
-    level, frame = 2, sys._getframe(2)
+    level = 2
+    frame: FrameType | None = sys._getframe(2)
     while frame is not None and frame.f_globals.get("__name__", "").startswith("lexiframe"):
         level, frame = level + 1, frame.f_back
     return level

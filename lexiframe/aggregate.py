@@ -252,11 +252,11 @@ def order(
         )
     if isinstance(frame, pl.DataFrame):
         return compute(collect(table))
-    out_schema = {
+    out_schema: dict[str, pl.DataType] = {
         **{key: schema[key] for key in by},
         "system": system_dtype,
-        "rank": pl.UInt32,
-        "score": pl.Float64,
+        "rank": pl.UInt32(),
+        "score": pl.Float64(),
     }
     return table.map_batches(compute, schema=out_schema)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
 import polars as pl
 
@@ -18,6 +18,7 @@ from lexiframe.metrics import Context, Measure, exprs, parse_measures
 from lexiframe.metrics.exprs import _count
 from lexiframe.options import PositionsKwargs, PositionsOptions
 from lexiframe.ranking import positions as build_positions
+from lexiframe.typing import SystemFrom
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -188,11 +189,25 @@ def _checked_corpus_size(frame: Frame, n: int | str | pl.Expr, schema: pl.Schema
 
 @overload
 def evaluate(
-    run: Frame, qrels: pl.DataFrame | pl.LazyFrame | Paths, names: MeasureNames, **options: Any
+    run: Frame,
+    qrels: pl.DataFrame | pl.LazyFrame | Paths,
+    names: MeasureNames,
+    *,
+    n: int | str | pl.Expr | None = None,
+    options: PositionsOptions | None = None,
+    system_from: SystemFrom | None = None,
+    **positions_options: Unpack[PositionsKwargs],
 ) -> Frame: ...
 @overload
 def evaluate(
-    run: Paths, qrels: pl.DataFrame | pl.LazyFrame | Paths, names: MeasureNames, **options: Any
+    run: Paths,
+    qrels: pl.DataFrame | pl.LazyFrame | Paths,
+    names: MeasureNames,
+    *,
+    n: int | str | pl.Expr | None = None,
+    options: PositionsOptions | None = None,
+    system_from: SystemFrom | None = None,
+    **positions_options: Unpack[PositionsKwargs],
 ) -> pl.DataFrame: ...
 
 
@@ -203,6 +218,7 @@ def evaluate(
     *,
     n: int | str | pl.Expr | None = None,
     options: PositionsOptions | None = None,
+    system_from: SystemFrom | None = None,
     **positions_options: Unpack[PositionsKwargs],
 ) -> pl.DataFrame | pl.LazyFrame:
     """Per-query measures of a run: :func:`lexiframe.positions`, then :func:`measures`.
@@ -230,17 +246,19 @@ def evaluate(
         ('a', 'q1', 0.5, 0.0)
     """
     parsed = parse_measures(names)
-    system_from = positions_options.pop("system_from", None)  # type: ignore[typeddict-item]
     resolved = PositionsOptions.of(options, **positions_options).for_measures(parsed)
-    if is_paths(qrels):
-        qrels = read_qrels(qrels)
+    judgments = (
+        read_qrels(cast(Paths, qrels))
+        if is_paths(qrels)
+        else cast(pl.DataFrame | pl.LazyFrame, qrels)
+    )
     if is_paths(run):
-        files = {} if system_from is None else {"system_from": system_from}
-        frame = positions_of_files(run, qrels, resolved, **files)
+        files = cast(Paths, run)
+        frame = positions_of_files(files, judgments, resolved, system_from=system_from or "field")
     else:
         if system_from is not None:
             raise InputError("system_from= applies to run files; this run is a frame")
-        frame = build_positions(run, qrels, resolved)
+        frame = build_positions(cast(pl.DataFrame, run), judgments, resolved)
     return measures(frame, parsed, n=n)
 
 
@@ -263,9 +281,9 @@ def _checked_by_families(
     checked batch by batch as it streams."""
     checks: dict[int, tuple[Callable[..., None], list[Measure]]] = {}
     for measure in parsed:
-        check = measure.family.check_frame
-        if check is not None:
-            checks.setdefault(id(measure.family), (check, []))[1].append(measure)
+        family_check = measure.family.check_frame
+        if family_check is not None:
+            checks.setdefault(id(measure.family), (family_check, []))[1].append(measure)
     if not checks:
         return frame
 
@@ -315,7 +333,7 @@ def summarize(
     schema = frame.collect_schema()
     if "system_a" in schema and "system_b" in schema:
         return summarize_preferences(frame, by=by, measures=measures)
-    keys = [*as_list(by), "system"]
+    keys: list[str] = [*as_list(by), "system"]
     missing = [key for key in keys if key not in schema]
     if missing:
         raise SchemaError(f"summarize() needs the key column {quote_names(missing)}")

@@ -6,7 +6,7 @@ The namespaces only delegate: the logic lives in free functions (``lexiframe.pos
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 import polars as pl
@@ -25,7 +25,7 @@ Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 
 class _FrameNamespace(Generic[Frame]):
     def __init__(self, frame: Frame) -> None:
-        self._frame = frame
+        self._frame: Frame = frame
 
     def positions(
         self,
@@ -74,7 +74,7 @@ class _FrameNamespace(Generic[Frame]):
 
     def preferences(
         self,
-        measures: str | list[str] = preferences.DEFAULT_MEASURES,
+        measures: str | Iterable[str] = preferences.DEFAULT_MEASURES,
         *,
         by: str | list[str] | None = None,
         extra: list[preferences.Extra] | tuple[preferences.Extra, ...] = (),

@@ -191,12 +191,13 @@ class PositionsOptions:
         measures = list(measures)
         for measure in measures:
             measure.check_options(self)
-        changes: dict[str, bool] = {}
-        if self.judged is None and any(measure.needs.judged for measure in measures):
-            changes["judged"] = True
-        if self.grades is None and any(measure.needs.requires_grades for measure in measures):
-            changes["grades"] = True
-        return replace(self, **changes) if changes else self
+        judged = self.judged
+        if judged is None and any(measure.needs.judged for measure in measures):
+            judged = True
+        grades = self.grades
+        if grades is None and any(measure.needs.requires_grades for measure in measures):
+            grades = True
+        return replace(self, judged=judged, grades=grades)
 
     def as_kwargs(self) -> dict[str, Any]:
         """The options as the keyword arguments :meth:`of` reads (column names flat).

@@ -220,11 +220,12 @@ def asl_delta_histogram(
         The axes, with one bar per bin whose height is the number of relevant documents.
     """
     deltas = asl_deltas(positions, system, baseline, by=by)
+    edges: Bins = bins
     if isinstance(bins, int):
         reach = max(float(np.abs(deltas).max()) if deltas.size else 0.0, 0.5)
-        bins = np.linspace(-reach, reach, bins + 1)
+        edges = np.linspace(-reach, reach, bins + 1).tolist()
     ax = _axes(ax)
-    _bars(ax, deltas, bins, **bar)
+    _bars(ax, deltas, edges, **bar)
     ax.axvline(0.0, color="0.3", linewidth=0.8)
     ax.set_xlabel(f"per-document ASL change ({system} − {baseline}; < 0: {system} wins)")
     ax.set_ylabel("relevant documents")

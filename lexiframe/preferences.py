@@ -51,7 +51,7 @@ class PreferenceMeasure:
 
     name: str
     aliases: tuple[str, ...]
-    dtype: type[pl.DataType]
+    dtype: pl.DataType
     level: Level
     kernel: Callable[..., np.ndarray]
     description: str
@@ -61,7 +61,7 @@ MEASURES: tuple[PreferenceMeasure, ...] = (
     PreferenceMeasure(
         "sgnLP",
         ("lexiprecision",),
-        pl.Int8,
+        pl.Int8(),
         "first",
         _kernels.lexiprecision,
         "lexicographic precision, sign of δRR at i* (lexiprecision paper §3.5, eq. 3)",
@@ -69,7 +69,7 @@ MEASURES: tuple[PreferenceMeasure, ...] = (
     PreferenceMeasure(
         "rrLP",
         ("rrlexiprecision", "rr_lexiprecision"),
-        pl.Float64,
+        pl.Float64(),
         "first",
         _kernels.rr_lexiprecision,
         "δRR at i*, 1/p̂_a − 1/p̂_b (lexiprecision paper §3.5, eq. 2)",
@@ -77,7 +77,7 @@ MEASURES: tuple[PreferenceMeasure, ...] = (
     PreferenceMeasure(
         "sgnLR",
         ("lexirecall",),
-        pl.Int8,
+        pl.Int8(),
         "last",
         _kernels.lexirecall,
         "lexicographic recall, sign of the difference at j* (lexirecall paper §3)",
@@ -245,7 +245,8 @@ def _positions_buffers(series: pl.Series) -> _kernels.ListBuffers:
         raise SchemaError(
             f"column {series.name!r} must be a list of positions (list[u32]), not {dtype}"
         )
-    if not series.dtype.inner.is_numeric():
+    inner = series.dtype.inner if isinstance(series.dtype, pl.List) else None
+    if inner is None or not inner.is_numeric():
         raise SchemaError(f"column {series.name!r} must hold numeric positions, not {series.dtype}")
     return _kernels.list_buffers(series)
 
@@ -411,12 +412,12 @@ def preferences(
     compute = partial(_preferences_frame, specs=specs, extras=extras, keys=keys)
     if isinstance(positions, pl.DataFrame):
         return compute(positions)
-    out_schema = {
+    out_schema: dict[str, pl.DataType] = {
         **{key: schema[key] for key in keys},
         "system_a": schema["system"],
         "system_b": schema["system"],
         **{spec.name: spec.dtype for spec in specs},
-        **dict.fromkeys(extras, pl.UInt32),
+        **{name: pl.UInt32() for name in extras},
     }
     return positions.select(*keys, "system", "positions").map_batches(compute, schema=out_schema)
 
@@ -425,7 +426,7 @@ def _preferences_frame(
     positions: pl.DataFrame,
     *,
     specs: list[PreferenceMeasure],
-    extras: list[str],
+    extras: Sequence[str],
     keys: list[str],
 ) -> pl.DataFrame:
     frame = positions.select(*keys, "system", "positions").sort([*keys, "system"])
@@ -454,8 +455,10 @@ def _preferences_frame(
     )
 
 
-def _level_series(level: np.ndarray) -> pa.Array:
+def _level_series(level: np.ndarray | None) -> pa.Array:
     import pyarrow as pa
+
+    assert level is not None  # computed for every extra column asked for
 
     return pa.array(level.astype(np.uint32), mask=level < 1)
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING, Final, Literal, overload
 
 import polars as pl
 
@@ -39,7 +39,7 @@ from lexiframe.typing import RankBy
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-POSITION = pl.UInt32
+POSITION: Final = pl.UInt32()
 KEYS = ("system", "query")
 DUPLICATE_FLAGS = ("_n_rows", "_n_docs")
 VALUE_FLAGS = ("_score_nan_max", "_null_scores", "_null_ids")
@@ -248,7 +248,7 @@ def _streamed(
     return lazy_frames(groups, schema, "lexiframe positions")
 
 
-GROUP_ENGINE = "streaming"
+GROUP_ENGINE: Final = "streaming"
 """The engine that ranks each group of queries of a LazyFrame run."""
 
 
@@ -564,10 +564,8 @@ def _graded_marks(
         marked = marked.filter(pl.col("_ranks") <= request.depth)
     grades = judgments.select(*qrels_keys, _docs="doc", _grade="relevance")
     graded = marked.join(grades, on=[*qrels_keys, "_docs"], how="inner")
-    in_rank_order = [pl.col(name).sort_by("_ranks") for name in ("_grade", "_docs")]
-    lists = graded.group_by(keys).agg(
-        **_graded_lists(*in_rank_order, pl.col("_ranks").sort(), request)
-    )
+    grade, doc = (pl.col(name).sort_by("_ranks") for name in ("_grade", "_docs"))
+    lists = graded.group_by(keys).agg(**_graded_lists(grade, doc, pl.col("_ranks").sort(), request))
     own = ["_ranks", "_docs", *(["n_ret"] if request.condensed else [])]
     return rankings.drop(own).join(lists, on=keys, how="left")
 
@@ -635,7 +633,7 @@ def _with_marks(
     if fanout is not None and fanout > MAX_JUDGMENTS_PER_DOC:
         grade = [pl.col("relevance").alias("_grade")] if grades else []
         marks = judgments.select(*qrels_keys, "doc", *grade, _mark=pl.lit(True))
-        order = "left" if keep_order else None
+        order: Literal["left"] | None = "left" if keep_order else None
         marked = run.join(marks, on=[*qrels_keys, "doc"], how="left", maintain_order=order)
         return marked.with_columns(pl.col("_mark").fill_null(False)), True
     judged_docs = collect(judgments.select(pl.col("doc").unique())).to_series()

@@ -143,7 +143,7 @@ def run_compare(args: argparse.Namespace) -> int:
         per_query = measures(frame, metric_names, n=args.n) if metric_names else None
     if frame["system"].n_unique() < 2:
         raise InputError("compare needs at least 2 systems; the runs hold 1")
-    options = {"correction": args.correction, "baseline": args.baseline, "seed": args.seed}
+    test_options = {"correction": args.correction, "baseline": args.baseline, "seed": args.seed}
     parts = []
     tests = []
     if per_query is not None:
@@ -155,10 +155,10 @@ def run_compare(args: argparse.Namespace) -> int:
         )  # fmt: skip
         render = stats.to_latex if style == "latex" else stats.to_markdown
         parts.append(render(table))
-        tests.append(pair_tests(per_query, metric_names, test=args.test, **options))
+        tests.append(pair_tests(per_query, metric_names, test=args.test, **test_options))
     if preference_names:
         prefs = preferences(frame, preference_names)
-        tests.append(pair_tests(prefs, preference_names, test=args.test, **options))
+        tests.append(pair_tests(prefs, preference_names, test=args.test, **test_options))
     every = pl.concat(tests, how="vertical_relaxed")
     if style == "latex":
         parts.append(pairs_latex(every, correction=args.correction))

@@ -41,6 +41,11 @@ _n_retrieved_relevant, _null, _warn_missing_n = n_retrieved_relevant, null, warn
 _check_cutoff, _positive_zero = check_cutoff, positive_zero
 
 
+def _or_column(value: IntoExpr | None, column: str) -> IntoExpr:
+    """``value``, or the positions frame's own column when it is not given."""
+    return column if value is None else value
+
+
 def rr(positions: IntoExpr = "positions", *, k: int | None = None) -> pl.Expr:
     """Reciprocal rank: 1/p_1, or 0 when no relevant document is retrieved (above ``k``).
 
@@ -137,7 +142,7 @@ def ndcg(
         ideal = _log2_discount(pl.int_ranges(1, ideal_length + 1)).list.sum()
         return _positive_zero((gain / ideal).fill_nan(0.0).fill_null(0.0))
     doc_gains = into_expr(grades).cast(pl.List(pl.Float64))
-    ideal_gains = into_expr(ideal_grades).cast(pl.List(pl.Float64))
+    ideal_gains = into_expr(_or_column(ideal_grades, "ideal_grades")).cast(pl.List(pl.Float64))
     if gains is not None:
         old, new = _gain_map(gains)
         doc_gains = doc_gains.list.eval(pl.element().replace(old, new))
@@ -244,7 +249,7 @@ def rbp(
     discounts = _ranks(positions).list.eval((1.0 - p) * pl.lit(p) ** (pl.element() - 1))
     if grades is None:
         return _positive_zero(discounts.list.sum())
-    top = into_expr(ideal_grades).list.max().cast(pl.Float64)
+    top = into_expr(_or_column(ideal_grades, "ideal_grades")).list.max().cast(pl.Float64)
     scale = pl.when(top > 1.0).then(top).otherwise(1.0)
     gains = into_expr(grades).cast(pl.List(pl.Float64)) / scale
     return _positive_zero((gains * discounts).list.sum())
@@ -422,7 +427,7 @@ def recall_error(
     retrieved = _ranks(positions).list.sum().cast(pl.Float64)
     if n is None:
         _warn_missing_n("RecallError")
-        imputed = pl.when(r == m).then(0.0)
+        imputed: pl.Expr = pl.when(r == m).then(0.0)
     else:
         n_value = _count(n).cast(pl.Float64)
         imputed = (m - r) * (n_value - m) + (m * (m + 1) - r * (r + 1)) / 2

@@ -26,7 +26,9 @@ def count(value: IntoCount) -> pl.Expr:
         >>> pl.DataFrame({"n": [5]}).select(a=count(3), b=count("n")).row(0)
         (3, 5)
     """
-    if isinstance(value, int) and not isinstance(value, bool):
+    if isinstance(value, int):
+        if isinstance(value, bool):
+            raise InputError(f"a count is an integer or a column, not {value!r}")
         return pl.lit(value, dtype=pl.Int64)
     return into_expr(value).cast(pl.Int64)
 

@@ -152,6 +152,30 @@ class Measure:
     def param(self, name: str) -> object:
         return dict(self.params).get(name, self.family.params[name])
 
+    def number(self, name: str) -> float:
+        """A numeric parameter as a float (``p``, ``beta``, the weights)."""
+        value = self.param(name)
+        assert isinstance(value, int | float), (name, value)  # its converter checked it
+        return float(value)
+
+    def whole(self, name: str) -> int:
+        """A whole-number parameter (``max_grade``)."""
+        value = self.param(name)
+        assert isinstance(value, int), (name, value)
+        return value
+
+    @property
+    def rank(self) -> int | None:
+        """The cut-off as a rank (``P@10``: 10), or ``None`` without one."""
+        assert self.cutoff is None or isinstance(self.cutoff, int), self.cutoff
+        return self.cutoff
+
+    @property
+    def level_cutoff(self) -> float:
+        """A fractional cut-off (``IPrec@0.5``, ``RPrecMult@2.0``), required by its family."""
+        assert self.cutoff is not None, self.name
+        return float(self.cutoff)
+
     @property
     def lower_is_better(self) -> bool:
         return self.family.lower_is_better
@@ -249,16 +273,22 @@ def _as_list(value: object) -> str:
     return repr(list(value))  # type: ignore[call-overload]
 
 
+def _required(rank: int | None) -> int:
+    """The cut-off of a family whose cut-off is required (the parser saw to it)."""
+    assert rank is not None
+    return rank
+
+
 def _graded_ndcg(measure: Measure, context: Context) -> pl.Expr:
     if context.graded:
         gains = measure.param("gains")
         return exprs.ndcg(
-            k=measure.cutoff,
+            k=measure.rank,
             grades="grades",
             ideal_grades="ideal_grades",
             gains=None if gains is None else dict(gains),  # type: ignore[call-overload]
         )
-    return exprs.ndcg(k=measure.cutoff)
+    return exprs.ndcg(k=measure.rank)
 
 
 def _gains(value: object) -> tuple[tuple[int, int | float], ...] | None:
@@ -308,7 +338,7 @@ def _check_max_grade(measures: Sequence[Measure], frame: pl.DataFrame, keys: Seq
     such qrels: the stopping probability would pass 1)."""
     if "ideal_grades" not in frame.columns:
         return
-    limit = min(int(m.param("max_grade")) for m in measures)  # type: ignore[call-overload]
+    limit = min(m.whole("max_grade") for m in measures)
     top = pl.col("ideal_grades").list.max()
     bad = frame.filter(top > limit)
     if not bad.height:
@@ -355,7 +385,7 @@ _UTILITY_WEIGHTS = ("rel_ret", "nonrel_ret", "rel_nonret", "nonrel_nonret")
 
 
 def _utility(measure: Measure, context: Context) -> pl.Expr:
-    weights = [float(measure.param(key)) for key in _UTILITY_WEIGHTS]  # type: ignore[arg-type]
+    weights = [measure.number(key) for key in _UTILITY_WEIGHTS]
     return sets.utility(context.positions, n_rel=context.n_rel, weights=weights, n=context.n)
 
 
@@ -371,7 +401,7 @@ def _graded(build: Callable[..., pl.Expr]) -> Callable[[Measure, Context], pl.Ex
 
 
 def _graded_rbp(measure: Measure, context: Context) -> pl.Expr:
-    p = float(measure.param("p"))
+    p = measure.number("p")
     if context.graded:
         return exprs.rbp(p=p, grades="grades", ideal_grades="ideal_grades")
     return exprs.rbp(p=p)
@@ -383,7 +413,7 @@ FAMILIES: tuple[Family, ...] = (
         summary="Reciprocal rank of the first relevant document (0 if none above the cutoff).",
         formula=r"\mathrm{RR} = 1/p_1",
         source="trec_eval recip_rank; lexiprecision paper §1",
-        build=lambda m, c: exprs.rr(c.positions, k=m.cutoff),
+        build=lambda m, c: exprs.rr(c.positions, k=m.rank),
         cutoff="optional",
         aliases=("MRR", "recip_rank", "RecipRank"),
         params=_AT_LEVEL,
@@ -394,7 +424,7 @@ FAMILIES: tuple[Family, ...] = (
         summary="Average precision over the m relevant documents (map_cut_k with a cutoff).",
         formula=r"\mathrm{AP} = \frac{1}{m} \sum_{i \le r} \frac{i}{p_i}",
         source="trec_eval map",
-        build=lambda m, c: exprs.ap(c.positions, n_rel=c.n_rel, k=m.cutoff),
+        build=lambda m, c: exprs.ap(c.positions, n_rel=c.n_rel, k=m.rank),
         cutoff="optional",
         aliases=("MAP", "map"),
         params=_AT_LEVEL,
@@ -425,7 +455,7 @@ FAMILIES: tuple[Family, ...] = (
         summary="Precision at k.",
         formula=r"\mathrm{P}@k = \#\{i : p_i \le k\} / k",
         source="trec_eval P_k",
-        build=lambda m, c: exprs.precision(c.positions, k=m.cutoff),
+        build=lambda m, c: exprs.precision(c.positions, k=_required(m.rank)),
         cutoff="required",
         aliases=("Precision",),
         params=_AT_LEVEL,
@@ -436,7 +466,7 @@ FAMILIES: tuple[Family, ...] = (
         summary="Recall at k.",
         formula=r"\mathrm{R}@k = \#\{i : p_i \le k\} / m",
         source="trec_eval recall_k",
-        build=lambda m, c: exprs.recall(c.positions, k=m.cutoff, n_rel=c.n_rel),
+        build=lambda m, c: exprs.recall(c.positions, k=_required(m.rank), n_rel=c.n_rel),
         cutoff="required",
         aliases=("Recall",),
         params=_AT_LEVEL,
@@ -478,8 +508,8 @@ FAMILIES: tuple[Family, ...] = (
         "(ir_measures ERR@k)",
         build=lambda m, c: exprs.err(
             grades="grades",
-            k=m.cutoff,  # type: ignore[arg-type]
-            max_grade=int(m.param("max_grade")),  # type: ignore[call-overload]
+            k=m.rank,
+            max_grade=m.whole("max_grade"),
         ),
         cutoff="optional",
         aliases=("err",),
@@ -497,7 +527,9 @@ FAMILIES: tuple[Family, ...] = (
         r"1 - x/n\ (\mathrm{linear})",
         source="lexirecall paper §3.2, Definition 2.1",
         build=lambda m, c: exprs.tse(
-            exposure=str(m.param("exposure")), n=c.n, p=float(m.param("p"))
+            exposure=m.param("exposure"),  # type: ignore[arg-type]
+            n=c.n,
+            p=m.number("p"),
         ),
         params={"exposure": "rr", "p": 0.8},
         choices={"exposure": ("rr", "ap", "ndcg", "rbp", "linear")},
@@ -533,7 +565,7 @@ FAMILIES: tuple[Family, ...] = (
         formula=r"\mathrm{ASL} = \frac{1}{m} \Big[\sum_{i \le r} (p_i - i + 1)"
         r" + (m - r)(\tilde n - r)\Big]",
         source="atomized search length paper §3.1, eq. 3–4",
-        build=lambda m, c: exprs.asl_mean(first=m.cutoff, depth=c.depth),
+        build=lambda m, c: exprs.asl_mean(first=m.rank, depth=c.depth),
         cutoff="optional",
         cutoff_prefix="g1-",
         lower_is_better=True,
@@ -545,7 +577,7 @@ FAMILIES: tuple[Family, ...] = (
         summary="1 when a relevant document is ranked at the cutoff or above, else 0.",
         formula=r"\mathrm{Success@}k = [\, r > 0 \wedge p_1 \le k \,]",
         source="trec_eval success_k",
-        build=lambda m, c: sets.success(c.positions, k=int(m.cutoff)),  # type: ignore[arg-type]
+        build=lambda m, c: sets.success(c.positions, k=_required(m.rank)),
         cutoff="required",
         aliases=("success",),
         params=_AT_LEVEL,
@@ -606,7 +638,7 @@ FAMILIES: tuple[Family, ...] = (
         formula=r"\mathrm{SetF}_\beta = \frac{(\beta + 1)\, \mathrm{SetP} \cdot \mathrm{SetR}}"
         r"{\beta\, \mathrm{SetP} + \mathrm{SetR}}",
         source="trec_eval set_F",
-        build=lambda m, c: sets.set_f(c.positions, n_rel=c.n_rel, beta=float(m.param("beta"))),
+        build=lambda m, c: sets.set_f(c.positions, n_rel=c.n_rel, beta=m.number("beta")),
         params={"beta": 1.0, **_AT_LEVEL},
         aliases=("set_F",),
         example="SetF(beta=0.5)",
@@ -619,7 +651,7 @@ FAMILIES: tuple[Family, ...] = (
         r"c = \operatorname{round}(x\, m)",
         source="trec_eval iprec_at_recall_x",
         build=lambda m, c: sets.interpolated_precision(
-            c.positions, recall=float(m.cutoff), n_rel=c.n_rel
+            c.positions, recall=m.level_cutoff, n_rel=c.n_rel
         ),
         cutoff="required",
         fractional_cutoff=True,
@@ -659,7 +691,7 @@ FAMILIES: tuple[Family, ...] = (
         formula=r"\mathrm{Judged@}k = \#\{\text{judged in the top } \min(k, \tilde n)\} / "
         r"\min(k, \tilde n)",
         source="ir_measures Judged",
-        build=lambda m, c: judged.judged_at(k=m.cutoff),  # type: ignore[arg-type]
+        build=lambda m, c: judged.judged_at(k=m.rank),
         cutoff="optional",
         aliases=("judged",),
         needs=Needs(judged=True),
@@ -671,7 +703,7 @@ FAMILIES: tuple[Family, ...] = (
         "qrels, or pooled with a negative grade); ranks past the ranking's end count as judged.",
         formula=r"\mathrm{Unjudged@}k = \#\{\text{unjudged in the top } k\} / k",
         source="trec_eval unj",
-        build=lambda m, c: judged.unjudged_at(k=int(m.cutoff)),  # type: ignore[arg-type]
+        build=lambda m, c: judged.unjudged_at(k=_required(m.rank)),
         cutoff="required",
         aliases=("unj",),
         needs=Needs(judged=True),
@@ -741,7 +773,7 @@ FAMILIES: tuple[Family, ...] = (
         source="trec_eval relative_P_k",
         build=lambda m, c: sets.relative_precision(
             c.positions,
-            k=m.cutoff,  # type: ignore[arg-type]
+            k=_required(m.rank),
             n_rel=c.n_rel,
         ),
         cutoff="required",
@@ -758,8 +790,8 @@ FAMILIES: tuple[Family, ...] = (
         source="trec_eval Rprec_mult_x",
         build=lambda m, c: sets.r_precision_multiple(
             c.positions,
-            x=float(m.cutoff),
-            n_rel=c.n_rel,  # type: ignore[arg-type]
+            x=m.level_cutoff,
+            n_rel=c.n_rel,
         ),
         cutoff="required",
         fractional_cutoff=True,
@@ -851,7 +883,7 @@ FAMILIES: tuple[Family, ...] = (
         formula=r"\mathrm{RBPResid} = p^{\tilde n} + (1 - p) "
         r"\sum_{i \le \tilde n \text{ unjudged}} p^{\,i - 1}",
         source="Moffat and Zobel (2008); trec_eval rbp_resid",
-        build=lambda m, c: judged.rbp_residual(p=float(m.param("p"))),  # type: ignore[arg-type]
+        build=lambda m, c: judged.rbp_residual(p=m.number("p")),
         aliases=("RBPResidual",),
         params={"p": 0.8},
         needs=Needs(judged=True),
