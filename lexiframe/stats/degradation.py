@@ -27,8 +27,8 @@ from lexiframe import _progress
 from lexiframe._utils import as_list
 from lexiframe.errors import DroppedQueriesWarning, InputError, UnknownMeasureError
 from lexiframe.evaluation import measures as compute_measures
-from lexiframe.preferences import preference_measure, preferences
 from lexiframe.options import PositionsOptions
+from lexiframe.preferences import preference_measure, preferences
 from lexiframe.ranking import positions as build_positions
 from lexiframe.stats._common import (
     PAIR_KEYS,
