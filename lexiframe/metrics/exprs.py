@@ -453,10 +453,22 @@ def skipped_depth(schema: Iterable[str], query_keys: Sequence[str]) -> pl.Expr:
     return pl.col("n_ret").max().over(list(query_keys))
 
 
-def _irrelevant_returned(positions: IntoExpr, n_ret: IntoCount, depth: IntoCount | None) -> pl.Expr:
-    """ñ − r, the irrelevant documents a ranking returned; ``depth`` for an empty ranking
-    (a skipped query scores as if it had returned ``depth`` irrelevant documents), null
-    for one when ``depth`` is None."""
+def irrelevant_returned(
+    positions: IntoExpr = "positions",
+    n_ret: IntoCount = "n_ret",
+    depth: IntoCount | None = None,
+) -> pl.Expr:
+    """ñ − r, the irrelevant documents a ranking returned: the atomized search length of each
+    relevant document it did not retrieve (ASL paper §3.1, eq. 3). An empty ranking (a
+    skipped query) scores as if it had returned ``depth`` irrelevant documents (null when
+    ``depth`` is None).
+
+    Example:
+        >>> import polars as pl
+        >>> df = pl.DataFrame({"positions": [[2, 3], []], "n_ret": [10, 0]})
+        >>> df.select(irrelevant_returned(depth=100)).to_series().to_list()
+        [8.0, 100.0]
+    """
     returned = _count(n_ret)
     skipped = _null() if depth is None else _count(depth)
     effective = pl.when(returned == 0).then(skipped).otherwise(returned)
@@ -490,11 +502,24 @@ def asl(
         >>> df.select(exprs.asl(depth=10)).to_series().to_list()
         [[2.0, 2.0, 5.0, 7.0, 7.0], [10.0, 10.0]]
     """
-    ranks = _ranks(positions)
-    retrieved = ranks.list.eval(pl.element() - pl.int_range(pl.len())).cast(pl.List(pl.Float64))
     r = _n_retrieved_relevant(positions)
-    missing = _irrelevant_returned(positions, n_ret, depth).repeat_by(_count(n_rel) - r)
-    return pl.concat_list(retrieved, missing)
+    missing = irrelevant_returned(positions, n_ret, depth).repeat_by(_count(n_rel) - r)
+    return pl.concat_list(asl_retrieved(positions), missing)
+
+
+def asl_retrieved(positions: IntoExpr = "positions") -> pl.Expr:
+    """Atomized search length of each retrieved relevant document, in rank order: the i-th,
+    at rank p_i, scores p_i − (i − 1), the irrelevant documents above it plus one (ASL
+    paper §3.1, eq. 3).
+
+    Example:
+        >>> import polars as pl
+        >>> df = pl.DataFrame({"positions": [[2, 3, 7]]})
+        >>> df.select(asl_retrieved()).item().to_list()
+        [2.0, 2.0, 5.0]
+    """
+    ranks = _ranks(positions)
+    return ranks.list.eval(pl.element() - pl.int_range(pl.len())).cast(pl.List(pl.Float64))
 
 
 def asl_mean(
@@ -528,6 +553,6 @@ def asl_mean(
     h = ranks.list.len().cast(pl.Int64)
     # Σ_{i≤h} (p_i − (i − 1)) = Σ p_i − h(h − 1)/2
     retrieved = ranks.list.sum().cast(pl.Float64) - (h * (h - 1) / 2)
-    unretrieved = (counted - h).clip(lower_bound=0) * _irrelevant_returned(positions, n_ret, depth)
+    unretrieved = (counted - h).clip(lower_bound=0) * irrelevant_returned(positions, n_ret, depth)
     # Undefined without a relevant document (m = 0): null.
     return pl.when(counted > 0).then((retrieved + unretrieved) / counted)
