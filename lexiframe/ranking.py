@@ -196,6 +196,7 @@ def positions(
     names = ColumnNames(system, query, doc, score, rank, relevance, order)
     by = as_list(by)
     validate.require_depth(depth)
+    validate.require_threshold(threshold)
     _check_partitions(partitions)
     run_lf = _canonical_run(run, names, by, rank_by)
     qrels_lf, qrels_keys = _canonical_qrels(qrels, names, by, run_lf)
