@@ -84,6 +84,7 @@ def measures(frame: Frame, names: MeasureNames, *, n: int | str | pl.Expr | None
     parsed = parse_measures(names)
     schema = frame.collect_schema()
     validate.require_corpus_size(n, schema)
+    validate.warn_levels_above_grades(frame, {m.name: m.level for m in parsed if m.level})
     missing = [name for name in ("positions", "n_rel") if name not in schema]
     if missing:
         raise SchemaError(

@@ -240,3 +240,29 @@ def raise_null_key(run: Frame, key: str, columns: Mapping[str, str]) -> None:
         f"null id in column {columns.get(key, key)!r} of the run; every row needs a system "
         f"and a query id, and a value in each by= key column; example: {example}"
     )
+
+
+def warn_levels_above_grades(frame: Frame, levels: Mapping[str, object]) -> None:
+    """Warn once when a measure's own relevance level (``AP(rel=5)``) is above every grade
+    of the qrels: it finds no relevant document, so its values are all zero. ``levels``
+    maps measure names to their levels; a LazyFrame is not read for this."""
+    if not levels or not isinstance(frame, pl.DataFrame) or "ideal_grades" not in frame.columns:
+        return
+    top = frame.select(pl.col("ideal_grades").list.max().max()).item()
+    above = [
+        name
+        for name, level in levels.items()
+        if isinstance(level, int) and top is not None and level > top
+    ]
+    if above:
+        import warnings
+
+        from lexiframe._utils import caller_stacklevel
+        from lexiframe.errors import LexiframeWarning
+
+        warnings.warn(
+            f"{quote_names(above)}: the relevance level is above the highest grade of the "
+            f"qrels ({top}), so no document counts as relevant and every value is 0",
+            LexiframeWarning,
+            stacklevel=caller_stacklevel(),
+        )

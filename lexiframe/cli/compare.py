@@ -146,8 +146,17 @@ def run_compare(args: argparse.Namespace) -> int:
         options = track_options(args, metric_names)
         frame = positions_of_files(args.runs, qrels, system_from=args.system_from, **options)
         per_query = measures(frame, metric_names, n=args.n) if metric_names else None
+    if frame.height == 0:
+        raise InputError(
+            "compare has nothing to test: no query of the runs is evaluated (the qrels judge "
+            "none of their queries, or none with a relevant document); check that the qrels "
+            "are those of the runs"
+        )
     if frame["system"].n_unique() < 2:
-        raise InputError("compare needs at least 2 systems; the runs hold 1")
+        raise InputError(
+            f"compare needs at least 2 systems with an evaluated query; the runs hold "
+            f"{frame['system'].n_unique()}: {frame['system'].unique().to_list()[0]!r}"
+        )
     options = {"correction": args.correction, "baseline": args.baseline, "seed": args.seed}
     parts = []
     tests = []
