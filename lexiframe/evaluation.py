@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
 import polars as pl
 
+from lexiframe import validate
 from lexiframe._batched import positions_of_files
 from lexiframe._utils import as_list, caller_stacklevel, format_row, plural, quote_names
 from lexiframe.aggregate import summarize_preferences
@@ -86,6 +87,8 @@ def measures(frame: Frame, names: MeasureNames, *, n: int | str | pl.Expr | None
     """
     parsed = parse_measures(names)
     schema = frame.collect_schema()
+    validate.require_corpus_size(n, schema)
+    validate.warn_levels_above_grades(frame, {m.name: m.level for m in parsed if m.level})
     missing = [name for name in ("positions", "n_rel") if name not in schema]
     if missing:
         raise SchemaError(

@@ -114,9 +114,8 @@ class PositionsOptions:
         # ``by`` may come as a string or a list; it is held as a tuple (the object is hashable).
         by = self.by
         object.__setattr__(self, "by", (by,) if isinstance(by, str) else tuple(by or ()))
-        validate.require_int(self.threshold, "threshold", minimum=None)
-        if self.depth is not None:
-            validate.require_positive_int(self.depth, "depth", optional=True)
+        validate.require_threshold(self.threshold, warn=False)
+        validate.require_depth(self.depth)
         if self.partitions is not None:
             validate.require_positive_int(self.partitions, "partitions", optional=True)
         _require_choice(self.rank_by, "rank_by", ("score", "rank"))

@@ -168,6 +168,7 @@ def positions(
     run = run_frame(run, (names.system, names.query, names.doc, names.score))  # ranx, …
     qrels = qrels_frame(qrels, (names.query, names.doc, names.relevance))
     by, threshold, partitions = list(options.by), options.threshold, options.partitions
+    validate.require_threshold(threshold)  # a level of 0 or below is said in a warning
     run_lf = _canonical_run(run, options)
     qrels_lf, qrels_keys = _canonical_qrels(qrels, names, by, run_lf)
     # Qrels are small next to runs: they are read once here and checked in full.
@@ -272,17 +273,9 @@ def _eager_rankings(
 
 
 def _partition_count(partitions: int | None, rows: int) -> int:
-    """``partitions`` checked, or chosen from the rows of an in-memory run when None (a
-    LazyFrame counts as 0 rows: one group)."""
-    _check_partitions(partitions)
+    """``partitions`` (checked by :class:`PositionsOptions`), or chosen from the rows of an
+    in-memory run when None (a LazyFrame counts as 0 rows: one group)."""
     return max(1, -(-rows // ROWS_PER_PARTITION)) if partitions is None else partitions
-
-
-def _check_partitions(partitions: int | None) -> None:
-    if partitions is None:
-        return
-    if isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1:
-        raise InputError(f"partitions must be a positive integer or None, not {partitions!r}")
 
 
 def _split(

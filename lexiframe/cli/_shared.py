@@ -46,6 +46,18 @@ def add_track_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def check_track_arguments(args: argparse.Namespace) -> None:
+    """Refuse bad values of the integer flags before any work, naming the flag."""
+    from lexiframe.validate import POSITION_MAX, require_positive_int
+
+    if args.depth is not None:
+        require_positive_int(args.depth, "--depth", maximum=POSITION_MAX)
+    if args.n is not None:
+        require_positive_int(args.n, "--n")
+    if getattr(args, "seed", None) is not None:
+        require_positive_int(args.seed, "--seed", zero=True)
+
+
 def track_options(args: argparse.Namespace, metric_names: Sequence[str]) -> PositionsOptions:
     """The positions options of :func:`add_track_arguments` (and ``--no-relevant`` where the
     subcommand has it), with the columns the metrics declare they read (the judged

@@ -20,8 +20,9 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from lexiframe._utils import shorten
 from lexiframe.errors import InputError, LexiframeWarning, UnknownMeasureError
-from lexiframe.metrics.registry import Measure
+from lexiframe.metrics.registry import Measure, parse_measure
 from lexiframe.metrics.trec_eval import (
     CATALOGUE,
     FRAME_COUNTS,
@@ -110,6 +111,16 @@ def resolve(arguments: Sequence[str]) -> list[Line]:
     return lines
 
 
+def _why(printed: str) -> str:
+    """Why the registry refuses a measure's parameters (its message, before the list of
+    the measures it knows)."""
+    try:
+        parse_measure(printed)
+    except UnknownMeasureError as error:
+        return shorten(str(error).split(". Known measures")[0], 200)
+    return "its parameters are not ones lexiframe computes"
+
+
 def _lines(measure: TrecMeasure, params: str | None) -> list[Line]:
     if measure.kind in ("runid", "num_q"):
         return [Line(measure.name, measure.kind, "")]
@@ -125,6 +136,10 @@ def _lines(measure: TrecMeasure, params: str | None) -> list[Line]:
             lines.append(Line(printed, measure.kind, found.name, found.needs.grades))
         elif measure.name in FRAME_COUNTS:
             lines.append(Line(printed, measure.kind, measure.name))
+        elif params is not None and available(measure):
+            raise UnknownMeasureError(
+                f"cannot read -m {measure.name}.{shorten(params, 60)}: {_why(printed)}"
+            )
         else:
             raise UnknownMeasureError(
                 f"trec_eval measure {printed!r} is not computed by lexiframe; "

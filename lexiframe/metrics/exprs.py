@@ -257,6 +257,8 @@ def rbp(
 
 ERR_MAX_GRADE = 4
 """The grade G of ERR's top stopping probability (2^G − 1)/2^G: gdeval's MAX_JUDGMENT."""
+ERR_MAX_GRADE_LIMIT = 1023
+"""The largest max_grade of ERR: 2^1023 is the largest power of two a float holds."""
 
 
 def err(
@@ -311,6 +313,11 @@ def err(
 def _check_max_grade(max_grade: int) -> None:
     if isinstance(max_grade, bool) or not isinstance(max_grade, int) or max_grade < 1:
         raise InputError(f"max_grade of ERR must be a positive integer, not {max_grade!r}")
+    if max_grade > ERR_MAX_GRADE_LIMIT:
+        raise InputError(
+            f"max_grade of ERR is at most {ERR_MAX_GRADE_LIMIT} (ERR divides by 2^max_grade, a "
+            f"floating-point number), not {max_grade}"
+        )
 
 
 def _check_persistence(p: float) -> None:

@@ -22,6 +22,7 @@ from lexiframe._utils import format_row, quote_names
 from lexiframe.errors import InputError, SchemaError, UnknownMeasureError
 from lexiframe.metrics import exprs, judged, sets
 from lexiframe.metrics import gain as gain_measures
+from lexiframe.validate import POSITION_MAX
 
 if TYPE_CHECKING:
     from lexiframe.options import PositionsOptions
@@ -357,6 +358,11 @@ def _check_max_grade(measures: Sequence[Measure], frame: pl.DataFrame, keys: Seq
 def _max_grade(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValueError("max_grade= is a positive whole number, e.g. max_grade=4")
+    if value > exprs.ERR_MAX_GRADE_LIMIT:
+        raise ValueError(
+            f"max_grade= is at most {exprs.ERR_MAX_GRADE_LIMIT} (ERR divides by 2^max_grade, a "
+            "floating-point number)"
+        )
     return value
 
 
@@ -1060,8 +1066,12 @@ def _parse_cutoff(name: str, family: Family, text: str | None) -> int | float | 
             )
         return level
     digits = text[len(family.cutoff_prefix) :] if text.startswith(family.cutoff_prefix) else ""
-    if not digits.isdigit() or int(digits) < 1:
-        raise _unknown(name, f"the cutoff must look like @{family.cutoff_prefix}10")
+    if not digits.isdigit() or len(digits) > 10 or not 1 <= int(digits) <= POSITION_MAX:
+        raise _unknown(
+            name,
+            f"the cutoff must look like @{family.cutoff_prefix}10, a whole number from 1 to "
+            f"{POSITION_MAX}",
+        )
     return int(digits)
 
 
@@ -1088,6 +1098,12 @@ def parse_measure(name: str | Measure) -> Measure:
     if not match:
         raise _unknown(name, "it does not read as NAME, NAME@k or NAME(param=value)")
     family = _BY_NAME.get(match.group("family").lower())
+    if family is None and match.group("family").lower() in ("sgnlp", "rrlp", "sgnlr"):
+        raise UnknownMeasureError(
+            f"{name!r} is a preference between two rankings, not a measure of one: compute it "
+            f"with lexiframe.preferences(positions, [{name!r}]) (at the command line, "
+            "lexiframe evaluate -m takes both kinds)"
+        )
     if family is None:
         raise _unknown(name, f"no measure is called {match.group('family')!r}")
     return Measure(
@@ -1165,6 +1181,11 @@ def parse_measures(names: str | Measure | Iterable[str | Measure]) -> list[Measu
     """Parse one or several measure names; duplicates (after canonicalisation) are kept once."""
     if isinstance(names, str | Measure):
         names = [names]
+    if not isinstance(names, Iterable):
+        raise InputError(
+            f"measures are a list of names such as ['RR', 'AP', 'nDCG@10'], not "
+            f"{type(names).__name__}"
+        )
     parsed: dict[str, Measure] = {}
     for name in names:
         measure = parse_measure(name)
