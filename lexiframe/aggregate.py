@@ -13,6 +13,7 @@ metrics table); ``C[a, b]`` is the number of queries where both were evaluated, 
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from typing import Literal, overload
@@ -21,8 +22,8 @@ import numpy as np
 import polars as pl
 
 from lexiframe._compat import collect
-from lexiframe._utils import as_list, format_row, quote_names
-from lexiframe.errors import InputError, SchemaError, UnknownMeasureError
+from lexiframe._utils import as_list, caller_stacklevel, format_row, quote_names
+from lexiframe.errors import InputError, LexiframeWarning, SchemaError, UnknownMeasureError
 from lexiframe.metrics import parse_measure
 from lexiframe.preferences import MEASURES, preference_measure
 from lexiframe.validate import require_columns, require_numeric
@@ -296,7 +297,8 @@ def _ordered_group(
     beats = wins > wins.T
     copeland = beats.sum(axis=1) - beats.sum(axis=0)
     position = np.argsort(-score, kind="stable")
-    gaps = np.diff(score[position]) < -TIE_TOLERANCE
+    with np.errstate(invalid="ignore"):  # -inf (no value) minus -inf: NaN, the same group
+        gaps = np.diff(score[position]) < -TIE_TOLERANCE
     tie_group = np.empty(len(score), dtype=np.int64)
     tie_group[position] = np.concatenate([[0], np.cumsum(gaps)])
     # ``names`` is sorted, so its index is the system-id order.
@@ -390,32 +392,84 @@ def _order_metrics(
             f"{format_row(example)}"
         )
     parts = []
+    incomplete: list[str] = []
     for key, group in _groups(table, by):
         names = group["system"].unique().sort()
         system = group["system"].replace_strict(
             {name: i for i, name in enumerate(names.to_list())}, return_dtype=pl.Int64
         )
         query = group["query"].rank("dense").cast(pl.Int64) - 1
-        values = np.full((len(names), int(query.max() or 0) + 1), np.nan)
+        shape = (len(names), int(query.max() or 0) + 1)
+        values = np.full(shape, np.nan)  # NaN: the system has no row for the query
         values[system.to_numpy(), query.to_numpy()] = (
-            group[column].cast(pl.Float64).fill_null(np.nan).to_numpy()
+            group[column].cast(pl.Float64).fill_null(-np.inf).fill_nan(-np.inf).to_numpy()
         )
-        if flip:  # a cost: negated, so that larger is better below
-            values = -values
+        if flip:  # a cost: negated, so that larger is better below (a null stays the worst)
+            values = np.where(np.isneginf(values), values, -values)
+        valued = np.isfinite(values)
+        if not valued.any():
+            raise InputError(_no_value_message(column, key, by))
+        # A null (-inf) is the worst value: it loses every comparison with a value.
         wins, compared = _metric_wins(values)
-        present = ~np.isnan(values)
+        # A system with a null where another system has a value has no mean: it ranks last.
+        answered = ~np.isnan(values)
+        lacking = (answered & ~valued & valued.any(axis=0)).any(axis=1)
+        incomplete += names.filter(pl.Series(lacking)).to_list()
+        kept = answered & valued.any(axis=0)  # the queries some system has a value for
         mean = np.divide(
-            np.where(present, values, 0.0).sum(axis=1),
-            present.sum(axis=1),
+            np.where(kept, values, 0.0).sum(axis=1),
+            kept.sum(axis=1),
             out=np.zeros(len(names)),
-            where=present.any(axis=1),
+            where=kept.any(axis=1),
         )
+        mean[lacking] = -np.inf
         score = _score(method, wins, compared, mean, damping)
         parts.append(_ordered_group(key, by, group, names, score, wins))
     result = _assemble(parts, table, table.schema["system"], by)
-    if flip and method == "mean":  # report the mean cost itself
-        result = result.with_columns(-pl.col("score"))
+    if method == "mean":  # report the mean (cost) itself; no mean: null
+        score = pl.col("score")
+        reported = -score if flip else score
+        result = result.with_columns(
+            pl.when(score.is_infinite()).then(None).otherwise(reported).alias("score")
+        )
+    if incomplete:
+        _warn_incomplete(column, sorted(set(incomplete)), method)
     return result
+
+
+def _needs_n_hint(column: str) -> str:
+    """The fix for a measure that is null without the corpus size, or nothing."""
+    try:
+        parsed = parse_measure(column)
+    except (UnknownMeasureError, TypeError):
+        return ""
+    if parsed.name == column and parsed.needs_n:
+        return " Pass the corpus size n= (--n at the command line) to give every ranking a value."
+    return ""
+
+
+def _no_value_message(column: str, key: tuple, by: list[str]) -> str:
+    where = f" in {format_row(dict(zip(by, key, strict=True)))}" if by else ""
+    return (
+        f"no system has a value of {column!r}{where}: every value is null, so there is "
+        f"nothing to order.{_needs_n_hint(column)}"
+    )
+
+
+def _warn_incomplete(column: str, systems: list[str], method: str) -> None:
+    """Say which systems rank last because a query of theirs has no value of the measure."""
+    shown = quote_names(systems[:5]) + (f" and {len(systems) - 5} more" if len(systems) > 5 else "")
+    detail = (
+        "their mean is null and they rank last"
+        if method == "mean"
+        else "a null loses every comparison with a value"
+    )
+    warnings.warn(
+        f"{column!r} is null for some queries of {shown} where other systems have a value: "
+        f"{detail}.{_needs_n_hint(column)}",
+        LexiframeWarning,
+        stacklevel=caller_stacklevel(),
+    )
 
 
 def _metric_wins(values: np.ndarray, chunk_cells: int = 1 << 24) -> tuple[np.ndarray, np.ndarray]:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 import pytest
 
+import lexiframe as lf
 from lexiframe.aggregate import mc4_stationary, order, summarize_preferences
 from lexiframe.errors import InputError, SchemaError, UnknownMeasureError
 
@@ -418,3 +420,58 @@ def test_costs_are_ordered_from_the_smallest_value():
     renamed = metrics.rename({"ASL": "cost"})
     assert order(renamed, "cost", method="mean")["system"].to_list() == ["B", "A"]
     assert order(renamed, "cost", method="mean", lower_is_better=True)["system"][0] == "A"
+
+
+# A null never wins an ordering ----------------------------------------------------------
+
+NULLS = pl.DataFrame(
+    {"system": list("AABBCC"), "query": [1, 2] * 3, "SL3": [5.0, None, 10.0, 12.0, None, None]}
+)
+# SL3 is a cost. A: 5 then no value; B: 10, 12; C: no value at all.
+
+
+@pytest.mark.parametrize(
+    ("method", "expected"),
+    [
+        # B alone has a value on every query it answered: the only mean; A and C rank last.
+        ("mean", [("B", 1, 11.0), ("A", 2, None), ("C", 3, None)]),
+        # A null loses to a value and ties a null. Query 1: A beats B and C, B beats C
+        # (A 2, B 1); query 2: B beats A and C, which tie (B 2, A 0.5, C 0.5).
+        ("borda", [("B", 1, 3.0), ("A", 2, 2.5), ("C", 3, 0.5)]),
+        # A and B split their queries (0.5), each wins every decided query against C (1).
+        ("winrate", [("A", 1, 0.75), ("B", 2, 0.75), ("C", 3, 0.0)]),
+    ],
+)
+def test_null_values_rank_last(method, expected):
+    with pytest.warns(lf.LexiframeWarning, match=r"'A', 'C'.*Pass the corpus size n="):
+        got = order(NULLS, "SL3", method=method)
+    assert got.rows() == expected
+
+
+def test_mc4_puts_the_system_without_values_last():
+    with pytest.warns(lf.LexiframeWarning):
+        got = order(NULLS, "SL3", method="mc4")
+    assert got["system"].to_list()[-1] == "C"
+
+
+def test_an_ordering_of_nothing_but_nulls_is_refused():
+    none = NULLS.with_columns(SL3=pl.lit(None, dtype=pl.Float64))
+    with pytest.raises(lf.InputError, match=r"no system has a value of 'SL3'.*n="):
+        order(none, "SL3", method="mean")
+
+
+def test_sl3_without_n_ranks_the_systems_that_missed_a_relevant_document_last():
+    track = lf.datasets.demo_track()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", lf.LexiframeWarning)
+        per_query = lf.evaluate(track.run, track.qrels, ["SL3"])
+        ordering = order(per_query, "SL3", method="mean")
+    complete = per_query.group_by("system").agg(pl.col("SL3").is_not_null().all().alias("ok"))
+    ok = dict(complete.iter_rows())
+    ranked = ordering["system"].to_list()
+    # Every system with a value on every query ranks above every system missing one.
+    flags = [ok[system] for system in ranked]
+    assert flags == sorted(flags, reverse=True)
+    assert ordering.filter(pl.col("score").is_null())["system"].to_list() == [
+        s for s in ranked if not ok[s]
+    ]

@@ -30,7 +30,7 @@ from lexiframe.cli._shared import (
     track_options,
     warnings_as_notes,
 )
-from lexiframe.errors import LexiframeError, LexiframeWarning
+from lexiframe.errors import InputError, LexiframeError, LexiframeWarning
 from lexiframe.evaluation import measures, summarize
 from lexiframe.preferences import preferences
 from lexiframe.ranking import coverage, positions
@@ -88,7 +88,11 @@ def _orderings(
     for name in preference_names:
         result[f"{name} ({method})"] = order(pair_summary, name, method=method)
     for name in metrics:
-        result[f"{name} (mean)"] = order(per_query, name, method="mean")
+        try:
+            with warnings_as_notes():  # systems without a value rank last: said as a note
+                result[f"{name} (mean)"] = order(per_query, name, method="mean")
+        except InputError as error:  # no system has a value: no ordering, and why
+            print(f"note: no ordering by {name}: {error}", file=sys.stderr)
     return result
 
 
