@@ -88,5 +88,11 @@ def _positions_of_batches(
     if dropping:
         qrels_keys = [*qrels_by, "query"]
         evaluated = frame.select(qrels_keys).unique()
-        _warn_dropped(pl.concat(dropping).unique(), evaluated, by, qrels_keys, options.columns)
+        queries = pl.concat(dropping).unique()
+        # The qrels' queries in the run's type (the positions join them on it).
+        judged = qrels.select(
+            *(pl.col(key).cast(queries.schema[key]) for key in qrels_by),
+            pl.col(query).cast(queries.schema["query"]).alias("query"),
+        )
+        _warn_dropped(queries, evaluated, by, qrels_keys, options.columns, judged)
     return frame

@@ -195,7 +195,7 @@ def positions(
     parts = _eager_rankings(run_lf, judgments, request, partitions)
     rankings_df = _checked(pl.concat(parts, how="diagonal"), run_lf, options)
     queries_df = collect(queries)
-    _warn_dropped(rankings_df, queries_df, by, qrels_keys, names)
+    _warn_dropped(rankings_df, queries_df, by, qrels_keys, names, collect(qrels_lf))
     every = None
     if systems is not None:  # the systems of the whole run, when this is a part of it
         every = systems.lazy().select(*by, pl.col("system").cast(pl.String))
@@ -888,17 +888,29 @@ def _warn_dropped(
     by: list[str],
     qrels_keys: list[str],
     names: ColumnNames,
+    judged: pl.DataFrame | None = None,
 ) -> None:
-    """Warn with the counts of the run's queries that are not evaluated."""
+    """Warn with the counts of the run's queries that are not evaluated: those the qrels do
+    not know (``judged``: the query keys of the qrels) and those they judge without a
+    relevant document."""
     dropped = rankings.select(qrels_keys).unique().join(queries, on=qrels_keys, how="anti")
     if dropped.height == 0:
         return
-    examples = dropped.sort(qrels_keys).head(3)["query"].to_list()
+    if judged is None:
+        unknown = dropped.clear()
+    else:
+        unknown = dropped.join(judged.select(qrels_keys).unique(), on=qrels_keys, how="anti")
+    reasons = []
+    for part, why in (
+        (unknown, "not in the qrels"),
+        (dropped.join(unknown, on=qrels_keys, how="anti"), "without a relevant document"),
+    ):
+        if part.height:
+            examples = quote_names([str(e) for e in part.sort(qrels_keys).head(3)["query"]])
+            reasons.append(f"{part.height} {why} (e.g. {names.query}={examples})")
     warnings.warn(
         f"{plural(dropped.height, 'query', 'queries')} of the run "
-        f"{'is' if dropped.height == 1 else 'are'} not evaluated: the qrels have no relevant "
-        f"document for {'it' if dropped.height == 1 else 'them'} "
-        f"(e.g. {names.query}={quote_names([str(e) for e in examples])}). "
+        f"{'is' if dropped.height == 1 else 'are'} not evaluated: {'; '.join(reasons)}. "
         "lexiframe.coverage(run, qrels) counts them per system.",
         DroppedQueriesWarning,
         stacklevel=caller_stacklevel(),
