@@ -20,7 +20,7 @@ from lexiframe._utils import as_list, plural, quote_names
 from lexiframe.errors import InputError, SchemaError
 from lexiframe.stats._common import Seed, check_fraction, eager, measure_columns, require_table
 from lexiframe.stats.corrections import Correction, adjust_p_values, check_correction
-from lexiframe.stats.significance import Test, significance
+from lexiframe.stats.significance import Test, _Plan, significance
 from lexiframe.validate import require_columns
 
 BETTER, WORSE = "▲", "▼"
@@ -48,12 +48,14 @@ def report(
     lower_is_better: str | Iterable[str] = (),
     n_replicates: int = 1000,
     seed: Seed | None = None,
+    blocking: bool = True,
 ) -> pl.DataFrame:
     """Mean of each measure per system, marked with the significant differences.
 
     ``per_query_metrics`` is ``by…, system, query`` and measure columns (from
     :func:`lexiframe.measures`). Pairs of systems are compared per measure with ``test``
-    (``"t"``: paired t-test; ``"sign"``, ``"hsd"``, ``"randomized_hsd"``, see
+    (``"t"``: paired t-test; ``"sign"``, ``"hsd"``, ``"randomized_hsd"``, ``"fisher"``,
+    ``"bootstrap"``, with ``n_replicates``, ``seed`` and ``blocking`` as in
     :func:`lexiframe.stats.significance`) and the p-values adjusted with ``correction``
     within each (by…, measure) family: all pairs, or with ``baseline=`` the s − 1
     comparisons with the baseline. A difference counts when the adjusted p < ``alpha``;
@@ -120,6 +122,7 @@ def report(
             by=by,
             n_replicates=n_replicates,
             seed=seed,
+            blocking=blocking,
         )
         if baseline is not None:
             tests = tests.filter(
@@ -166,7 +169,7 @@ def report(
         out = out.join(marks, on=[*by, "system"], how="left").with_columns(
             pl.col(f"{name}_sig").fill_null("")
         )
-    resolved = "paired_t" if test in ("t", "auto", "paired_t") else test
+    resolved = _Plan("paired_t" if test in ("t", "auto") else test, correction, blocking).name
     return out.select(
         *by,
         "label",
