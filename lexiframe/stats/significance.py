@@ -287,6 +287,8 @@ def _significance(
     table = table.select(*keys, measure)
     check_unique(table, keys, kind)
     check_no_nulls(table, [measure], keys, kind)
+    # a metrics table with every system on every query: its matrices give the differences
+    blocks = None if pair_table else _blocks(table, measure, by, strict=False)
     pairs = None
     if plan.test == "hsd":
         result = _hsd(table, measure, by, blocking)
@@ -299,15 +301,22 @@ def _significance(
         result = _randomized_hsd(
             table, measure, by, n_replicates, generator(seed), progress, blocking
         )
+    elif plan.test in _RESAMPLED_TESTS:
+        if blocks:
+            summary, matrix = _block_differences(blocks, by)
+        else:
+            pairs = table if pair_table else metric_pairs(table, [measure], by=by)
+            summary, matrix = _pair_matrix(pairs, measure, by)
+        result = _resampled(summary, matrix, by, plan.test, n_replicates, seed, confidence)
     else:
         pairs = table if pair_table else metric_pairs(table, [measure], by=by)
-        if plan.test in _RESAMPLED_TESTS:
-            result = _resampled(pairs, measure, by, plan.test, n_replicates, seed, confidence)
-        else:
-            result = _pairwise(pairs, measure, by, plan.test)
-    if pairs is None:
-        pairs = metric_pairs(table, [measure], by=by)
-    sizes = _effect_sizes(pairs, None if pair_table else table, measure, by)
+        result = _pairwise(pairs, measure, by, plan.test)
+    if blocks:
+        sizes = _block_effect_sizes(blocks, by)
+    else:
+        if pairs is None:
+            pairs = table if pair_table else metric_pairs(table, [measure], by=by)
+        sizes = _effect_sizes(pairs, measure, by)
     result = result.join(sizes, on=[*by, *PAIR_KEYS], how="left")
     return _finish(result, measure, by, plan.correction), plan
 
@@ -377,9 +386,22 @@ def _pair_matrix(pairs: pl.DataFrame, measure: str, by: list[str]):
     return summary, matrix
 
 
+def _block_differences(blocks: list[_Block], by: list[str]) -> tuple[pl.DataFrame, np.ndarray]:
+    """:func:`_pair_matrix` from complete matrices: x_a − x_b for every pair, no join."""
+    frames, rows = [], []
+    width = max(block.values.shape[1] for block in blocks)
+    for block in blocks:
+        x = block.values
+        a, b = np.triu_indices(x.shape[0], k=1)
+        system_mean = x.mean(axis=1)
+        frames.append(_pair_frame(block, by, {"mean": system_mean[:, None] - system_mean}))
+        rows.append(np.pad(x[a] - x[b], ((0, 0), (0, width - x.shape[1]))))
+    return pl.concat(frames), np.concatenate(rows)
+
+
 def _resampled(
-    pairs: pl.DataFrame,
-    measure: str,
+    summary: pl.DataFrame,
+    matrix: np.ndarray,
     by: list[str],
     test: str,
     n_replicates: int,
@@ -395,7 +417,6 @@ def _resampled(
             "test='bootstrap' draws random resamples of the queries and needs an explicit "
             "seed=, e.g. seed=0, so that its p-values can be reproduced"
         )
-    summary, matrix = _pair_matrix(pairs, measure, by)
     rng = None if seed is None else generator(seed)
     counts = summary["n_queries"].to_numpy()
     p = np.empty(len(counts))
@@ -435,29 +456,37 @@ def _resampled(
     )
 
 
-def _effect_sizes(
-    pairs: pl.DataFrame, metrics: pl.DataFrame | None, measure: str, by: list[str]
-) -> pl.DataFrame:
-    """Paired Cohen's d of every pair and, from a complete metrics table, Sakai's ES_HSD."""
-    keys = [*by, *PAIR_KEYS]
+def _effect_sizes(pairs: pl.DataFrame, measure: str, by: list[str]) -> pl.DataFrame:
+    """Paired Cohen's d of every pair of a pair table (ES_HSD needs complete matrices)."""
     value = pl.col(measure).cast(pl.Float64)
-    sizes = pairs.group_by(keys).agg(
+    return pairs.group_by([*by, *PAIR_KEYS]).agg(
         pl.when(value.std(ddof=1) > _TOLERANCE)
         .then(value.mean() / value.std(ddof=1))
-        .alias("cohens_d")
+        .alias("cohens_d"),
+        pl.lit(None, dtype=pl.Float64).alias("es_hsd"),
     )
-    blocks = None if metrics is None else _blocks(metrics, measure, by, strict=False)
-    if not blocks:
-        return sizes.with_columns(es_hsd=pl.lit(None, dtype=pl.Float64))
+
+
+def _block_effect_sizes(blocks: list[_Block], by: list[str]) -> pl.DataFrame:
+    """Paired Cohen's d and Sakai's ES_HSD of every pair, from the systems × queries matrices:
+    var(x_a − x_b) = (G_aa + G_bb − 2·G_ab)/(q − 1), G the Gram matrix of the centred rows."""
     parts = []
     for block in blocks:
-        variance = _residual_variance(block.values)
-        system_mean = block.values.mean(axis=1)
+        x = block.values
+        q = x.shape[1]
+        system_mean = x.mean(axis=1)
         difference = system_mean[:, None] - system_mean[None, :]
-        es = difference / np.sqrt(variance) if variance > 0 else np.full_like(difference, np.nan)
-        frame = _pair_frame(block, by, {"es_hsd": es}).drop("n_queries")
-        parts.append(frame.with_columns(pl.col("es_hsd").fill_nan(None)))
-    return sizes.join(pl.concat(parts), on=keys, how="left")
+        centred = x - system_mean[:, None]
+        gram = centred @ centred.T
+        spread = np.diag(gram)
+        variance = np.maximum(spread[:, None] + spread[None, :] - 2 * gram, 0.0) / (q - 1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            d = np.where(variance > _TOLERANCE**2, difference / np.sqrt(variance), np.nan)
+        residual = _residual_variance(x)
+        es = difference / np.sqrt(residual) if residual > 0 else np.full_like(difference, np.nan)
+        frame = _pair_frame(block, by, {"cohens_d": d, "es_hsd": es}).drop("n_queries")
+        parts.append(frame.with_columns(pl.col("cohens_d", "es_hsd").fill_nan(None)))
+    return pl.concat(parts)
 
 
 def _residual_variance(x: np.ndarray) -> float:
