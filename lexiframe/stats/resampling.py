@@ -10,7 +10,7 @@ replicates.
   Smucker, Allan and Carterette (CIKM 2007) recommend for IR: the mean difference against
   its distribution when the sign of each query's difference is flipped at random.
 - :func:`bootstrap_test`: the paired bootstrap test of Sakai's book (Sakai 2018,
-  *Laboratory Experiments in Information Retrieval*, §4.2): the t statistic of the mean
+  *Laboratory Experiments in Information Retrieval*): the t statistic of the mean
   difference against its distribution over resamples of the queries (with replacement) of
   the differences shifted to mean 0; and the percentile confidence interval of the mean
   difference from the same resamples.
