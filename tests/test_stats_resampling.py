@@ -281,3 +281,24 @@ def test_effect_sizes_of_pair_tables_and_incomplete_metrics(toy_metrics):
     partial = toy_metrics.filter(~((pl.col("system") == "sys000") & (pl.col("query") == "401")))
     out = significance(partial, "AP")
     assert out["es_hsd"].null_count() == out.height and out["cohens_d"].null_count() < out.height
+
+
+def test_report_gives_the_effect_size_against_the_baseline(toy_metrics):
+    table = lf.stats.report(toy_metrics, ["AP"], baseline="sys003", test="fisher", seed=0)
+    assert table.columns[3:6] == ["AP", "AP_sig", "AP_d"] and set(table["test"]) == {"fisher"}
+    tests = significance(toy_metrics, "AP")
+    for row in table.iter_rows(named=True):
+        if row["system"] == "sys003":
+            assert row["AP_d"] is None
+            continue
+        pair = tests.filter(
+            pl.col("system_a").is_in([row["system"], "sys003"])
+            & pl.col("system_b").is_in([row["system"], "sys003"])
+        ).row(0, named=True)
+        flip = 1 if pair["system_a"] == row["system"] else -1
+        assert row["AP_d"] == pytest.approx(flip * pair["cohens_d"])
+    costs = lf.stats.report(
+        toy_metrics.with_columns(cost=-pl.col("AP")), ["cost"], baseline="sys003",
+        lower_is_better=["cost"],
+    )  # fmt: skip
+    assert costs["cost_d"].to_list() == pytest.approx(table["AP_d"].to_list(), nan_ok=True)

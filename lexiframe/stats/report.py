@@ -64,8 +64,11 @@ def report(
 
     Returns:
         ``by…, label, system, n_queries``, then ``<measure>`` (the mean) and
-        ``<measure>_sig`` (the marker) for each measure, then ``test``, ``correction``,
-        ``alpha``; sorted by ``by…, system``. Labels are a, b, c, … in system order.
+        ``<measure>_sig`` (the marker) for each measure, with ``baseline=`` also
+        ``<measure>_d``, the effect size against the baseline (the paired Cohen's d of
+        :func:`lexiframe.stats.significance`, positive when the system is better; null for
+        the baseline), then ``test``, ``correction``, ``alpha``; sorted by
+        ``by…, system``. Labels are a, b, c, … in system order.
 
     >>> import polars as pl
     >>> metrics = pl.DataFrame({
@@ -124,17 +127,30 @@ def report(
             seed=seed,
             blocking=blocking,
         )
+        sign = -1.0 if name in costs else 1.0
         if baseline is not None:
             tests = tests.filter(
                 (pl.col("system_a") == baseline) | (pl.col("system_b") == baseline)
             )
+            sizes = tests.select(
+                *by,
+                pl.when(pl.col("system_a") == baseline)
+                .then(pl.col("system_b"))
+                .otherwise(pl.col("system_a"))
+                .alias("system"),
+                (
+                    pl.when(pl.col("system_a") == baseline).then(-1.0).otherwise(1.0)
+                    * pl.col("cohens_d")
+                    * sign
+                ).alias(f"{name}_d"),
+            )
+            out = out.join(sizes, on=[*by, "system"], how="left")
         family = (
             tests.select(pl.struct(by).rank("dense")).to_series().to_numpy()
             if by
             else np.zeros(tests.height)
         )
         adjusted = adjust_p_values(tests["p_value"].to_numpy(), correction, groups=family)
-        sign = -1.0 if name in costs else 1.0
         tests = tests.with_columns(
             significant=pl.Series(adjusted < alpha),
             winner=pl.when(pl.col("mean") * sign > 0)
@@ -175,7 +191,11 @@ def report(
         "label",
         "system",
         "n_queries",
-        *(column for name in names for column in (name, f"{name}_sig")),
+        *(
+            column
+            for name in names
+            for column in (name, f"{name}_sig", *([f"{name}_d"] if baseline else []))
+        ),
         pl.lit(resolved).alias("test"),
         pl.lit(correction).alias("correction"),
         pl.lit(alpha).alias("alpha"),
