@@ -116,13 +116,18 @@ def test_fisher_matches_ranx_where_installed():
     ranx = pytest.importorskip(
         "ranx", reason="ranx is not installed (optional peer: pip install ranx)"
     )
-    from ranx.statistical_tests.fisher import fisher_randomization_test
+    from ranx.statistical_tests import fisher_randomization_test
 
     rng = np.random.default_rng(2)
-    a, b = rng.uniform(0, 1, (2, 60))
-    theirs = fisher_randomization_test(a, b, n_permutations=5000, max_p=1.0, random_seed=42)
-    ours = randomization_test(a - b, n_replicates=5000, seed=42)[0]
-    assert abs(ours - theirs) < 5 * np.sqrt(max(ours * (1 - ours), 1e-3) / 5000) + 1e-3, ranx
+    for shift in (0.0, 0.05, 0.1):
+        a, b = rng.uniform(0, 1, (2, 60))
+        a = a + shift
+        theirs, _ = fisher_randomization_test(a, b, 5000, 0.05, 42)  # (p, p <= max_p)
+        ours = randomization_test(a - b, n_replicates=5000, seed=42)[0]
+        assert abs(ours - theirs) < 5 * np.sqrt(max(ours * (1 - ours), 1e-3) / 5000) + 1e-3, (
+            ranx.__name__,
+            shift,
+        )
 
 
 # --- the paired bootstrap ------------------------------------------------------------------
