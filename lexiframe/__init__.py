@@ -34,7 +34,8 @@ from lexiframe.io import (
     write_trec_qrels,
     write_trec_run,
 )
-from lexiframe.metrics import known_names, parse_measure
+from lexiframe.metrics import define_measure, known_names, parse_measure
+from lexiframe.options import ColumnNames, PositionsOptions
 from lexiframe.preferences import pairs, preferences
 from lexiframe.ranking import coverage, positions
 
@@ -43,17 +44,20 @@ __version__ = "0.1.0"
 _pandas_hook.register()  # .lexi on pandas DataFrames, once pandas is imported
 
 __all__ = [
+    "ColumnNames",
     "DroppedQueriesWarning",
     "InputError",
     "LexiframeError",
     "LexiframeWarning",
     "MissingCorpusSizeWarning",
+    "PositionsOptions",
     "SchemaError",
     "UnknownMeasureError",
     "as_qrels",
     "as_run",
     "coverage",
     "datasets",
+    "define_measure",
     "evaluate",
     "known_names",
     "measures",

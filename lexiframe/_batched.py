@@ -19,43 +19,46 @@ from typing import Any
 import polars as pl
 
 from lexiframe._compat import collect
-from lexiframe._utils import as_list, caller_stacklevel
+from lexiframe._utils import caller_stacklevel
 from lexiframe.errors import DroppedQueriesWarning
 from lexiframe.io.files import Paths
 from lexiframe.io.runs import BATCH_BYTES, read_run, read_run_batches
-from lexiframe.ranking import ColumnNames, _warn_dropped, positions
+from lexiframe.options import PositionsOptions
+from lexiframe.ranking import _warn_dropped, positions
 from lexiframe.typing import SystemFrom
 
 
 def positions_of_files(
     paths: Paths,
     qrels: pl.DataFrame | pl.LazyFrame,
+    options: PositionsOptions | None = None,
     *,
     system_from: SystemFrom = "field",
     batch_bytes: int = BATCH_BYTES,
-    **options: Any,
+    **kwargs: Any,
 ) -> pl.DataFrame:
     """:func:`lexiframe.positions` of the run in ``paths``, read a batch of files at a time.
 
-    ``options`` are those of :func:`lexiframe.positions`; the result is the same frame (its
-    rows, as positions', in no particular order).
+    ``options`` and ``kwargs`` are those of :func:`lexiframe.positions`; the result is the
+    same frame (its rows, as positions', in no particular order).
     """
+    options = PositionsOptions.of(options, **kwargs)
     if isinstance(qrels, pl.LazyFrame):
         qrels = collect(qrels)  # read once, not once per batch
-    rank = options.get("rank_by") == "rank"
+    rank = options.rank_by == "rank"
     batches = read_run_batches(paths, system_from=system_from, rank=rank, batch_bytes=batch_bytes)
     frame = _positions_of_batches(batches, qrels, options)
     if frame is None:  # a system with rows in two batches: rank the whole run at once
-        frame = positions(read_run(paths, system_from=system_from, rank=rank), qrels, **options)
+        frame = positions(read_run(paths, system_from=system_from, rank=rank), qrels, options)
     return frame
 
 
 def _positions_of_batches(
-    batches: Iterable[pl.DataFrame], qrels: pl.DataFrame, options: dict[str, Any]
+    batches: Iterable[pl.DataFrame], qrels: pl.DataFrame, options: PositionsOptions
 ) -> pl.DataFrame | None:
     """The positions of each batch, concatenated; None when a system spans two batches."""
-    by = as_list(options.get("by"))
-    query = options.get("query", "query")
+    by = list(options.by)
+    query = options.columns.query
     qrels_by = [key for key in by if key in qrels.columns]
     seen: set[tuple] = set()
     parts: list[pl.DataFrame] = []
@@ -64,7 +67,7 @@ def _positions_of_batches(
     for batch in batches:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            part = positions(batch, qrels, **options)
+            part = positions(batch, qrels, options)
         # Every system of the batch has rows in its positions frame (one per query at least).
         systems = set(part.select(*by, "system").unique().rows())
         if systems & seen:
@@ -85,6 +88,5 @@ def _positions_of_batches(
     if dropping:
         qrels_keys = [*qrels_by, "query"]
         evaluated = frame.select(qrels_keys).unique()
-        names = ColumnNames(query=query)
-        _warn_dropped(pl.concat(dropping).unique(), evaluated, by, qrels_keys, names)
+        _warn_dropped(pl.concat(dropping).unique(), evaluated, by, qrels_keys, options.columns)
     return frame

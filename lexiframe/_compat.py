@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import polars as pl
+from typing import Final
 
-POLARS_VERSION = tuple(int(part) for part in pl.__version__.split(".")[:2])
+import polars as pl
 
 # Eager entry points (DataFrame in, DataFrame out) collect their internal lazy plans with the
 # in-memory engine: its list aggregations are faster than the streaming engine's. LazyFrame
 # results are handed back uncollected, so users keep the engine of their choice.
-EAGER_ENGINE = "in-memory"
+EAGER_ENGINE: Final = "in-memory"
 
 
 def collect(frame: pl.LazyFrame) -> pl.DataFrame:

@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import polars as pl
 
+from lexiframe.errors import SchemaError
+
 if TYPE_CHECKING:  # pyarrow is imported where it is used (start-up time)
     import pyarrow as pa
 
@@ -347,3 +349,38 @@ def delta_rr(
     rr_a = 1.0 / position_at(values_a, offsets_a, rows_a, level)
     rr_b = 1.0 / position_at(values_b, offsets_b, rows_b, level)
     return rr_a - rr_b
+
+
+def positions_buffers(series: pl.Series) -> ListBuffers:
+    """The Arrow buffers of a list column of positions (an Array column is read as lists);
+    a column that is not a list of numbers is refused, naming it."""
+    dtype = series.dtype
+    if isinstance(dtype, pl.Array):
+        series = series.cast(pl.List(dtype.inner))
+    elif not isinstance(dtype, pl.List):
+        raise SchemaError(
+            f"column {series.name!r} must be a list of positions (list[u32]), not {dtype}"
+        )
+    inner = series.dtype.inner if isinstance(series.dtype, pl.List) else None
+    if inner is None or not inner.is_numeric():
+        raise SchemaError(f"column {series.name!r} must hold numeric positions, not {series.dtype}")
+    return list_buffers(series)
+
+
+def pair_rows(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row indices of every pair (i, j), i < j, of rows within each run of equal group ids.
+
+    ``groups`` must be sorted (consecutive rows of a group). Vectorised: row i pairs with
+    the rows after it up to its group's end.
+    """
+    if not groups.size:
+        empty = np.empty(0, dtype=np.int64)
+        return empty, empty
+    sizes = np.bincount(groups)
+    ends = np.cumsum(sizes)[groups]
+    rows = np.arange(groups.size, dtype=np.int64)
+    partners = ends - rows - 1
+    rows_a = np.repeat(rows, partners)
+    first_of_row = np.repeat(np.cumsum(partners) - partners, partners)
+    rows_b = rows_a + 1 + (np.arange(rows_a.size, dtype=np.int64) - first_of_row)
+    return rows_a, rows_b

@@ -48,5 +48,6 @@ class _PandasFinder(importlib.abc.MetaPathFinder):
             execute(module)
             _register()
 
-        loader.exec_module = exec_module  # type: ignore[method-assign]  (this spec's loader only)
+        # This spec's loader only: pandas' own module runs, then the accessor registers.
+        loader.exec_module = exec_module  # type: ignore[method-assign]
         return spec

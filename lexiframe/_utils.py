@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from types import FrameType
 
 import polars as pl
 
@@ -25,8 +26,19 @@ def as_list(keys: str | Iterable[str] | None) -> list[str]:
 
 
 def format_row(row: dict[str, object]) -> str:
-    """Render one example row for an error message: ``system='bm25' query='401'``."""
-    return " ".join(f"{key}={value!r}" for key, value in row.items())
+    """Render one example row for an error message: ``system='bm25' query='401'`` (a long
+    value shortened, so that a message stays short whatever the data)."""
+    return " ".join(f"{key}={shorten(repr(value), 60)}" for key, value in row.items())
+
+
+def shorten(text: str, limit: int = 100) -> str:
+    """``text`` cut to about ``limit`` characters for a message, saying how long it was.
+
+    Example:
+        >>> shorten("x" * 500, 20)
+        'xxxxxxxxxxxxxxxxxxxx… (500 characters)'
+    """
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
 
 
 def quote_names(names: Sequence[str]) -> str:
@@ -47,7 +59,8 @@ def plural(count: int, singular: str, plural_form: str | None = None) -> str:
 def caller_stacklevel() -> int:
     """The ``stacklevel`` of the first frame outside lexiframe, for ``warnings.warn`` called
     in the function that calls this: a warning then points at the user's line."""
-    level, frame = 2, sys._getframe(2)
+    level = 2
+    frame: FrameType | None = sys._getframe(2)
     while frame is not None and frame.f_globals.get("__name__", "").startswith("lexiframe"):
         level, frame = level + 1, frame.f_back
     return level

@@ -220,9 +220,9 @@ def order(
     └────────┴──────┴──────────┘
     """
     if method not in METHODS:
-        raise ValueError(f"unknown ordering method {method!r}; choose from {quote_names(METHODS)}")
+        raise InputError(f"unknown ordering method {method!r}; choose from {quote_names(METHODS)}")
     if isinstance(damping, bool) or not 0.0 <= damping <= 1.0:
-        raise ValueError(f"damping must be a probability in [0, 1], not {damping!r}")
+        raise InputError(f"damping must be a probability in [0, 1], not {damping!r}")
     by = as_list(by)
     lazy = frame.lazy()
     schema = lazy.collect_schema()
@@ -252,11 +252,11 @@ def order(
         )
     if isinstance(frame, pl.DataFrame):
         return compute(collect(table))
-    out_schema = {
+    out_schema: dict[str, pl.DataType] = {
         **{key: schema[key] for key in by},
         "system": system_dtype,
-        "rank": pl.UInt32,
-        "score": pl.Float64,
+        "rank": pl.UInt32(),
+        "score": pl.Float64(),
     }
     return table.map_batches(compute, schema=out_schema)
 

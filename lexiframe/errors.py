@@ -19,6 +19,11 @@ class InputError(LexiframeError):
     """The values of a table break a rule: duplicates, NaN scores, an empty run, …"""
 
 
+class OutputError(LexiframeError):
+    """An output file that cannot be written: its folder, its name, its permissions, a
+    full disk, or a path that is also an input or another output."""
+
+
 class UnknownMeasureError(LexiframeError):
     """A measure name that the registry does not know."""
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterable
-from dataclasses import replace
-from typing import Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
 import polars as pl
 
+from lexiframe import validate
 from lexiframe._batched import positions_of_files
 from lexiframe._utils import as_list, caller_stacklevel, format_row, plural, quote_names
 from lexiframe.aggregate import summarize_preferences
@@ -17,7 +17,12 @@ from lexiframe.io.files import Paths, is_paths
 from lexiframe.io.qrels import read_qrels
 from lexiframe.metrics import Context, Measure, exprs, parse_measures
 from lexiframe.metrics.exprs import _count
+from lexiframe.options import PositionsKwargs, PositionsOptions
 from lexiframe.ranking import positions as build_positions
+from lexiframe.typing import SystemFrom
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 
@@ -82,6 +87,8 @@ def measures(frame: Frame, names: MeasureNames, *, n: int | str | pl.Expr | None
     """
     parsed = parse_measures(names)
     schema = frame.collect_schema()
+    validate.require_corpus_size(n, schema)
+    validate.warn_levels_above_grades(frame, {m.name: m.level for m in parsed if m.level})
     missing = [name for name in ("positions", "n_rel") if name not in schema]
     if missing:
         raise SchemaError(
@@ -94,16 +101,7 @@ def measures(frame: Frame, names: MeasureNames, *, n: int | str | pl.Expr | None
             "a positions frame with grades needs both 'grades' and 'ideal_grades' (build it "
             "with run.lexi.positions(qrels), which keeps them when the qrels are graded)"
         )
-    needing_judged = [measure.name for measure in parsed if measure.needs_judged]
-    absent = [name for name in JUDGED_COLUMNS if name not in schema]
-    if needing_judged and absent:
-        raise SchemaError(
-            f"{quote_names(needing_judged)} read the judged non-relevant documents, but the "
-            f"positions frame has no {quote_names(absent)} column: build it with "
-            "positions(qrels, judged=True) (lf.evaluate does so by itself)"
-        )
-    if any(m.family.name == "ASL" for m in parsed) and "n_ret" not in schema:
-        raise SchemaError("ASL needs the n_ret column of the positions frame")
+    _require_needed_columns(parsed, schema)
     keys = [name for name in schema if name not in RANKING_COLUMNS]
     # A skipped query's ASL: the frame's depth=, else the longest ranking of the query.
     depth = exprs.skipped_depth(schema, [key for key in keys if key != "system"])
@@ -115,19 +113,36 @@ def measures(frame: Frame, names: MeasureNames, *, n: int | str | pl.Expr | None
             warnings.simplefilter("ignore", MissingCorpusSizeWarning)
             columns = [measure.expr(context) for measure in parsed]
         if needing:
-            linear = (
-                " (the linear exposure: every value)" if any("linear" in m for m in needing) else ""
-            )
             warnings.warn(
                 f"{quote_names(needing)} need the corpus size n to place the relevant "
-                f"documents a ranking did not retrieve; without n= those values are null{linear}. "
+                "documents a ranking did not retrieve; without n= those values are null. "
                 "Pass n= (an integer or a column).",
                 MissingCorpusSizeWarning,
                 stacklevel=caller_stacklevel(),
             )
-        return _checked_grades(frame, parsed, schema).select(*keys, *columns)
-    checked = _checked_corpus_size(_checked_grades(frame, parsed, schema), n, schema)
+        return _checked_by_families(frame, parsed, schema, keys).select(*keys, *columns)
+    checked = _checked_corpus_size(_checked_by_families(frame, parsed, schema, keys), n, schema)
     return checked.select(*keys, *(measure.expr(context) for measure in parsed))
+
+
+def _require_needed_columns(parsed: list[Measure], schema: pl.Schema) -> None:
+    """Refuse a frame without the columns the measures declare they read (their
+    :class:`~lexiframe.metrics.Needs`), saying how to build one that has them."""
+    needing_judged = [measure.name for measure in parsed if measure.needs.judged]
+    absent = [name for name in JUDGED_COLUMNS if name not in schema]
+    if needing_judged and absent:
+        raise SchemaError(
+            f"{quote_names(needing_judged)} read the judged non-relevant documents, but the "
+            f"positions frame has no {quote_names(absent)} column: build it with "
+            "positions(qrels, judged=True) (lf.evaluate does so by itself)"
+        )
+    for measure in parsed:
+        missing = [name for name in measure.needs.columns if name not in schema]
+        if missing:
+            raise SchemaError(
+                f"{measure} needs the {quote_names(missing)} column of the positions frame "
+                "(run.lexi.positions(qrels) builds it)"
+            )
 
 
 def _each_batch(
@@ -177,11 +192,25 @@ def _checked_corpus_size(frame: Frame, n: int | str | pl.Expr, schema: pl.Schema
 
 @overload
 def evaluate(
-    run: Frame, qrels: pl.DataFrame | pl.LazyFrame | Paths, names: MeasureNames, **options: Any
+    run: Frame,
+    qrels: pl.DataFrame | pl.LazyFrame | Paths,
+    names: MeasureNames,
+    *,
+    n: int | str | pl.Expr | None = None,
+    options: PositionsOptions | None = None,
+    system_from: SystemFrom | None = None,
+    **positions_options: Unpack[PositionsKwargs],
 ) -> Frame: ...
 @overload
 def evaluate(
-    run: Paths, qrels: pl.DataFrame | pl.LazyFrame | Paths, names: MeasureNames, **options: Any
+    run: Paths,
+    qrels: pl.DataFrame | pl.LazyFrame | Paths,
+    names: MeasureNames,
+    *,
+    n: int | str | pl.Expr | None = None,
+    options: PositionsOptions | None = None,
+    system_from: SystemFrom | None = None,
+    **positions_options: Unpack[PositionsKwargs],
 ) -> pl.DataFrame: ...
 
 
@@ -191,7 +220,9 @@ def evaluate(
     names: MeasureNames,
     *,
     n: int | str | pl.Expr | None = None,
-    **positions_options: Any,
+    options: PositionsOptions | None = None,
+    system_from: SystemFrom | None = None,
+    **positions_options: Unpack[PositionsKwargs],
 ) -> pl.DataFrame | pl.LazyFrame:
     """Per-query measures of a run: :func:`lexiframe.positions`, then :func:`measures`.
 
@@ -204,9 +235,9 @@ def evaluate(
     trec_eval's graded values, as on every path; it holds the judged non-relevant documents
     (``judged=True``) when a measure reads them (Bpref, infAP, Judged@k, Unjudged@k), and
     the grades whenever a measure cannot do without them (``AP(rel=2)``, ERR,
-    ``nDCG(gains=…)``): see :func:`request_columns`.
-    ``positions_options`` go to :func:`lexiframe.positions` (``threshold``, ``depth``,
-    ``by``, column names, …).
+    ``nDCG(gains=…)``), as each measure declares (:meth:`PositionsOptions.for_measures`).
+    ``options`` and the keyword arguments ``positions_options`` are those of
+    :func:`lexiframe.positions` (``threshold``, ``depth``, ``by``, column names, …).
 
     Example:
         >>> import polars as pl
@@ -218,76 +249,50 @@ def evaluate(
         ('a', 'q1', 0.5, 0.0)
     """
     parsed = parse_measures(names)
-    request_columns(parsed, positions_options)
-    if is_paths(qrels):
-        qrels = read_qrels(qrels)
+    resolved = PositionsOptions.of(options, **positions_options).for_measures(parsed)
+    judgments = (
+        read_qrels(cast(Paths, qrels))
+        if is_paths(qrels)
+        else cast(pl.DataFrame | pl.LazyFrame, qrels)
+    )
     if is_paths(run):
-        frame = positions_of_files(run, qrels, **positions_options)
+        files = cast(Paths, run)
+        frame = positions_of_files(files, judgments, resolved, system_from=system_from or "field")
     else:
-        frame = build_positions(run, qrels, **positions_options)
+        if system_from is not None:
+            raise InputError("system_from= applies to run files; this run is a frame")
+        frame = build_positions(cast(pl.DataFrame, run), judgments, resolved)
     return measures(frame, parsed, n=n)
 
 
 def request_columns(parsed: Iterable[Measure], positions_options: dict[str, Any]) -> None:
-    """Ask :func:`lexiframe.positions` (in ``positions_options``) for the columns the
-    measures read beyond the default frame: the judged non-relevant documents (Bpref,
-    infAP, Judged@k, Unjudged@k), and the grades of the measures that cannot do without
-    them on any qrels (``AP(rel=2)``, ERR, ``nDCG(gains=…)``). Refuse what the frame's
-    threshold rules out: a level below it, or a gain for a grade below it."""
-    parsed = list(parsed)
-    if any(measure.needs_judged for measure in parsed):
-        positions_options.setdefault("judged", True)
-    needing = [measure for measure in parsed if measure.requires_grades]
-    if not needing:
-        return
-    positions_options.setdefault("grades", True)
-    threshold = positions_options.get("threshold", 1)
-    below = [m for m in needing if isinstance(m.level, int) and m.level < threshold]
-    if below:
-        raise InputError(
-            f"{below[0]} counts documents of grade {below[0].level} as relevant, but the "
-            f"positions are built at threshold={threshold}; lower threshold= to "
-            f"{below[0].level} (the other measures keep their level with rel={threshold})"
-        )
-    for measure in needing:
-        lost = [
-            (grade, gain)
-            for grade, gain in dict(measure.params).get("gains") or ()
-            if grade < threshold and gain != 0
-        ]
-        if lost:
-            grade, gain = lost[0]
-            raise InputError(
-                f"{measure} gives grade {grade} a gain of {gain!r}, but the positions are "
-                f"built at threshold={threshold}: they hold no document graded {grade}. "
-                f"Lower threshold= to {grade} (in a call of its own if other measures must "
-                f"count grade {grade} as non-relevant), or give grade {grade} a gain of 0"
-            )
+    """Add to a dict of positions keyword arguments the columns the measures read: the
+    dict form of :meth:`PositionsOptions.for_measures`, for callers that still pass one."""
+    options = PositionsOptions.of(**positions_options).for_measures(parsed)
+    for name in ("judged", "grades"):
+        if name not in positions_options and getattr(options, name) != getattr(
+            PositionsOptions(), name
+        ):
+            positions_options[name] = getattr(options, name)
 
 
-def _checked_grades(frame: Frame, parsed: list[Measure], schema: pl.Schema) -> Frame:
-    """Refuse a frame with a grade above the ``max_grade`` of an ERR measure (gdeval refuses
-    such qrels: the stopping probability would pass 1). A LazyFrame is checked batch by
-    batch as it streams."""
-    err = [m for m in parsed if "max_grade" in m.family.params]
-    if not err or "ideal_grades" not in schema:
+def _checked_by_families(
+    frame: Frame, parsed: list[Measure], schema: pl.Schema, keys: list[str]
+) -> Frame:
+    """Apply the frame checks the families of ``parsed`` declare (ERR refuses a grade above
+    its ``max_grade``), each to all of its measures of the call at once. A LazyFrame is
+    checked batch by batch as it streams."""
+    checks: dict[int, tuple[Callable[..., None], list[Measure]]] = {}
+    for measure in parsed:
+        family_check = measure.family.check_frame
+        if family_check is not None:
+            checks.setdefault(id(measure.family), (family_check, []))[1].append(measure)
+    if not checks:
         return frame
-    limit = min(int(m.param("max_grade")) for m in err)  # type: ignore[call-overload]
-    needing = [m for m in err if m.param("max_grade") == limit]
-    top = pl.col("ideal_grades").list.max()
 
     def check(batch: pl.DataFrame) -> pl.DataFrame:
-        bad = batch.filter(top > limit)
-        if bad.height:
-            row = bad.head(1).with_columns(_top=top).row(0, named=True)
-            keys = {key: row[key] for key in bad.columns if key not in (*RANKING_COLUMNS, "_top")}
-            wider = replace(needing[0], params=(("max_grade", row["_top"]),))
-            raise InputError(
-                f"{quote_names([m.name for m in needing])}: the stopping probability "
-                f"(2^g - 1)/2^G needs every grade g at most G = max_grade = {limit}, but "
-                f"{format_row(keys)} has a document of grade {row['_top']}; name the measure "
-                f"with a larger max_grade, e.g. {wider}"
-            )
+        for family_check, family_measures in checks.values():
+            family_check(family_measures, batch, keys)
         return batch
 
     return _each_batch(frame, check, schema)
@@ -331,7 +336,7 @@ def summarize(
     schema = frame.collect_schema()
     if "system_a" in schema and "system_b" in schema:
         return summarize_preferences(frame, by=by, measures=measures)
-    keys = [*as_list(by), "system"]
+    keys: list[str] = [*as_list(by), "system"]
     missing = [key for key in keys if key not in schema]
     if missing:
         raise SchemaError(f"summarize() needs the key column {quote_names(missing)}")

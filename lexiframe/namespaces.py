@@ -6,55 +6,44 @@ The namespaces only delegate: the logic lives in free functions (``lexiframe.pos
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Generic, TypeVar
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 import polars as pl
 
 from lexiframe import aggregate, evaluation, preferences, ranking
 from lexiframe.metrics import exprs
 from lexiframe.metrics.exprs import IntoCount
-from lexiframe.typing import Exposure, NoRelevant, RankBy
+from lexiframe.options import PositionsKwargs, PositionsOptions
+from lexiframe.typing import Exposure
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 
 
 class _FrameNamespace(Generic[Frame]):
     def __init__(self, frame: Frame) -> None:
-        self._frame = frame
+        self._frame: Frame = frame
 
     def positions(
         self,
         qrels: pl.DataFrame | pl.LazyFrame,
-        *,
-        threshold: int = 1,
-        depth: int | None = None,
-        by: str | list[str] | None = None,
-        rank_by: RankBy = "score",
-        docs: bool = False,
-        grades: bool | None = None,
-        no_relevant: NoRelevant = "drop",
-        partitions: int | None = None,
-        **columns: str,
+        options: PositionsOptions | None = None,
+        **kwargs: Unpack[PositionsKwargs],
     ) -> Frame:
         """The positions frame of this run against ``qrels``: see :func:`lexiframe.positions`."""
-        return ranking.positions(
-            self._frame,
-            qrels,
-            threshold=threshold,
-            depth=depth,
-            by=by,
-            rank_by=rank_by,
-            docs=docs,
-            grades=grades,
-            no_relevant=no_relevant,
-            partitions=partitions,
-            **columns,
-        )
+        return ranking.positions(self._frame, qrels, options, **kwargs)
 
-    def coverage(self, qrels: pl.DataFrame | pl.LazyFrame, **options: Any) -> pl.DataFrame:
+    def coverage(
+        self,
+        qrels: pl.DataFrame | pl.LazyFrame,
+        options: PositionsOptions | None = None,
+        **kwargs: Unpack[PositionsKwargs],
+    ) -> pl.DataFrame:
         """Queries evaluated, skipped and dropped per system: see :func:`lexiframe.coverage`."""
-        return ranking.coverage(self._frame, qrels, **options)
+        return ranking.coverage(self._frame, qrels, options, **kwargs)
 
     def measures(self, names: evaluation.MeasureNames, *, n: IntoCount | None = None) -> Frame:
         """Per-ranking measures of this positions frame: see :func:`lexiframe.metrics`."""
@@ -66,10 +55,11 @@ class _FrameNamespace(Generic[Frame]):
         names: evaluation.MeasureNames,
         *,
         n: IntoCount | None = None,
-        **positions_options: Any,
+        options: PositionsOptions | None = None,
+        **kwargs: Unpack[PositionsKwargs],
     ) -> Frame:
         """Per-query measures of this run: see :func:`lexiframe.evaluate`."""
-        return evaluation.evaluate(self._frame, qrels, names, n=n, **positions_options)
+        return evaluation.evaluate(self._frame, qrels, names, n=n, options=options, **kwargs)
 
     def summarize(
         self, *, by: str | list[str] | None = None, measures: str | list[str] | None = None
@@ -84,7 +74,7 @@ class _FrameNamespace(Generic[Frame]):
 
     def preferences(
         self,
-        measures: str | list[str] = preferences.DEFAULT_MEASURES,
+        measures: str | Iterable[str] = preferences.DEFAULT_MEASURES,
         *,
         by: str | list[str] | None = None,
         extra: list[preferences.Extra] | tuple[preferences.Extra, ...] = (),

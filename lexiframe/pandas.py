@@ -6,6 +6,7 @@ comes back as pandas with list columns as Arrow-backed lists (``pd.ArrowDtype``)
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import pandas as pd
@@ -63,7 +64,7 @@ class PandasAccessor:
         self._frame = frame
 
     def _polars(self) -> pl.DataFrame:
-        return to_polars(self._frame)
+        return pl.from_pandas(self._frame.reset_index(drop=True))
 
     def positions(self, qrels: pd.DataFrame | pl.DataFrame, **options: Any) -> pd.DataFrame:
         """The positions frame: see :func:`lexiframe.positions`."""
@@ -92,7 +93,7 @@ class PandasAccessor:
         return to_pandas(pairs(self._polars(), **options))
 
     def preferences(
-        self, measures: str | list[str] = DEFAULT_MEASURES, **options: Any
+        self, measures: str | Iterable[str] = DEFAULT_MEASURES, **options: Any
     ) -> pd.DataFrame:
         """Preferences for every pair of systems: see :func:`lexiframe.preferences`."""
         return to_pandas(preferences(self._polars(), measures, **options))

@@ -35,6 +35,7 @@ import polars as pl
 
 from lexiframe import stats
 from lexiframe._utils import as_list, plural, quote_names
+from lexiframe.errors import InputError
 from lexiframe.evaluation import RANKING_COLUMNS
 from lexiframe.metrics import exprs
 from lexiframe.validate import require_columns
@@ -95,13 +96,13 @@ def _one_system(positions: pl.DataFrame, system: str | None) -> str:
     systems = positions["system"].unique().sort().to_list()
     if system is None:
         if len(systems) != 1:
-            raise ValueError(
+            raise InputError(
                 f"the positions frame holds {plural(len(systems), 'system')}; choose one with "
                 f"system= (e.g. {quote_names(systems[:3])})"
             )
         return systems[0]
     if system not in systems:
-        raise ValueError(f"no system {system!r} in the positions frame")
+        raise InputError(f"no system {system!r} in the positions frame")
     return system
 
 
@@ -220,11 +221,12 @@ def asl_delta_histogram(
         The axes, with one bar per bin whose height is the number of relevant documents.
     """
     deltas = asl_deltas(positions, system, baseline, by=by)
+    edges: Bins = bins
     if isinstance(bins, int):
         reach = max(float(np.abs(deltas).max()) if deltas.size else 0.0, 0.5)
-        bins = np.linspace(-reach, reach, bins + 1)
+        edges = np.linspace(-reach, reach, bins + 1).tolist()
     ax = _axes(ax)
-    _bars(ax, deltas, bins, **bar)
+    _bars(ax, deltas, edges, **bar)
     ax.axvline(0.0, color="0.3", linewidth=0.8)
     ax.set_xlabel(f"per-document ASL change ({system} − {baseline}; < 0: {system} wins)")
     ax.set_ylabel("relevant documents")
@@ -267,7 +269,7 @@ def ties_by_recall_level(
         The axes, with one line per group: x the levels, y the fraction of tied pairs.
     """
     if isinstance(levels, bool) or not isinstance(levels, int) or levels < 1:
-        raise ValueError(f"levels must be an integer >= 1, not {levels!r}")
+        raise InputError(f"levels must be an integer >= 1, not {levels!r}")
     keys = as_list(by)
     table = stats.tie_fraction_by_level(positions, max_level=levels, by=keys)
     ax = _axes(ax)
@@ -371,7 +373,7 @@ def preference_matrix(
     frame = _eager(summary)
     require_columns(frame.schema, ["system_a", "system_b", measure], "pair summary")
     if frame.select(pl.struct("system_a", "system_b").is_duplicated().any()).item():
-        raise ValueError(
+        raise InputError(
             "the pair summary has several rows for one (system_a, system_b): plot one by "
             "group at a time (filter it first)"
         )
@@ -379,7 +381,7 @@ def preference_matrix(
     order = list(systems) if systems is not None else names
     unknown = sorted(set(names) - set(order))
     if unknown:
-        raise ValueError(f"systems= leaves out {quote_names(unknown)}")
+        raise InputError(f"systems= leaves out {quote_names(unknown)}")
     index = {name: i for i, name in enumerate(order)}
     matrix = np.zeros((len(order), len(order)))
     for a, b, value in frame.select("system_a", "system_b", measure).iter_rows():
@@ -430,21 +432,21 @@ def orderings(
         given order, y the rank (rank 1 at the top).
     """
     if not frames:
-        raise ValueError("orderings() needs at least one ordering")
+        raise InputError("orderings() needs at least one ordering")
     labels = list(frames)
     ranks: dict[str, dict[str, int]] = {}
     for label, frame in frames.items():
         table = _eager(frame)
         require_columns(table.schema, ["system", "rank"], "ordering")
         if table["system"].is_duplicated().any():
-            raise ValueError(
+            raise InputError(
                 f"ordering {label!r} ranks a system twice: plot one by group at a time"
             )
         ranks[label] = dict(zip(table["system"].to_list(), table["rank"].to_list(), strict=True))
     systems = sorted(ranks[labels[0]], key=ranks[labels[0]].__getitem__)
     for label in labels[1:]:
         if set(ranks[label]) != set(systems):
-            raise ValueError(f"ordering {label!r} does not hold the same systems as {labels[0]!r}")
+            raise InputError(f"ordering {label!r} does not hold the same systems as {labels[0]!r}")
     ax = _axes(ax)
     x = np.arange(len(labels))
     for system in systems:

@@ -34,7 +34,7 @@ import polars as pl
 from lexiframe import _kernels
 from lexiframe._compat import collect
 from lexiframe._utils import IntoExpr, as_list, format_row, into_expr, plural, quote_names
-from lexiframe.errors import InputError, SchemaError, UnknownMeasureError
+from lexiframe.errors import InputError, UnknownMeasureError
 from lexiframe.validate import require_columns
 
 if TYPE_CHECKING:  # pyarrow is imported where it is used (start-up time)
@@ -51,7 +51,7 @@ class PreferenceMeasure:
 
     name: str
     aliases: tuple[str, ...]
-    dtype: type[pl.DataType]
+    dtype: pl.DataType
     level: Level
     kernel: Callable[..., np.ndarray]
     description: str
@@ -61,7 +61,7 @@ MEASURES: tuple[PreferenceMeasure, ...] = (
     PreferenceMeasure(
         "sgnLP",
         ("lexiprecision",),
-        pl.Int8,
+        pl.Int8(),
         "first",
         _kernels.lexiprecision,
         "lexicographic precision, sign of δRR at i* (lexiprecision paper §3.5, eq. 3)",
@@ -69,7 +69,7 @@ MEASURES: tuple[PreferenceMeasure, ...] = (
     PreferenceMeasure(
         "rrLP",
         ("rrlexiprecision", "rr_lexiprecision"),
-        pl.Float64,
+        pl.Float64(),
         "first",
         _kernels.rr_lexiprecision,
         "δRR at i*, 1/p̂_a − 1/p̂_b (lexiprecision paper §3.5, eq. 2)",
@@ -77,7 +77,7 @@ MEASURES: tuple[PreferenceMeasure, ...] = (
     PreferenceMeasure(
         "sgnLR",
         ("lexirecall",),
-        pl.Int8,
+        pl.Int8(),
         "last",
         _kernels.lexirecall,
         "lexicographic recall, sign of the difference at j* (lexirecall paper §3)",
@@ -192,7 +192,7 @@ def delta_rr(positions: IntoExpr, other: IntoExpr, level: int) -> pl.Expr:
     [0.04999999999999999, -0.5, 0.0]
     """
     if isinstance(level, bool) or not isinstance(level, (int, np.integer)) or level < 1:
-        raise ValueError(f"level must be a recall level, an integer >= 1, not {level!r}")
+        raise InputError(f"level must be a recall level, an integer >= 1, not {level!r}")
     kernel = partial(_kernels.delta_rr, level=int(level))
     return _pairwise(positions, other, kernel, pl.Float64)
 
@@ -215,7 +215,7 @@ def _pairwise(
         import pyarrow as pa
 
         left, right = series
-        a, b = _positions_buffers(left), _positions_buffers(right)
+        a, b = _kernels.positions_buffers(left), _kernels.positions_buffers(right)
         rows_a, rows_b = _broadcast_rows(len(a), len(b))
         out = kernel(a.values, a.offsets, rows_a, b.values, b.offsets, rows_b)
         invalid = out < 1 if tie_is_null else np.zeros(out.shape, dtype=bool)
@@ -235,19 +235,6 @@ _NUMPY: dict[type[pl.DataType], type[np.generic]] = {
     pl.UInt32: np.uint32,
     pl.Float64: np.float64,
 }
-
-
-def _positions_buffers(series: pl.Series) -> _kernels.ListBuffers:
-    dtype = series.dtype
-    if isinstance(dtype, pl.Array):
-        series = series.cast(pl.List(dtype.inner))
-    elif not isinstance(dtype, pl.List):
-        raise SchemaError(
-            f"column {series.name!r} must be a list of positions (list[u32]), not {dtype}"
-        )
-    if not series.dtype.inner.is_numeric():
-        raise SchemaError(f"column {series.name!r} must hold numeric positions, not {series.dtype}")
-    return _kernels.list_buffers(series)
 
 
 def _broadcast_rows(n_a: int, n_b: int) -> tuple[np.ndarray, np.ndarray]:
@@ -403,7 +390,7 @@ def preferences(
     for name in extras:
         if name not in _EXTRAS:
             known = quote_names(list(_EXTRAS))
-            raise ValueError(f"unknown extra column {name!r}; choose from {known}")
+            raise InputError(f"unknown extra column {name!r}; choose from {known}")
     by = as_list(by)
     keys = [*by, "query"]
     schema = positions.collect_schema()
@@ -411,12 +398,12 @@ def preferences(
     compute = partial(_preferences_frame, specs=specs, extras=extras, keys=keys)
     if isinstance(positions, pl.DataFrame):
         return compute(positions)
-    out_schema = {
+    out_schema: dict[str, pl.DataType] = {
         **{key: schema[key] for key in keys},
         "system_a": schema["system"],
         "system_b": schema["system"],
         **{spec.name: spec.dtype for spec in specs},
-        **dict.fromkeys(extras, pl.UInt32),
+        **{name: pl.UInt32() for name in extras},
     }
     return positions.select(*keys, "system", "positions").map_batches(compute, schema=out_schema)
 
@@ -425,14 +412,14 @@ def _preferences_frame(
     positions: pl.DataFrame,
     *,
     specs: list[PreferenceMeasure],
-    extras: list[str],
+    extras: Sequence[str],
     keys: list[str],
 ) -> pl.DataFrame:
     frame = positions.select(*keys, "system", "positions").sort([*keys, "system"])
     groups = frame.select(pl.struct(keys).rle_id()).to_series().to_numpy()
     _check_unique(frame, groups, keys)
-    rows_a, rows_b = _pair_rows(groups)
-    buffers = _positions_buffers(frame["positions"])
+    rows_a, rows_b = _kernels.pair_rows(groups)
+    buffers = _kernels.positions_buffers(frame["positions"])
     if buffers.valid is not None:
         example = frame.filter(pl.col("positions").is_null()).row(0, named=True)
         raise InputError(f"null positions list; example: {format_row(example)}")
@@ -454,8 +441,10 @@ def _preferences_frame(
     )
 
 
-def _level_series(level: np.ndarray) -> pa.Array:
+def _level_series(level: np.ndarray | None) -> pa.Array:
     import pyarrow as pa
+
+    assert level is not None  # computed for every extra column asked for
 
     return pa.array(level.astype(np.uint32), mask=level < 1)
 
@@ -472,20 +461,3 @@ def _check_unique(frame: pl.DataFrame, groups: np.ndarray, keys: list[str]) -> N
         )
 
 
-def _pair_rows(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Row indices of every pair (i, j), i < j, of rows within each run of equal group ids.
-
-    ``groups`` must be sorted (consecutive rows of a group). Vectorised: row i pairs with
-    the rows after it up to its group's end.
-    """
-    if not groups.size:
-        empty = np.empty(0, dtype=np.int64)
-        return empty, empty
-    sizes = np.bincount(groups)
-    ends = np.cumsum(sizes)[groups]
-    rows = np.arange(groups.size, dtype=np.int64)
-    partners = ends - rows - 1
-    rows_a = np.repeat(rows, partners)
-    first_of_row = np.repeat(np.cumsum(partners) - partners, partners)
-    rows_b = rows_a + 1 + (np.arange(rows_a.size, dtype=np.int64) - first_of_row)
-    return rows_a, rows_b

@@ -18,14 +18,13 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import overload
+from typing import TYPE_CHECKING, Final, Literal, overload
 
 import polars as pl
 
 from lexiframe import _blocks, validate
 from lexiframe._compat import collect
 from lexiframe._utils import (
-    as_list,
     caller_stacklevel,
     format_row,
     lazy_frames,
@@ -34,137 +33,111 @@ from lexiframe._utils import (
 )
 from lexiframe.errors import DroppedQueriesWarning, InputError
 from lexiframe.io.objects import qrels_frame, run_frame
-from lexiframe.typing import NoRelevant, RankBy
+from lexiframe.options import ColumnNames, PositionsKwargs, PositionsOptions
+from lexiframe.typing import RankBy
 
-POSITION = pl.UInt32
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+POSITION: Final = pl.UInt32()
 KEYS = ("system", "query")
 DUPLICATE_FLAGS = ("_n_rows", "_n_docs")
 VALUE_FLAGS = ("_score_nan_max", "_null_scores", "_null_ids")
 
 
 @dataclass(frozen=True)
-class ColumnNames:
-    """The caller's names of the run and qrels columns (lexiframe's names are the defaults)."""
-
-    system: str = "system"
-    query: str = "query"
-    doc: str = "doc"
-    score: str = "score"
-    rank: str = "rank"
-    relevance: str = "relevance"
-    order: str = "score"
-    """The column the rankings are ordered by: ``score``, or ``rank`` with rank_by="rank"."""
-
-
-@dataclass(frozen=True)
 class _Request:
-    """What :func:`positions` builds: the keys of a ranking and the options of the frame."""
+    """What :func:`positions` builds: the options, with what the qrels decide resolved."""
 
-    by: list[str]
+    options: PositionsOptions
     qrels_keys: list[str]
     """The keys that join a ranking to its judgments: the by= keys the qrels carry, query."""
-    depth: int | None
-    rank_by: RankBy
-    docs: bool
     grades: bool
-    threshold: int = 1
-    judged: bool = False
-    condensed: bool = False
+    """Whether the frame keeps the grade columns (``options.grades`` resolved on the qrels)."""
+
+    @property
+    def by(self) -> list[str]:
+        return list(self.options.by)
 
     @property
     def keys(self) -> list[str]:
         """The keys of one ranking: by…, system, query."""
-        return [*self.by, *KEYS]
+        return [*self.options.by, *KEYS]
+
+    @property
+    def depth(self) -> int | None:
+        return self.options.depth
+
+    @property
+    def rank_by(self) -> RankBy:
+        return self.options.rank_by
+
+    @property
+    def docs(self) -> bool:
+        return self.options.docs
+
+    @property
+    def threshold(self) -> int:
+        return self.options.threshold
+
+    @property
+    def judged(self) -> bool:
+        return bool(self.options.judged)
+
+    @property
+    def condensed(self) -> bool:
+        return self.options.condensed
 
     @property
     def reads_every_judgment(self) -> bool:
-        """Whether rankings are marked with every judgment, not only the relevant ones:
-        the judged non-relevant documents have ranks of their own, or are what is ranked."""
-        return self.judged or self.condensed
+        return self.options.reads_every_judgment
 
 
 @overload
-def positions(run: pl.DataFrame, qrels: pl.DataFrame | pl.LazyFrame, **options) -> pl.DataFrame: ...
+def positions(
+    run: pl.DataFrame,
+    qrels: pl.DataFrame | pl.LazyFrame,
+    options: PositionsOptions | None = None,
+    *,
+    systems: pl.DataFrame | None = None,
+    **kwargs: Unpack[PositionsKwargs],
+) -> pl.DataFrame: ...
 @overload
-def positions(run: pl.LazyFrame, qrels: pl.DataFrame | pl.LazyFrame, **options) -> pl.LazyFrame: ...
+def positions(
+    run: pl.LazyFrame,
+    qrels: pl.DataFrame | pl.LazyFrame,
+    options: PositionsOptions | None = None,
+    *,
+    systems: pl.DataFrame | None = None,
+    **kwargs: Unpack[PositionsKwargs],
+) -> pl.LazyFrame: ...
 
 
 def positions(
     run: pl.DataFrame | pl.LazyFrame,
     qrels: pl.DataFrame | pl.LazyFrame,
+    options: PositionsOptions | None = None,
     *,
-    threshold: int = 1,
-    depth: int | None = None,
-    by: str | list[str] | None = None,
-    rank_by: RankBy = "score",
-    docs: bool = False,
-    grades: bool | None = None,
-    judged: bool = False,
-    condensed: bool = False,
-    no_relevant: NoRelevant = "drop",
-    system: str = "system",
-    query: str = "query",
-    doc: str = "doc",
-    score: str = "score",
-    rank: str = "rank",
-    relevance: str = "relevance",
-    partitions: int | None = None,
+    systems: pl.DataFrame | None = None,
+    **kwargs: Unpack[PositionsKwargs],
 ) -> pl.DataFrame | pl.LazyFrame:
     """Build the positions frame of a run against its qrels (docs/definitions.md §1).
 
     Args:
         run: one row per retrieved document: system, query, doc, score (and rank).
         qrels: query, doc, relevance. A document is relevant when
-            ``relevance >= threshold``. When the qrels carry the ``by`` columns too, they are
-            joined on them; otherwise every query of the qrels applies to every group.
-        threshold: the lowest relevant grade.
-        depth: keep only the top ``depth`` documents of each ranking. The frame then has a
-            ``depth`` column too: a query a system skipped scores its atomized search
-            length at this depth (without it, at the longest ranking of the query).
-        by: extra key columns of the run (e.g. ``"track"``) kept in the output.
-        rank_by: ``"score"`` (trec_eval's order: score descending, then doc id descending
-            as a string) or ``"rank"`` (an existing rank column, ascending; ties by doc id
-            descending; :func:`lexiframe.read_run` reads it with ``rank=True``).
-        docs: also return ``docs``, the relevant document ids in rank order.
-        grades: also return ``grades`` (the grades of the retrieved relevant documents in
-            rank order) and ``ideal_grades`` (all relevant grades of the query, descending),
-            which nDCG and RBP need to give trec_eval's values on graded qrels. ``None``
-            (the default) keeps them when the qrels are graded (the relevant documents of
-            some query differ in grade), where they change those values; ``True`` always.
-            ``False`` on graded qrels is refused rather than let nDCG and RBP fall back to
-            binary gains (binary nDCG beside graded measures: ``nDCG(gains={1: 1, 2: 1})``).
-            ERR and ``nDCG(gains=…)`` read them on any qrels: ``True``.
-        judged: also return the judged non-relevant documents, which Bpref, infAP,
-            Judged@k and Unjudged@k read: ``nonrel_positions`` (the ranks of the retrieved
-            documents judged with a grade from 0 to below ``threshold``), ``n_nonrel`` (how
-            many such documents the query has) and ``pooled_positions`` (the ranks of the
-            retrieved documents judged with a negative grade: trec_eval's mark of a pooled
-            document left unjudged, as in sampled pools). :func:`lexiframe.evaluate` asks
-            for them when a measure needs them.
-        condensed: rank only the judged documents (a grade of 0 or more), as trec_eval's
-            ``-J`` and Sakai's condensed lists: the unjudged documents are removed from
-            each ranking (after ``depth=``) and the rest move up. Every measure and
-            preference then reads the condensed rankings; ``n_ret`` counts their documents.
-        no_relevant: what to do with a judged query without a relevant document: ``"drop"``
-            it (the default: such a query cannot tell systems apart; the eager call counts
-            the dropped queries in a warning), or ``"keep"`` it as rows with ``n_rel = 0``,
-            which score 0 on trec_eval's measures (null on SL3, RecallError and ASL,
-            undefined without a relevant document), so that means equal trec_eval's ``-c``
-            averages.
-        system: the caller's name of the run's system column.
-        query: of the query column (run and qrels).
-        doc: of the document column (run and qrels).
-        score: of the run's score column.
-        rank: of the run's rank column.
-        relevance: of the qrels' relevance column.
-        partitions: plan the work as this many groups of queries (split by a hash of the
-            query id), one after another, so that memory holds one group's intermediate
-            tables at a time. ``None``: one group per 4 million rows of an in-memory run
-            (the time is the same; 27 million rows peak at 2.8 GB instead of 4.7 GB), one
-            group for a LazyFrame. For a LazyFrame larger than memory give a number (e.g.
-            16 for 200 million rows): when the frame is collected, each group is read from
-            the source and ranked with the streaming engine, and its rows are handed on
-            before the next group starts (200 million rows peak at about 2 GB).
+            ``relevance >= threshold``.
+        options: the :class:`~lexiframe.PositionsOptions` (threshold, depth, by, rank_by,
+            docs, grades, judged, condensed, no_relevant, column names, partitions), each
+            documented there.
+        systems: the (by…, system) keys of every system to evaluate, in lexiframe's names
+            (default: the run's): one without rows in ``run`` gets worst-case rows for every
+            evaluated query, as a system that skipped them. For a run cut into groups of
+            queries (as :mod:`lexiframe.spark` cuts it), where a group may lack a system or
+            every system. An in-memory run only.
+        **kwargs: the same options as keyword arguments, applied over ``options``, with
+            the column names flat: ``system=``, ``query=``, ``doc=``, ``score=``, ``rank=``,
+            ``relevance=`` (the caller's names of those columns).
 
     Returns:
         ``by…, system, query, positions: list[u32], n_rel: u32, n_ret: u32`` (plus
@@ -190,41 +163,43 @@ def positions(
         │ b      ┆ q1    ┆ [1]       ┆ 2     ┆ 1     │
         └────────┴───────┴───────────┴───────┴───────┘
     """
-    run = run_frame(run, (system, query, doc, score))  # ranx, PyTerrier, dicts, …
-    qrels = qrels_frame(qrels, (query, doc, relevance))
-    order = score if rank_by == "score" else rank
-    names = ColumnNames(system, query, doc, score, rank, relevance, order)
-    by = as_list(by)
-    validate.require_depth(depth)
-    _check_partitions(partitions)
-    run_lf = _canonical_run(run, names, by, rank_by)
+    options = PositionsOptions.of(options, **kwargs)
+    names = options.columns
+    run = run_frame(run, (names.system, names.query, names.doc, names.score))  # ranx, …
+    qrels = qrels_frame(qrels, (names.query, names.doc, names.relevance))
+    by, threshold, partitions = list(options.by), options.threshold, options.partitions
+    validate.require_threshold(threshold)  # a level of 0 or below is said in a warning
+    run_lf = _canonical_run(run, options)
     qrels_lf, qrels_keys = _canonical_qrels(qrels, names, by, run_lf)
     # Qrels are small next to runs: they are read once here and checked in full.
     qrels_lf = _checked_qrels(collect(qrels_lf), names).lazy()
-    if collect(run_lf.head(1)).height == 0:
+    if systems is None and collect(run_lf.head(1)).height == 0:
         raise InputError("the run is empty: it has no rows, so there is nothing to evaluate")
     relevant = qrels_lf.filter(pl.col("relevance") >= threshold)
-    grades = _keeps_grades(relevant, qrels_keys, grades, names)
-    if no_relevant not in ("drop", "keep"):
-        raise InputError(f"no_relevant must be 'drop' or 'keep', not {no_relevant!r}")
-    every_query = qrels_lf if no_relevant == "keep" else None
+    grades = keeps_grades(relevant, qrels_keys, options.grades, names)
+    every_query = qrels_lf if options.no_relevant == "keep" else None
     queries = _relevant_queries(
         relevant, qrels_keys, grades, judged=every_query, threshold=threshold
     )
-    request = _Request(by, qrels_keys, depth, rank_by, docs, grades, threshold, judged, condensed)
-    if judged:
+    request = _Request(options, qrels_keys, grades)
+    if request.judged:
         queries = _with_nonrel_counts(queries, qrels_lf, qrels_keys, threshold)
     judgments = qrels_lf if request.reads_every_judgment else relevant
     if isinstance(run, pl.LazyFrame):
-        return _streamed(run_lf, judgments, queries, request, names, partitions)
+        if systems is not None:
+            raise InputError("systems= needs an in-memory run (a DataFrame), not a LazyFrame")
+        return _streamed(run_lf, judgments, queries, request, partitions)
 
     # An in-memory run is checked for NaN scores and null ids in one cheap pass first.
-    _check_values(run_lf, names, by)
+    _check_values(run_lf, options)
     parts = _eager_rankings(run_lf, judgments, request, partitions)
-    rankings_df = _checked(pl.concat(parts, how="diagonal"), run_lf, names, by)
+    rankings_df = _checked(pl.concat(parts, how="diagonal"), run_lf, options)
     queries_df = collect(queries)
     _warn_dropped(rankings_df, queries_df, by, qrels_keys, names)
-    return collect(_complete(rankings_df.lazy(), queries_df.lazy(), request))
+    every = None
+    if systems is not None:  # the systems of the whole run, when this is a part of it
+        every = systems.lazy().select(*by, pl.col("system").cast(pl.String))
+    return collect(_complete(rankings_df.lazy(), queries_df.lazy(), request, every))
 
 
 def _streamed(
@@ -232,7 +207,6 @@ def _streamed(
     judgments: pl.LazyFrame,
     queries: pl.LazyFrame,
     request: _Request,
-    names: ColumnNames,
     partitions: int | None,
 ) -> pl.LazyFrame:
     """The positions frame of a LazyFrame run: a source that, once collected, ranks one
@@ -262,7 +236,7 @@ def _streamed(
                 request,
                 value_flags=True,
             )
-            rankings = _checked(plan.collect(engine=GROUP_ENGINE), run, names, request.by)
+            rankings = _checked(plan.collect(engine=GROUP_ENGINE), run, request.options)
             group_queries = queries_df.filter(in_group)
             new = rankings.select(system_keys).unique().join(seen, on=system_keys, how="anti")
             if new.height and done.height:
@@ -275,7 +249,7 @@ def _streamed(
     return lazy_frames(groups, schema, "lexiframe positions")
 
 
-GROUP_ENGINE = "streaming"
+GROUP_ENGINE: Final = "streaming"
 """The engine that ranks each group of queries of a LazyFrame run."""
 
 
@@ -299,17 +273,9 @@ def _eager_rankings(
 
 
 def _partition_count(partitions: int | None, rows: int) -> int:
-    """``partitions`` checked, or chosen from the rows of an in-memory run when None (a
-    LazyFrame counts as 0 rows: one group)."""
-    _check_partitions(partitions)
+    """``partitions`` (checked by :class:`PositionsOptions`), or chosen from the rows of an
+    in-memory run when None (a LazyFrame counts as 0 rows: one group)."""
     return max(1, -(-rows // ROWS_PER_PARTITION)) if partitions is None else partitions
-
-
-def _check_partitions(partitions: int | None) -> None:
-    if partitions is None:
-        return
-    if isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1:
-        raise InputError(f"partitions must be a positive integer or None, not {partitions!r}")
 
 
 def _split(
@@ -344,16 +310,13 @@ def _in_group(partitions: int, index: int) -> pl.Expr:
 def coverage(
     run: pl.DataFrame | pl.LazyFrame,
     qrels: pl.DataFrame | pl.LazyFrame,
-    *,
-    threshold: int = 1,
-    by: str | list[str] | None = None,
-    no_relevant: NoRelevant = "drop",
-    system: str = "system",
-    query: str = "query",
-    doc: str = "doc",
-    relevance: str = "relevance",
+    options: PositionsOptions | None = None,
+    **kwargs: Unpack[PositionsKwargs],
 ) -> pl.DataFrame:
     """Count, per (by…, system), the queries evaluated, skipped and dropped.
+
+    ``options`` and ``kwargs`` are those of :func:`positions`; the counts read its
+    ``threshold``, ``by``, ``no_relevant`` and column names.
 
     ``evaluated``: queries of the qrels with a relevant document (each gets a positions row;
     every judged query with ``no_relevant="keep"``, as in :func:`positions`);
@@ -379,13 +342,13 @@ def coverage(
         │ a      ┆ 2         ┆ 1       ┆ 1        ┆ 0           │
         └────────┴───────────┴─────────┴──────────┴─────────────┘
     """
-    run = run_frame(run, (system, query, doc, "score"))
-    qrels = qrels_frame(qrels, (query, doc, relevance))
-    names = ColumnNames(system=system, query=query, doc=doc, relevance=relevance)
-    by = as_list(by)
+    options = PositionsOptions.of(options, **kwargs)
+    names, by, threshold = options.columns, list(options.by), options.threshold
+    run = run_frame(run, (names.system, names.query, names.doc, "score"))
+    qrels = qrels_frame(qrels, (names.query, names.doc, names.relevance))
     run_lf = (
         run.lazy()
-        .rename({system: "system", query: "query"})
+        .rename({names.system: "system", names.query: "query"})
         .select(*by, "system", "query")
         .unique()
     )
@@ -396,9 +359,7 @@ def coverage(
         .agg(has_relevant=(pl.col("relevance") >= threshold).any())
     )
     answered = run_lf.join(judged, on=qrels_keys, how="left")
-    if no_relevant not in ("drop", "keep"):
-        raise InputError(f"no_relevant must be 'drop' or 'keep', not {no_relevant!r}")
-    keep = no_relevant == "keep"
+    keep = options.no_relevant == "keep"
     relevant_queries = (judged if keep else judged.filter("has_relevant")).select(qrels_keys)
     systems = run_lf.select(*by, "system").unique()
     grid = _grid(systems, relevant_queries, by, qrels_keys)
@@ -425,16 +386,13 @@ def coverage(
     return collect(result)
 
 
-def _canonical_run(
-    run: pl.DataFrame | pl.LazyFrame, names: ColumnNames, by: list[str], rank_by: RankBy
-) -> pl.LazyFrame:
+def _canonical_run(run: pl.DataFrame | pl.LazyFrame, options: PositionsOptions) -> pl.LazyFrame:
     """Check the run's schema and give its columns lexiframe's names."""
+    names, by = options.columns, list(options.by)
     if not isinstance(run, pl.DataFrame | pl.LazyFrame):
         raise TypeError(f"run must be a polars DataFrame or LazyFrame, not {type(run).__name__}")
     schema = run.collect_schema()
-    order_column = names.order
-    if rank_by not in ("score", "rank"):
-        raise InputError(f"rank_by must be 'score' or 'rank', not {rank_by!r}")
+    order_column = options.order
     needed = [names.system, names.query, names.doc, order_column, *by]
     validate.require_columns(schema, needed, "run")
     validate.require_numeric(schema, order_column, "run")
@@ -599,10 +557,8 @@ def _graded_marks(
         marked = marked.filter(pl.col("_ranks") <= request.depth)
     grades = judgments.select(*qrels_keys, _docs="doc", _grade="relevance")
     graded = marked.join(grades, on=[*qrels_keys, "_docs"], how="inner")
-    in_rank_order = [pl.col(name).sort_by("_ranks") for name in ("_grade", "_docs")]
-    lists = graded.group_by(keys).agg(
-        **_graded_lists(*in_rank_order, pl.col("_ranks").sort(), request)
-    )
+    grade, doc = (pl.col(name).sort_by("_ranks") for name in ("_grade", "_docs"))
+    lists = graded.group_by(keys).agg(**_graded_lists(grade, doc, pl.col("_ranks").sort(), request))
     own = ["_ranks", "_docs", *(["n_ret"] if request.condensed else [])]
     return rankings.drop(own).join(lists, on=keys, how="left")
 
@@ -670,21 +626,35 @@ def _with_marks(
     if fanout is not None and fanout > MAX_JUDGMENTS_PER_DOC:
         grade = [pl.col("relevance").alias("_grade")] if grades else []
         marks = judgments.select(*qrels_keys, "doc", *grade, _mark=pl.lit(True))
-        order = "left" if keep_order else None
+        order: Literal["left"] | None = "left" if keep_order else None
         marked = run.join(marks, on=[*qrels_keys, "doc"], how="left", maintain_order=order)
         return marked.with_columns(pl.col("_mark").fill_null(False)), True
     judged_docs = collect(judgments.select(pl.col("doc").unique())).to_series()
     return run.with_columns(_mark=pl.col("doc").is_in(judged_docs.implode())), False
 
 
-def _keeps_grades(
-    relevant: pl.LazyFrame, qrels_keys: list[str], grades: bool | None, names: ColumnNames
+def keeps_grades(
+    relevant: pl.LazyFrame,
+    qrels_keys: list[str],
+    grades: bool | None,
+    names: ColumnNames | None = None,
 ) -> bool:
-    """Whether the frame keeps the grade columns: asked for, or needed by graded qrels.
+    """Whether the positions frame keeps the grade columns: asked for (``grades=True``), or
+    needed by graded qrels (``grades=None``); ``grades=False`` on graded qrels is refused.
 
     Gains that are equal within every query give graded nDCG and RBP their binary values,
     so grades are needed only where a query's relevant documents differ in grade.
+    ``relevant``: the relevant judgments in lexiframe's names (``qrels_keys``,
+    ``relevance``); one row per (query, distinct grade) is enough, which is what
+    :mod:`lexiframe.spark` sends.
+
+    Example:
+        >>> import polars as pl
+        >>> relevant = pl.LazyFrame({"query": ["q1", "q1"], "relevance": [1, 2]})
+        >>> keeps_grades(relevant, ["query"], None)
+        True
     """
+    names = names or ColumnNames()
     if grades:
         return True
     if collect(relevant.select(pl.col("relevance").n_unique())).item() < 2:
@@ -709,6 +679,9 @@ def _keeps_grades(
         "qrels first to evaluate binary relevance everywhere, e.g. "
         f"qrels.with_columns(pl.col({names.relevance!r}).ge(1).cast(pl.Int64))"
     )
+
+
+_keeps_grades = keeps_grades  # the former name
 
 
 def binary_ndcg(grades: list[int]) -> str:
@@ -803,8 +776,9 @@ def _complete(
     )
 
 
-def _check_values(run: pl.LazyFrame, names: ColumnNames, by: list[str]) -> None:
+def _check_values(run: pl.LazyFrame, options: PositionsOptions) -> None:
     """Raise on the first row with a null id, or a NaN or null score (one pass, no grouping)."""
+    by = list(options.by)
     flags = (
         pl.col("order").is_nan() | pl.col("order").is_null(),
         pl.col("doc").is_null(),
@@ -818,13 +792,12 @@ def _check_values(run: pl.LazyFrame, names: ColumnNames, by: list[str]) -> None:
         .sort(*by, *KEYS, nulls_last=False)
         .head(1)
     ).row(0, named=True)
-    _raise_for(bad, run, names, by)
+    _raise_for(bad, run, options)
 
 
-def _checked(
-    rankings: pl.DataFrame, run: pl.LazyFrame, names: ColumnNames, by: list[str]
-) -> pl.DataFrame:
+def _checked(rankings: pl.DataFrame, run: pl.LazyFrame, options: PositionsOptions) -> pl.DataFrame:
     """Raise on the first ranking with duplicate documents, NaN scores or null ids."""
+    by = list(options.by)
     value_flags = "_score_nan_max" in rankings.columns
     bad_scores = (
         pl.col("_score_nan_max").is_nan() | (pl.col("_null_scores") > 0)
@@ -839,7 +812,7 @@ def _checked(
         | _null_key(by)
     )
     if bad.height:
-        _raise_for(bad.sort(*by, *KEYS).row(0, named=True), run, names, by)
+        _raise_for(bad.sort(*by, *KEYS).row(0, named=True), run, options)
     return rankings
 
 
@@ -848,23 +821,25 @@ def _null_key(by: list[str]) -> pl.Expr:
     return pl.any_horizontal(pl.col(key).is_null() for key in [*by, *KEYS])
 
 
-def _raise_for(first: dict, run: pl.LazyFrame, names: ColumnNames, by: list[str]) -> None:
+def _raise_for(first: dict, run: pl.LazyFrame, options: PositionsOptions) -> None:
     """Raise the error for a bad ranking or row (``first`` holds its keys and flags)."""
+    by = list(options.by)
     null_key = next((key for key in [*KEYS, *by] if first[key] is None), None)
     if null_key is not None:
-        validate.raise_null_key(run, null_key, _message_names(names))
+        validate.raise_null_key(run, null_key, _message_names(options))
     problem = {key: first[key] for key in [*by, *KEYS]}
     problem.update(_bad_scores=first["_bad_scores"], _null_ids=first["_null_ids"])
-    validate.raise_ranking_problem(run, problem, _message_names(names))
+    validate.raise_ranking_problem(run, problem, _message_names(options))
 
 
-def _message_names(names: ColumnNames) -> dict[str, str]:
+def _message_names(options: PositionsOptions) -> dict[str, str]:
+    names = options.columns
     return {
         "system": names.system,
         "query": names.query,
         "doc": names.doc,
         "score": names.score,
-        "order": names.order,
+        "order": options.order,
     }
 
 

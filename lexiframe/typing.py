@@ -8,10 +8,10 @@ from typing import Literal
 import polars as pl
 
 RankBy = Literal["score", "rank"]
+"""How a ranking is ordered: trec_eval's rule on ``score`` (and ``doc``), or a ``rank`` column."""
 
 NoRelevant = Literal["drop", "keep"]
 """What ``positions`` does with a judged query without a relevant document."""
-"""How a ranking is ordered: trec_eval's rule on ``score`` (and ``doc``), or a ``rank`` column."""
 
 ExposureName = Literal["rr", "ap", "ndcg", "rbp", "linear"]
 """Named exposure functions of the recall-level family (lexirecall paper, Definition 2.1)."""

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 
 import polars as pl
 
-from lexiframe._utils import format_row, quote_names
+from lexiframe._utils import format_row, quote_names, shorten
 from lexiframe.errors import InputError, SchemaError
 
 Frame = pl.DataFrame | pl.LazyFrame
@@ -83,9 +83,126 @@ def require_same_id_kind(
     )
 
 
+INT64_MAX = 2**63 - 1
+POSITION_MAX = 2**32 - 1
+"""The largest depth or cut-off: positions are 32-bit (a ranking is shorter than that)."""
+
+
+def require_positive_int(
+    value: object,
+    name: str,
+    *,
+    maximum: int = INT64_MAX,
+    zero: bool = False,
+    optional: bool = False,
+) -> int:
+    """``value`` as a positive integer (or ≥ 0 with ``zero``) up to ``maximum``, or raise
+    :class:`InputError` naming ``name`` (the flag at the command line, the argument in the
+    API). The one check of integer arguments: depth, corpus size, cut-offs, seeds.
+    ``optional``: the argument may also be None (the message says so).
+
+    Example:
+        >>> require_positive_int(10, "depth")
+        10
+        >>> require_positive_int(10.5, "n")
+        Traceback (most recent call last):
+        ...
+        lexiframe.errors.InputError: n must be a positive integer, not 10.5
+    """
+    kind = "a non-negative integer" if zero else "a positive integer"
+    if optional:
+        kind += " or None"
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(f"{name} must be {kind}, not {_short_repr(value)}")
+    if value < (0 if zero else 1):
+        raise InputError(f"{name} must be {kind}, not {value}")
+    if value > maximum:
+        raise InputError(f"{name} must be at most {maximum}, not {_short_repr(value)}")
+    return value
+
+
+def _short_repr(value: object) -> str:
+    return shorten(repr(value), 40)
+
+
 def require_depth(depth: int | None) -> None:
-    if depth is not None and (not isinstance(depth, int) or isinstance(depth, bool) or depth < 1):
-        raise InputError(f"depth must be a positive integer or None, not {depth!r}")
+    if depth is not None:
+        require_positive_int(depth, "depth", maximum=POSITION_MAX)
+
+
+def require_threshold(threshold: object, *, warn: bool = True) -> None:
+    """The lowest relevant grade: an integer; at 0 or below, documents judged
+    non-relevant (grade 0) count as relevant, which is said once in a warning (``warn``:
+    where the frame is built, not where the option is only stated)."""
+    if isinstance(threshold, bool) or not isinstance(threshold, int):
+        raise InputError(f"threshold must be an integer grade, not {_short_repr(threshold)}")
+    if abs(threshold) > INT64_MAX:
+        raise InputError(f"threshold must be at most {INT64_MAX}, not {_short_repr(threshold)}")
+    if warn and threshold < 1:
+        import warnings
+
+        from lexiframe._utils import caller_stacklevel
+        from lexiframe.errors import LexiframeWarning
+
+        warnings.warn(
+            f"threshold={threshold} counts documents judged non-relevant (grade "
+            f"{max(threshold, 0)}{' and below' if threshold < 0 else ''}) as relevant",
+            LexiframeWarning,
+            stacklevel=caller_stacklevel(),
+        )
+
+
+def require_corpus_size(n: object, schema: Mapping[str, pl.DataType]) -> None:
+    """``n`` of the measures: a positive integer, a column of the frame, or an expression."""
+    if isinstance(n, pl.Expr) or n is None:
+        return
+    if isinstance(n, str):
+        if n not in schema:
+            raise InputError(
+                f"n={n!r} names no column of the positions frame; its columns are "
+                f"{quote_names(list(schema))}. Give the corpus size as an integer, e.g. n=528155"
+            )
+        return
+    require_positive_int(n, "n")
+
+
+def check_grades(frame: Frame, column: str = "relevance", table: str = "qrels") -> Frame:
+    """Grades as integers, the one check of every qrels input (text, parquet, Polars,
+    pandas, dicts, ranx, PyTerrier): a float column is cast to Int64 when every grade is
+    a whole number, and refused with an example row on a NaN, an infinity or a fraction.
+
+    Example:
+        >>> qrels = pl.DataFrame({"query": ["q1"], "doc": ["d1"], "relevance": [2.0]})
+        >>> check_grades(qrels)["relevance"].dtype
+        Int64
+        >>> check_grades(qrels.with_columns(relevance=pl.lit(0.5)))
+        Traceback (most recent call last):
+        ...
+        lexiframe.errors.InputError: column 'relevance' of the qrels: grades must be ...
+    """
+    dtype = frame.collect_schema().get(column)
+    if dtype is None or dtype.is_integer() or not dtype.is_numeric():
+        return frame
+    if dtype == pl.Decimal or not dtype.is_float():
+        grade = pl.col(column).cast(pl.Float64)
+    else:
+        grade = pl.col(column)
+    bad = grade.is_not_null() & (grade.is_nan() | grade.is_infinite() | (grade != grade.round(0)))
+    example = frame.filter(bad).head(1)
+    if isinstance(example, pl.LazyFrame):
+        example = example.collect()
+    if example.height:
+        raise InputError(
+            f"column {column!r} of the {table}: grades must be whole numbers, not NaN, infinite or "
+            f"fractional; e.g. row {format_row(example.row(0, named=True))}"
+        )
+    too_big = grade.abs().max() > INT64_MAX
+    big = frame.select(too_big)
+    if isinstance(big, pl.LazyFrame):
+        big = big.collect()
+    if big.item():
+        raise InputError(f"column {column!r} of the {table}: a grade is too large for an integer")
+    return frame.with_columns(pl.col(column).cast(pl.Int64))
 
 
 def raise_ranking_problem(
@@ -134,3 +251,29 @@ def raise_null_key(run: Frame, key: str, columns: Mapping[str, str]) -> None:
         f"null id in column {columns.get(key, key)!r} of the run; every row needs a system "
         f"and a query id, and a value in each by= key column; example: {example}"
     )
+
+
+def warn_levels_above_grades(frame: Frame, levels: Mapping[str, object]) -> None:
+    """Warn once when a measure's own relevance level (``AP(rel=5)``) is above every grade
+    of the qrels: it finds no relevant document, so its values are all zero. ``levels``
+    maps measure names to their levels; a LazyFrame is not read for this."""
+    if not levels or not isinstance(frame, pl.DataFrame) or "ideal_grades" not in frame.columns:
+        return
+    top = frame.select(pl.col("ideal_grades").list.max().max()).item()
+    above = [
+        name
+        for name, level in levels.items()
+        if isinstance(level, int) and top is not None and level > top
+    ]
+    if above:
+        import warnings
+
+        from lexiframe._utils import caller_stacklevel
+        from lexiframe.errors import LexiframeWarning
+
+        warnings.warn(
+            f"{quote_names(above)}: the relevance level is above the highest grade of the "
+            f"qrels ({top}), so no document counts as relevant and every value is 0",
+            LexiframeWarning,
+            stacklevel=caller_stacklevel(),
+        )

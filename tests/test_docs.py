@@ -136,7 +136,9 @@ def test_site_builds_strictly(tmp_path):
     # API pages show one signature per function, not one per overload
     frames = (tmp_path / "api" / "frames" / "index.html").read_text(encoding="utf-8")
     assert frames.count('id="lexiframe.positions"') == 1
-    assert frames.count("doc-signature") == frames.count('class="doc doc-object doc-function"')
+    kinds = ("function", "class", "attribute")
+    objects = sum(frames.count(f'class="doc doc-object doc-{kind}"') for kind in kinds)
+    assert frames.count("doc-signature") == objects
     # every figure is drawn from the demo track at build time, and shown
     for name in figures.FIGURES:
         assert (tmp_path / "figures" / f"{name}.png").stat().st_size > 10_000, name

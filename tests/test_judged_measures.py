@@ -97,6 +97,19 @@ def test_bpref_without_judged_non_relevant_documents():
     assert frame["Bpref"].item() == pytest.approx(0.5)  # min(N, R) = 0: d2 scores 1, of R = 2
 
 
+def test_bpref_sums_in_rank_order_as_trec_eval():
+    # R = 16, N = 10: relevant documents at ranks 4 and 6 under 3 and 4 judged
+    # non-relevant ones. Exactly (2 − 7/10)/16 = 0.08125, a half-way case; trec_eval 10.0
+    # (-q -m bpref on these judgments) sums 0.7 + 0.6 in rank order and prints 0.0812.
+    docs = ["n0", "n1", "n2", "r0", "n3", "r1", "x"]
+    run = pl.DataFrame({"system": "s", "query": "1", "doc": docs, "score": [7.0, 6, 5, 4, 3, 2, 1]})
+    judged = [f"r{i}" for i in range(16)] + [f"n{i}" for i in range(10)]
+    qrels = pl.DataFrame({"query": "1", "doc": judged, "relevance": [1] * 16 + [0] * 10})
+    value = lf.evaluate(run, qrels, ["Bpref"])["Bpref"].item()
+    assert value == ((1.0 - 3 / 10) + (1.0 - 4 / 10)) / 16 < 0.08125
+    assert f"{value:6.4f}" == "0.0812"
+
+
 def test_inf_ap_by_hand():
     got = per_system(["infAP"])
     # A: d2 at rank 2, with a = 0 relevant, b = 1 non-relevant, u = 0 pooled above:

@@ -720,7 +720,9 @@ def test_semantics_invariants(case: Case):
     if pos.height:
         needed = (pos["n_ret"] + pos["n_rel"] - pos["positions"].list.len()).max()
         evaluation.measures(pos, ["TSE"], n=int(needed))
-        with pytest.raises(InputError, match="is too small"):
+        # n = 0 is no corpus size at all: refused as an argument before the frame is read.
+        message = "is too small" if needed > 1 else "must be a positive integer"
+        with pytest.raises(InputError, match=message):
             evaluation.measures(pos, ["TSE"], n=int(needed) - 1)
 
 

@@ -6,10 +6,13 @@ One module per subcommand joins this package as the command grows.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
+import threading
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import polars as pl
@@ -21,6 +24,8 @@ from lexiframe.aggregate import METHODS, order, summarize_preferences
 from lexiframe.cli import compare, trec_eval
 from lexiframe.cli._shared import (
     add_track_arguments,
+    check_track_arguments,
+    load_measure_files,
     split_measures,
     track_options,
     warnings_as_notes,
@@ -171,6 +176,18 @@ def _targets(path: str | None, kinds: list[str]) -> dict[str, Path]:
     return {kind: target.with_name(f"{target.stem}-{kind}{target.suffix}") for kind in kinds}
 
 
+def input_paths(args: argparse.Namespace) -> list[Path]:
+    """The files a command reads (its runs and qrels), which no output may replace."""
+    from lexiframe.io.files import find_files
+
+    paths: list[Path] = []
+    for value, table in ((args.runs, "run"), ([args.qrels], "qrels")):
+        named = [item for item in value if item != "-"]
+        if named:
+            paths.extend(find_files(named, table))
+    return paths
+
+
 def _evaluate(
     args: argparse.Namespace,
     qrels: pl.DataFrame,
@@ -179,10 +196,9 @@ def _evaluate(
 ) -> tuple[dict[str, pl.DataFrame], dict[str, pl.DataFrame], dict[str, pl.DataFrame]]:
     """The per-query tables, their summaries and the orderings, in this process."""
     options = track_options(args, metric_names)
-    options["no_relevant"] = args.no_relevant
     with warnings_as_notes():
         # A batch of run files at a time: memory holds one batch of rows, not the run.
-        frame = positions_of_files(args.runs, qrels, system_from=args.system_from, **options)
+        frame = positions_of_files(args.runs, qrels, options, system_from=args.system_from)
 
     tables: dict[str, pl.DataFrame] = {}
     summary: dict[str, pl.DataFrame] = {}
@@ -203,27 +219,39 @@ def _evaluate(
 
 def run_evaluate(args: argparse.Namespace) -> int:
     metric_names, preference_names = split_measures(args.measure or DEFAULT_MEASURES)
+    check_track_arguments(args)
     kinds = (["metrics"] if metric_names else []) + (["preferences"] if preference_names else [])
-    outputs = _targets(args.output, kinds)
-    summaries = _targets(args.summary, kinds)
-    orderings_path = _targets(args.orderings, ["orderings"])
-    qrels = io.read_qrels(args.qrels)
-    if args.spark:
-        from lexiframe.spark.cli import evaluate_on_spark
+    plan: list[tuple[str, str, Path]] = []  # (what, the table it holds, where)
+    for kind, target in _targets(args.output, kinds).items():
+        plan.append((f"per-query {kind}", kind, target))
+    for kind, target in _targets(args.summary, kinds).items():
+        plan.append((f"{kind} summary", f"summary {kind}", target))
+    for target in _targets(args.orderings, ["orderings"]).values():
+        plan.append(("orderings", "orderings", target))
+    with io.Outputs(inputs=input_paths(args)) as files:
+        for what, _, target in plan:  # checked now, before any work
+            files.add(target, what)
+        qrels = io.read_qrels(args.qrels)
+        if args.spark:
+            from lexiframe.spark.cli import evaluate_on_spark
 
-        tables, summary, orderings = evaluate_on_spark(
-            args, qrels, metric_names, preference_names, set(outputs)
-        )
-    else:
-        tables, summary, orderings = _evaluate(args, qrels, metric_names, preference_names)
-
-    written = []
-    for kind, target in outputs.items():
-        written.append((f"per-query {kind}", io.write_frame(tables[kind], target)))
-    for kind, target in summaries.items():
-        written.append((f"{kind} summary", io.write_frame(summary[kind], target)))
-    for target in orderings_path.values():
-        written.append(("orderings", io.write_frame(_long_orderings(orderings), target)))
+            outputs = {kind for what, kind, _ in plan if what.startswith("per-query")}
+            tables, summary, orderings = evaluate_on_spark(
+                args, qrels, metric_names, preference_names, outputs
+            )
+        else:
+            tables, summary, orderings = _evaluate(args, qrels, metric_names, preference_names)
+        for _, kind, target in plan:
+            if kind == "orderings":
+                table = _long_orderings(orderings)
+            elif kind.startswith("summary "):
+                table = summary[kind.removeprefix("summary ")]
+            else:
+                table = tables[kind]
+            suffix = target.suffix
+            files.write(target, lambda path, t=table, s=suffix: io.write_frame_as(t, path, s))
+        files.commit()
+    written = [(what, target) for what, _, target in plan]
 
     if args.per_query:
         if "metrics" in tables:
@@ -331,20 +359,55 @@ INTERRUPTED = 130
 """The exit status after Ctrl-C (128 + SIGINT), as shells report it."""
 
 
+class Stopped(KeyboardInterrupt):
+    """A stop signal (SIGTERM, SIGHUP) turned into an exception, so that every temporary
+    output file is removed on the way out, as after Ctrl-C."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise Stopped(signum)
+
+
+@contextlib.contextmanager
+def _stop_signals_raise() -> Iterator[None]:
+    """SIGTERM and SIGHUP raise :class:`Stopped` inside the block (the main thread only)."""
+    names = [name for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {name: signal.signal(getattr(signal, name), _stop) for name in names}
+    try:
+        yield
+    finally:
+        for name, handler in previous.items():
+            signal.signal(getattr(signal, name), handler)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``lexiframe`` command.
 
     Bare ``lexiframe`` prints the help. Errors print one line and exit with status 2;
-    Ctrl-C prints one line and exits with status 130 (files being written are left as they
-    were: every output is written to a temporary file and renamed when complete).
+    Ctrl-C prints one line and exits with status 130, SIGTERM 143 and SIGHUP 129 (128 + the
+    signal). Outputs are all or nothing: every one is written to a temporary file beside
+    it, and all are renamed when all are complete; a failure or a signal before that
+    removes the temporary files and leaves the outputs as they were.
     """
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
-        if args.command is None:
-            parser.print_help()
-            return 0
-        return args.handler(args)
+        with _stop_signals_raise():
+            args = parser.parse_args(argv)
+            if args.command is None:
+                parser.print_help()
+                return 0
+            load_measure_files(getattr(args, "measures_from", []))
+            return args.handler(args)
+    except Stopped as stopped:
+        print(f"lexiframe: stopped by {stopped}", file=sys.stderr)
+        return 128 + stopped.signum
     except KeyboardInterrupt:
         print("lexiframe: interrupted", file=sys.stderr)
         return INTERRUPTED

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+import traceback
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 
-from lexiframe.errors import LexiframeWarning, UnknownMeasureError
+from lexiframe.errors import InputError, LexiframeError, LexiframeWarning, UnknownMeasureError
+from lexiframe.options import PositionsOptions
 
 
 def add_track_arguments(parser: argparse.ArgumentParser) -> None:
@@ -28,6 +31,14 @@ def add_track_arguments(parser: argparse.ArgumentParser) -> None:
         help="system id from the run's sixth field (default) or the file name",
     )
     parser.add_argument(
+        "--measures-from",
+        action="append",
+        metavar="FILE",
+        default=[],
+        help="a Python file that defines measures with lexiframe.define_measure; their names "
+        "then work with -m (repeatable)",
+    )
+    parser.add_argument(
         "--condensed",
         action="store_true",
         help="rank only the judged documents (condensed rankings, as trec_eval -J): the "
@@ -35,20 +46,61 @@ def add_track_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def track_options(args: argparse.Namespace, metric_names: Sequence[str]) -> dict[str, object]:
-    """The positions options of :func:`add_track_arguments`, with the columns the metrics
-    read (the judged non-relevant documents of Bpref and infAP, the grades of AP(rel=2))."""
-    from lexiframe.evaluation import request_columns
+def check_track_arguments(args: argparse.Namespace) -> None:
+    """Refuse bad values of the integer flags before any work, naming the flag."""
+    from lexiframe.validate import POSITION_MAX, require_positive_int
+
+    if args.depth is not None:
+        require_positive_int(args.depth, "--depth", maximum=POSITION_MAX)
+    if args.n is not None:
+        require_positive_int(args.n, "--n")
+    if getattr(args, "seed", None) is not None:
+        require_positive_int(args.seed, "--seed", zero=True)
+
+
+def track_options(args: argparse.Namespace, metric_names: Sequence[str]) -> PositionsOptions:
+    """The positions options of :func:`add_track_arguments` (and ``--no-relevant`` where the
+    subcommand has it), with the columns the metrics declare they read (the judged
+    non-relevant documents of Bpref and infAP, the grades of AP(rel=2))."""
     from lexiframe.metrics import parse_measures
 
-    options: dict[str, object] = {
-        "depth": args.depth,
-        "threshold": args.threshold,
-        "condensed": args.condensed,
-    }
-    if metric_names:
-        request_columns(parse_measures(metric_names), options)
-    return options
+    options = PositionsOptions(
+        depth=args.depth,
+        threshold=args.threshold,
+        condensed=args.condensed,
+        no_relevant=getattr(args, "no_relevant", PositionsOptions.no_relevant),
+    )
+    return options.for_measures(parse_measures(metric_names)) if metric_names else options
+
+
+def load_measure_files(paths: Sequence[str]) -> None:
+    """Run each ``--measures-from`` file, which registers its measures
+    (:func:`lexiframe.define_measure`); a missing file or one that fails is an error that
+    names the flag and the file."""
+    import runpy
+
+    for path in paths:
+        if not Path(path).is_file():
+            raise InputError(f"--measures-from: no file {path!r}")
+        try:
+            # Run as a script, not imported: Spark pickles its functions by value.
+            runpy.run_path(path, run_name="lexiframe_measures")
+        except LexiframeError as error:
+            raise InputError(f"--measures-from {path}: {error}") from None
+        except Exception as error:  # the user's code: report it in one line
+            where = _user_line(error, path)
+            raise InputError(
+                f"--measures-from {path}{where}: {type(error).__name__}: {error}"
+            ) from None
+
+
+def _user_line(error: BaseException, path: str) -> str:
+    """`` line N``: where in the user's file ``error`` was raised (or nothing)."""
+    if isinstance(error, SyntaxError) and error.lineno:
+        return f" line {error.lineno}"
+    frames = traceback.extract_tb(error.__traceback__)
+    lines = [frame.lineno for frame in frames if frame.filename == path]
+    return f" line {lines[-1]}" if lines else ""
 
 
 def split_measures(names: Sequence[str]) -> tuple[list[str], list[str]]:

@@ -18,6 +18,7 @@ import polars as pl
 
 from lexiframe.cli._shared import (
     add_track_arguments,
+    check_track_arguments,
     split_measures,
     track_options,
     warnings_as_notes,
@@ -158,8 +159,8 @@ def run_compare(args: argparse.Namespace) -> int:
     """The ``compare`` subcommand: evaluate, test, render, then print and write."""
     from lexiframe import io, stats
     from lexiframe._batched import positions_of_files
+    from lexiframe.cli import input_paths
     from lexiframe.evaluation import measures
-    from lexiframe.io.writers import _atomic
     from lexiframe.metrics import parse_measure
     from lexiframe.preferences import preferences
 
@@ -173,15 +174,28 @@ def run_compare(args: argparse.Namespace) -> int:
             f"--replicates must be a positive integer, e.g. 10000, not {args.replicates}"
         )
     metric_names, preference_names = split_measures(args.measure or DEFAULT_MEASURES)
+    check_track_arguments(args)
     style = _format(args)
+    files = io.Outputs(inputs=input_paths(args))
+    if args.output:
+        files.add(args.output, "report")  # checked now, before any work
     qrels = io.read_qrels(args.qrels)
     with warnings_as_notes():
         options = track_options(args, metric_names)
-        frame = positions_of_files(args.runs, qrels, system_from=args.system_from, **options)
+        frame = positions_of_files(args.runs, qrels, options, system_from=args.system_from)
         per_query = measures(frame, metric_names, n=args.n) if metric_names else None
+    if frame.height == 0:
+        raise InputError(
+            "compare has nothing to test: no query of the runs is evaluated (the qrels judge "
+            "none of their queries, or none with a relevant document); check that the qrels "
+            "are those of the runs"
+        )
     if frame["system"].n_unique() < 2:
-        raise InputError("compare needs at least 2 systems; the runs hold 1")
-    options = {
+        raise InputError(
+            f"compare needs at least 2 systems with an evaluated query; the runs hold "
+            f"{frame['system'].n_unique()}: {frame['system'].unique().to_list()[0]!r}"
+        )
+    test_options = {
         "correction": args.correction,
         "baseline": args.baseline,
         "seed": args.seed,
@@ -200,10 +214,10 @@ def run_compare(args: argparse.Namespace) -> int:
         )  # fmt: skip
         render = stats.to_latex if style == "latex" else stats.to_markdown
         parts.append(render(table))
-        tests.append(pair_tests(per_query, metric_names, test=args.test, **options))
+        tests.append(pair_tests(per_query, metric_names, test=args.test, **test_options))
     if preference_names:
         prefs = preferences(frame, preference_names)
-        tests.append(pair_tests(prefs, preference_names, test=args.test, **options))
+        tests.append(pair_tests(prefs, preference_names, test=args.test, **test_options))
     every = pl.concat(tests, how="vertical_relaxed")
     if style == "latex":
         parts.append(pairs_latex(every, correction=args.correction))
@@ -211,8 +225,9 @@ def run_compare(args: argparse.Namespace) -> int:
         parts.append(pairs_markdown(every, correction=args.correction))
     text = "\n\n".join(parts) + "\n"
     if args.output:
-        with _atomic(args.output) as temporary:
-            temporary.write_text(text, encoding="utf-8")
+        with files:
+            files.write(Path(args.output), lambda path: path.write_text(text, encoding="utf-8"))
+            files.commit()
     sys.stdout.write(text)
     if args.output:
         print(f"report written to {args.output}", file=sys.stderr)

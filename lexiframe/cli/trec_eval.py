@@ -20,8 +20,9 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from lexiframe._utils import shorten
 from lexiframe.errors import InputError, LexiframeWarning, UnknownMeasureError
-from lexiframe.metrics.registry import Measure
+from lexiframe.metrics.registry import Measure, parse_measure
 from lexiframe.metrics.trec_eval import (
     CATALOGUE,
     FRAME_COUNTS,
@@ -110,6 +111,16 @@ def resolve(arguments: Sequence[str]) -> list[Line]:
     return lines
 
 
+def _why(printed: str) -> str:
+    """Why the registry refuses a measure's parameters (its message, before the list of
+    the measures it knows)."""
+    try:
+        parse_measure(printed)
+    except UnknownMeasureError as error:
+        return shorten(str(error).split(". Known measures")[0], 200)
+    return "its parameters are not ones lexiframe computes"
+
+
 def _lines(measure: TrecMeasure, params: str | None) -> list[Line]:
     if measure.kind in ("runid", "num_q"):
         return [Line(measure.name, measure.kind, "")]
@@ -122,9 +133,13 @@ def _lines(measure: TrecMeasure, params: str | None) -> list[Line]:
             None if measure.kind == "relstring" else registry_measure(measure.name, printed, param)
         )
         if found is not None:
-            lines.append(Line(printed, measure.kind, found.name, found.family.needs_grades))
+            lines.append(Line(printed, measure.kind, found.name, found.needs.grades))
         elif measure.name in FRAME_COUNTS:
             lines.append(Line(printed, measure.kind, measure.name))
+        elif params is not None and available(measure):
+            raise UnknownMeasureError(
+                f"cannot read -m {measure.name}.{shorten(params, 60)}: {_why(printed)}"
+            )
         else:
             raise UnknownMeasureError(
                 f"trec_eval measure {printed!r} is not computed by lexiframe; "
@@ -162,7 +177,7 @@ def evaluate_runs(
         for line in lines
         if line.column and line.column not in _COUNT_EXPRS
     }
-    judged = any(measure.needs_judged for measure in parsed.values())
+    judged = any(measure.needs.judged for measure in parsed.values())
     needing_n = [name for name, measure in parsed.items() if measure.needs_n]
     if needing_n and collection_size is None:
         raise InputError(
@@ -172,7 +187,7 @@ def evaluate_runs(
         )
     graded = {line.column for line in lines if line.graded}
     # ndcg with gains (-m ndcg.1=1,2=3) reads the grades on binary qrels too.
-    grades = True if any(parsed[name].requires_grades for name in graded) else None
+    grades = True if any(parsed[name].needs.requires_grades for name in graded) else None
 
     def frame_at(threshold: int) -> pl.DataFrame:
         with warnings.catch_warnings():

@@ -16,6 +16,7 @@ One module per kind of source or job:
 - :mod:`lexiframe.io.parquet`: parquet files;
 - :mod:`lexiframe.io.layouts`: the columns of runs and qrels and the fields of their files;
 - :mod:`lexiframe.io.writers`: tables and TREC files, written atomically;
+- :mod:`lexiframe.io.outputs`: several outputs checked first and written all or nothing;
 - :mod:`lexiframe.io.objects`: runs and qrels from objects users hold (ranx, ir_measures,
   PyTerrier, dict-of-dicts).
 """
@@ -25,12 +26,14 @@ from __future__ import annotations
 from lexiframe.io.files import PathLike, Paths
 from lexiframe.io.layouts import QRELS_SCHEMA, RUN_SCHEMA
 from lexiframe.io.objects import as_qrels, as_run
+from lexiframe.io.outputs import Outputs, check_output_path
 from lexiframe.io.qrels import read_qrels, scan_qrels
 from lexiframe.io.runs import read_run, read_run_batches, scan_run
 from lexiframe.io.writers import (
     WRITE_FORMATS,
     check_writable,
     write_frame,
+    write_frame_as,
     write_trec_qrels,
     write_trec_run,
 )
@@ -39,10 +42,12 @@ __all__ = [
     "QRELS_SCHEMA",
     "RUN_SCHEMA",
     "WRITE_FORMATS",
+    "Outputs",
     "PathLike",
     "Paths",
     "as_qrels",
     "as_run",
+    "check_output_path",
     "check_writable",
     "read_qrels",
     "read_run",
@@ -50,6 +55,7 @@ __all__ = [
     "scan_qrels",
     "scan_run",
     "write_frame",
+    "write_frame_as",
     "write_trec_qrels",
     "write_trec_run",
 ]

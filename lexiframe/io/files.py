@@ -43,9 +43,62 @@ def find_files(paths: Paths, table: str) -> list[Path]:
             files.extend(inside)
         elif path.is_file():
             files.append(path)
+        elif str(item) == "-" or path.exists():  # standard input, a FIFO, /dev/stdin
+            files.append(_spooled(str(item), table))
         else:
             raise InputError(f"{table} file not found: {str(path)!r}")
     return files
+
+
+_SPOOLED: dict[str, Path] = {}
+
+
+def _spooled(item: str, table: str) -> Path:
+    """A stream (``-`` for standard input, a FIFO, ``/dev/stdin``) copied to a temporary
+    file, once: the readers look at a file's start and read it in parallel, which a stream
+    cannot do. The copy is removed when the process exits."""
+    if item in _SPOOLED:
+        return _SPOOLED[item]
+    import shutil
+    import sys
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="lexiframe-stream-"))
+    _remove_at_exit(folder)
+    name = "stdin" if item == "-" else Path(item).name or "stream"
+    target = folder / name
+    try:
+        with open(target, "wb") as copy:
+            if item == "-":
+                shutil.copyfileobj(sys.stdin.buffer, copy, 1 << 20)
+            else:
+                with open(item, "rb") as stream:
+                    shutil.copyfileobj(stream, copy, 1 << 20)
+    except OSError as error:
+        raise InputError(f"cannot read {table} {item!r}: {error.strerror or error}") from None
+    _SPOOLED[item] = target
+    return target
+
+
+def _remove_at_exit(folder: Path) -> None:
+    import atexit
+    import shutil
+
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+
+
+def check_system_names(files: Sequence[Path]) -> None:
+    """With systems named by file, two files of one name would merge into one system."""
+    seen: dict[str, Path] = {}
+    for path in files:
+        name = system_name(path)
+        if name in seen:
+            raise InputError(
+                f"run files {str(seen[name])!r} and {str(path)!r} would both be system "
+                f"{name!r} (system_from='filename', --system-from filename, names a system by "
+                "its file's name); rename one of them"
+            )
+        seen[name] = path
 
 
 def is_parquet(path: Path) -> bool:

@@ -28,8 +28,10 @@ from typing import Any
 
 import polars as pl
 
+from lexiframe._utils import format_row, shorten
 from lexiframe.errors import InputError, SchemaError
 from lexiframe.io.layouts import QRELS_SCHEMA, RUN_SCHEMA
+from lexiframe.validate import check_grades
 
 DEFAULT_SYSTEM = "run"
 """The system id of a run that names none (a dict, namedtuples, a frame without one)."""
@@ -93,7 +95,7 @@ def _convert(obj: Any, value: str, system: str | None) -> pl.DataFrame | pl.Lazy
     if isinstance(obj, pl.DataFrame | pl.LazyFrame):
         return _from_frame(obj, value, system)
     if _is_pandas(obj):
-        return _from_frame(pl.from_pandas(obj.reset_index(drop=True)), value, system)
+        return _from_frame(from_pandas(obj), value, system)
     if isinstance(obj, Mapping):
         return _from_dicts(obj, value, system or DEFAULT_SYSTEM)
     to_dict = getattr(obj, "to_dict", None)
@@ -104,6 +106,18 @@ def _convert(obj: Any, value: str, system: str | None) -> pl.DataFrame | pl.Lazy
         hint = " (to read a file, use lexiframe.read_" + what + ")" if isinstance(obj, str) else ""
         raise TypeError(f"cannot make a {what} of a {type(obj).__name__}{hint}: give {_KINDS}")
     return _from_tuples(obj, value, system or DEFAULT_SYSTEM)
+
+
+def from_pandas(frame: Any) -> pl.DataFrame:
+    """A pandas frame as a Polars one; ids that no 64-bit integer holds are refused."""
+    try:
+        return pl.from_pandas(frame.reset_index(drop=True))
+    except (OverflowError, pl.exceptions.PolarsError, TypeError, ValueError) as error:
+        raise InputError(
+            f"cannot read the pandas frame (columns {', '.join(map(str, frame.columns))}): "
+            f"{shorten(str(error))}; ids must be strings or integers that fit in 64 bits, "
+            "e.g. convert them with frame['qid'].astype(str)"
+        ) from None
 
 
 def _is_pandas(obj: Any) -> bool:
@@ -141,11 +155,10 @@ def _from_dicts(data: Any, value: str, system: str) -> pl.DataFrame:
             pl.Series(value, list(chain.from_iterable(docs.values() for docs in inner))),
         ]
     )
-    if value == "score":
-        frame = frame.with_columns(system=pl.lit(system))
-    else:
-        _check_grades(frame)
-    return _typed(frame, value)
+    _require_numbers(frame, value)
+    if value == "relevance":
+        frame = check_grades(frame)
+    return _typed(frame.with_columns(system=pl.lit(system)) if value == "score" else frame, value)
 
 
 def _from_tuples(rows: Iterable[Any], value: str, system: str) -> pl.DataFrame:
@@ -165,16 +178,21 @@ def _from_tuples(rows: Iterable[Any], value: str, system: str) -> pl.DataFrame:
     return _from_frame(frame, value, system)
 
 
-def _check_grades(frame: pl.DataFrame) -> None:
-    """Grades are whole numbers: a fractional one is refused rather than truncated."""
-    column = frame["relevance"]
-    if column.dtype.is_float():
-        fractional = frame.filter(column.is_not_null() & (column != column.round(0)))
-        if fractional.height:
-            raise InputError(
-                "column 'relevance': grades must be whole numbers; e.g. row "
-                f"{fractional.row(0, named=True)}"
-            )
+def _require_numbers(frame: pl.DataFrame | pl.LazyFrame, value: str) -> None:
+    """Scores and grades are numbers: strings, nested dicts or lists are refused."""
+    dtype = frame.collect_schema()[value]
+    if dtype.is_numeric() or dtype == pl.Null:
+        return
+    example = frame.head(1)
+    if isinstance(example, pl.LazyFrame):
+        example = example.collect()
+    row = format_row(example.row(0, named=True)) if example.height else ""
+    nested = " (a dict or list nested one level too deep?)" if dtype.is_nested() else ""
+    what = "scores" if value == "score" else "grades"
+    raise InputError(
+        f"{what} must be numbers, not {dtype}{nested}; expected {{query: {{doc: {value}}}}} "
+        f"or a numeric {value!r} column; e.g. row {row}"
+    )
 
 
 def _from_frame(
@@ -185,7 +203,7 @@ def _from_frame(
     if value == "score" and system is None and set(wanted) <= set(columns):
         return frame  # already lexiframe's run
     if value == "relevance" and set(wanted) <= set(columns):
-        return frame  # already lexiframe's qrels
+        return check_grades(frame)  # already lexiframe's qrels
     renames: dict[str, str] = {}
     for target in wanted:
         source = next((name for name in ALIASES[target] if name in columns), None)
@@ -207,8 +225,9 @@ def _from_frame(
     frame = frame.drop(dropped).rename(renames)
     if value == "score" and "system" not in renames:
         frame = frame.with_columns(system=pl.lit(system or DEFAULT_SYSTEM))
-    if value == "relevance" and isinstance(frame, pl.DataFrame):
-        _check_grades(frame)
+    _require_numbers(frame, value)
+    if value == "relevance":
+        frame = check_grades(frame)
     schema = RUN_SCHEMA if value == "score" else QRELS_SCHEMA
     others = [name for name in frame.collect_schema().names() if name not in schema]
     return frame.select(*(pl.col(name).cast(dtype) for name, dtype in schema.items()), *others)
@@ -221,7 +240,7 @@ _QRELS_NAMES = ("query", "doc", "relevance")
 def _entry(obj: Any, names: tuple[str, ...], default: tuple[str, ...], convert: Any) -> Any:
     frame = isinstance(obj, pl.DataFrame | pl.LazyFrame)
     if _is_pandas(obj):
-        obj, frame = pl.from_pandas(obj.reset_index(drop=True)), True
+        obj, frame = from_pandas(obj), True
     if not frame:
         return convert(obj)
     if names != default:
@@ -240,5 +259,9 @@ def run_frame(obj: Any, names: tuple[str, ...] = _RUN_NAMES) -> pl.DataFrame | p
 
 
 def qrels_frame(obj: Any, names: tuple[str, ...] = _QRELS_NAMES) -> pl.DataFrame | pl.LazyFrame:
-    """Qrels as the evaluation functions take them (see :func:`run_frame`)."""
-    return _entry(obj, names, _QRELS_NAMES, as_qrels)
+    """Qrels as the evaluation functions take them (see :func:`run_frame`); grades are
+    integers whatever the columns' names (:func:`lexiframe.validate.check_grades`)."""
+    frame = _entry(obj, names, _QRELS_NAMES, as_qrels)
+    if isinstance(frame, pl.DataFrame | pl.LazyFrame):
+        frame = check_grades(frame, names[2])
+    return frame

@@ -11,7 +11,7 @@ from lexiframe import _progress
 from lexiframe._compat import collect
 from lexiframe._utils import lazy_frames
 from lexiframe.errors import InputError
-from lexiframe.io.files import Paths, find_files, is_parquet, quote_files
+from lexiframe.io.files import Paths, check_system_names, find_files, is_parquet, quote_files
 from lexiframe.io.layouts import Layout
 from lexiframe.io.parquet import parquet_plan
 from lexiframe.io.trec import iter_text, read_text
@@ -23,11 +23,18 @@ def _check_system_from(system_from: str) -> None:
         raise InputError(f"system_from must be 'field' or 'filename', not {system_from!r}")
 
 
+def _find(paths: Paths, layout: Layout, system_from: SystemFrom) -> list[Path]:
+    files = find_files(paths, layout.table)
+    if system_from == "filename":
+        check_system_names(files)
+    return files
+
+
 def read_table(
     paths: Paths, layout: Layout, system_from: SystemFrom, progress: bool | None = False
 ) -> pl.DataFrame:
     _check_system_from(system_from)
-    files = find_files(paths, layout.table)
+    files = _find(paths, layout, system_from)
     text = [path for path in files if not is_parquet(path)]
     parquet = [path for path in files if is_parquet(path)]
     frames = []
@@ -55,7 +62,7 @@ def iter_table(
     """The table a batch of whole files at a time: text files by ``batch_bytes`` of
     compressed text, parquet files one by one."""
     _check_system_from(system_from)
-    files = find_files(paths, layout.table)
+    files = _find(paths, layout, system_from)
     text = [path for path in files if not is_parquet(path)]
     parquet = [path for path in files if is_parquet(path)]
     rows = 0
@@ -73,7 +80,7 @@ def iter_table(
 
 def scan_table(paths: Paths, layout: Layout, system_from: SystemFrom) -> pl.LazyFrame:
     _check_system_from(system_from)
-    files = find_files(paths, layout.table)
+    files = _find(paths, layout, system_from)
     text = [path for path in files if not is_parquet(path)]
     parquet = [path for path in files if is_parquet(path)]
     plans = []

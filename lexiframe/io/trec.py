@@ -152,12 +152,17 @@ def _general_plan(path: Path, layout: Layout, *, diagnose: bool = False) -> pl.L
     n_fields = tokens.list.len()
     columns: dict[str, pl.Expr] = {}
     failed: dict[str, pl.Expr] = {}
+    quoted: dict[str, pl.Expr] = {}  # the start of each number field, for the message
     for index, name in enumerate(layout.fields):
         value = tokens.list.get(index, null_on_oob=True)
         dtype = layout.types.get(name)
         if dtype is not None and name in layout.parsed:
-            failed[name] = value.is_not_null() & value.cast(dtype, strict=False).is_null()
-            value = value.cast(dtype, strict=False)
+            quoted[name] = _quoted(value, 40)
+            number = value.cast(dtype, strict=False)
+            failed[name] = value.is_not_null() & number.is_null()
+            if dtype is pl.Float64:  # "nan" parses, but orders no ranking
+                failed[name] = failed[name] | number.is_nan().fill_null(False)
+            value = number
         if name in layout.output:
             columns[name] = value
     bad = (n_fields != len(layout.fields)) | pl.any_horizontal(failed.values())
@@ -165,12 +170,30 @@ def _general_plan(path: Path, layout: Layout, *, diagnose: bool = False) -> pl.L
     if diagnose:
         return plan.select(
             _LINE_NO,
-            _LINE,
+            _quoted(pl.col(_LINE)).alias(_LINE),  # never a whole long line in memory twice
             n_fields.alias("__n_fields"),
             *(flag.alias(f"__failed_{name}") for name, flag in failed.items()),
+            *(value.alias(f"__value_{name}") for name, value in quoted.items()),
             bad.alias(_BAD),
         )
     return plan.select(**columns, **{_BAD: bad})
+
+
+_QUOTED = 100
+"""The characters of a line (or field) an error message quotes at most."""
+
+
+def _quoted(text: pl.Expr, limit: int = _QUOTED) -> pl.Expr:
+    """A line or field as a message quotes it: its first ``limit`` characters and its
+    length (a struct), so that a message stays short however long the line is."""
+    return pl.struct(text.str.slice(0, limit).alias("text"), text.str.len_chars().alias("length"))
+
+
+def _quote(quoted: dict[str, object] | None, limit: int = _QUOTED) -> str:
+    if quoted is None:
+        return "''"
+    text, length = str(quoted["text"]), int(quoted["length"])  # type: ignore[call-overload]
+    return repr(text) + (f"… ({length} characters)" if length > limit else "")
 
 
 def _diagnose(path: Path, layout: Layout) -> None:
@@ -192,10 +215,12 @@ def _diagnose(path: Path, layout: Layout) -> None:
         problem = f"expected {layout.description}, found {first['__n_fields']} fields"
     else:
         name = next(name for name in layout.types if first.get(f"__failed_{name}"))
-        value = text.split()[layout.fields.index(name)]
+        value = _quote(first[f"__value_{name}"], 40)
         kind = "a number" if layout.types[name] is pl.Float64 else "an integer"
-        problem = f"{name} {value!r} is not {kind}"
-    raise InputError(f"{where}: {problem}{more}: {text!r}")
+        problem = f"{name} {value} is not {kind}"
+        if value.strip("'").lower() in ("nan", "-nan", "+nan"):
+            problem = f"{name} {value} is not a number that orders a ranking"
+    raise InputError(f"{where}: {problem}{more}: {_quote(text)}")
 
 
 def _text_plan(
@@ -217,6 +242,8 @@ def _finish(frame: pl.DataFrame | None) -> pl.DataFrame | None:
         return None
     if frame["query"].null_count():  # blank lines of the fast path: all fields null
         frame = frame.filter(pl.col("query").is_not_null())
+    if "score" in frame.columns and frame["score"].is_nan().any():
+        return None  # read again line by line, to name the line
     return frame
 
 

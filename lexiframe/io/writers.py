@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-import os
-import secrets
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any, Literal
 
@@ -16,26 +14,13 @@ from lexiframe._utils import quote_names
 from lexiframe.errors import InputError, SchemaError
 from lexiframe.io.files import PathLike
 from lexiframe.io.layouts import QRELS_SCHEMA, RUN_SCHEMA, trec_rank
+from lexiframe.io.outputs import atomic
 
 WRITE_FORMATS = (".parquet", ".csv", ".jsonl", ".ndjson")
 """The extensions :func:`write_frame` knows."""
 
 
-@contextlib.contextmanager
-def _atomic(path: PathLike) -> Iterator[Path]:
-    """Yield a temporary path next to ``path``; rename it to ``path`` only on success.
-
-    The temporary name is hidden (``.name.<random>.tmp``) and removed on failure, so a
-    failed write leaves neither a partial ``path`` nor a stray file; an existing ``path``
-    is kept until the new one is complete.
-    """
-    target = Path(path)
-    temporary = target.parent / f".{target.name}.{secrets.token_hex(8)}.tmp"
-    try:
-        yield temporary
-        os.replace(temporary, target)
-    finally:
-        temporary.unlink(missing_ok=True)
+_atomic = atomic  # the name the writers below and older callers use
 
 
 def _as_frame(frame: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
@@ -124,6 +109,12 @@ def write_frame(frame: pl.DataFrame | pl.LazyFrame, path: PathLike) -> Path:
     with _atomic(target) as temporary:
         write(data, temporary)
     return target
+
+
+def write_frame_as(frame: pl.DataFrame | pl.LazyFrame, path: Path, suffix: str) -> None:
+    """Write a table to ``path`` in the format of the extension ``suffix``, in place: the
+    writer of one member of :class:`lexiframe.io.Outputs`, which makes the set atomic."""
+    _writer(suffix.lower())(_as_frame(frame), path)
 
 
 def _require(frame: pl.DataFrame, columns: Sequence[str], table: str) -> None:

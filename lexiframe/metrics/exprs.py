@@ -14,73 +14,36 @@ are null, with a :class:`~lexiframe.errors.MissingCorpusSizeWarning` that names 
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import polars as pl
 
-from lexiframe._utils import IntoExpr, caller_stacklevel, into_expr
-from lexiframe.errors import InputError, MissingCorpusSizeWarning
+from lexiframe._utils import IntoExpr, into_expr
+from lexiframe.errors import InputError
+from lexiframe.metrics.parts import (
+    IntoCount,
+    check_cutoff,
+    count,
+    count_at_most,
+    divided_by,
+    n_retrieved_relevant,
+    null,
+    positive_zero,
+    ranks,
+    warn_missing_n,
+)
 from lexiframe.typing import Exposure
 
-IntoCount = int | str | pl.Expr
+# The shared building blocks live in lexiframe.metrics.parts; the measure modules still
+# call them by these names.
+_count, _ranks, _count_at_most, _divided_by = count, ranks, count_at_most, divided_by
+_n_retrieved_relevant, _null, _warn_missing_n = n_retrieved_relevant, null, warn_missing_n
+_check_cutoff, _positive_zero = check_cutoff, positive_zero
 
 
-def _count(value: IntoCount) -> pl.Expr:
-    """An integer argument that may also be a column: ``1000``, ``"n"`` or an expression."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return pl.lit(value, dtype=pl.Int64)
-    return into_expr(value).cast(pl.Int64)
-
-
-def _ranks(positions: IntoExpr) -> pl.Expr:
-    return into_expr(positions).cast(pl.List(pl.Int64))
-
-
-def _n_retrieved_relevant(positions: IntoExpr) -> pl.Expr:
-    return into_expr(positions).list.len().cast(pl.Int64)
-
-
-def _count_at_most(positions: IntoExpr, k: IntoCount) -> pl.Expr:
-    """#{i : p_i ≤ k}; ``k`` may be a column (R-precision cuts at m)."""
-    if isinstance(k, int):
-        return _ranks(positions).list.agg((pl.element() <= k).sum()).cast(pl.Int64)
-    return (_ranks(positions) - _count(k)).list.agg((pl.element() <= 0).sum()).cast(pl.Int64)
-
-
-def _divided_by(value: pl.Expr, k: int) -> pl.Expr:
-    """value/k as trec_eval divides: Polars turns a division by a constant into a
-    multiplication by its reciprocal (9/1000 → 0.009000000000000001), so divide by a
-    column of k instead; a mean on the rounding boundary of the 4th decimal then prints
-    as trec_eval prints it."""
-    return value / (value.cast(pl.Float64) * 0.0 + float(k))
-
-
-def _positive_zero(value: pl.Expr) -> pl.Expr:
-    """Turn -0.0 (the sum of an empty float list) into 0.0, which tables and CSV print as 0.
-
-    ``value + 0.0`` is not enough: Polars skips adding a zero scalar.
-    """
-    return pl.when(value == 0.0).then(pl.lit(0.0)).otherwise(value)
-
-
-def _warn_missing_n(what: str) -> None:
-    """The one warning of a measure built without the corpus size it needs."""
-    warnings.warn(
-        f"{what} needs the corpus size n to place the relevant documents a ranking did not "
-        "retrieve; without n= those values are null. Pass n= (an integer or a column).",
-        MissingCorpusSizeWarning,
-        stacklevel=caller_stacklevel(),
-    )
-
-
-def _null() -> pl.Expr:
-    return pl.lit(None, dtype=pl.Float64)
-
-
-def _check_cutoff(k: int | None, name: str) -> None:
-    if k is not None and (not isinstance(k, int) or isinstance(k, bool) or k < 1):
-        raise InputError(f"the cutoff of {name} must be a positive integer, not {k!r}")
+def _or_column(value: IntoExpr | None, column: str) -> IntoExpr:
+    """``value``, or the positions frame's own column when it is not given."""
+    return column if value is None else value
 
 
 def rr(positions: IntoExpr = "positions", *, k: int | None = None) -> pl.Expr:
@@ -179,7 +142,7 @@ def ndcg(
         ideal = _log2_discount(pl.int_ranges(1, ideal_length + 1)).list.sum()
         return _positive_zero((gain / ideal).fill_nan(0.0).fill_null(0.0))
     doc_gains = into_expr(grades).cast(pl.List(pl.Float64))
-    ideal_gains = into_expr(ideal_grades).cast(pl.List(pl.Float64))
+    ideal_gains = into_expr(_or_column(ideal_grades, "ideal_grades")).cast(pl.List(pl.Float64))
     if gains is not None:
         old, new = _gain_map(gains)
         doc_gains = doc_gains.list.eval(pl.element().replace(old, new))
@@ -286,7 +249,7 @@ def rbp(
     discounts = _ranks(positions).list.eval((1.0 - p) * pl.lit(p) ** (pl.element() - 1))
     if grades is None:
         return _positive_zero(discounts.list.sum())
-    top = into_expr(ideal_grades).list.max().cast(pl.Float64)
+    top = into_expr(_or_column(ideal_grades, "ideal_grades")).list.max().cast(pl.Float64)
     scale = pl.when(top > 1.0).then(top).otherwise(1.0)
     gains = into_expr(grades).cast(pl.List(pl.Float64)) / scale
     return _positive_zero((gains * discounts).list.sum())
@@ -294,6 +257,8 @@ def rbp(
 
 ERR_MAX_GRADE = 4
 """The grade G of ERR's top stopping probability (2^G − 1)/2^G: gdeval's MAX_JUDGMENT."""
+ERR_MAX_GRADE_LIMIT = 1023
+"""The largest max_grade of ERR: 2^1023 is the largest power of two a float holds."""
 
 
 def err(
@@ -348,6 +313,11 @@ def err(
 def _check_max_grade(max_grade: int) -> None:
     if isinstance(max_grade, bool) or not isinstance(max_grade, int) or max_grade < 1:
         raise InputError(f"max_grade of ERR must be a positive integer, not {max_grade!r}")
+    if max_grade > ERR_MAX_GRADE_LIMIT:
+        raise InputError(
+            f"max_grade of ERR is at most {ERR_MAX_GRADE_LIMIT} (ERR divides by 2^max_grade, a "
+            f"floating-point number), not {max_grade}"
+        )
 
 
 def _check_persistence(p: float) -> None:
@@ -464,7 +434,7 @@ def recall_error(
     retrieved = _ranks(positions).list.sum().cast(pl.Float64)
     if n is None:
         _warn_missing_n("RecallError")
-        imputed = pl.when(r == m).then(0.0)
+        imputed: pl.Expr = pl.when(r == m).then(0.0)
     else:
         n_value = _count(n).cast(pl.Float64)
         imputed = (m - r) * (n_value - m) + (m * (m + 1) - r * (r + 1)) / 2
@@ -490,10 +460,22 @@ def skipped_depth(schema: Iterable[str], query_keys: Sequence[str]) -> pl.Expr:
     return pl.col("n_ret").max().over(list(query_keys))
 
 
-def _irrelevant_returned(positions: IntoExpr, n_ret: IntoCount, depth: IntoCount | None) -> pl.Expr:
-    """ñ − r, the irrelevant documents a ranking returned; ``depth`` for an empty ranking
-    (a skipped query scores as if it had returned ``depth`` irrelevant documents), null
-    for one when ``depth`` is None."""
+def irrelevant_returned(
+    positions: IntoExpr = "positions",
+    n_ret: IntoCount = "n_ret",
+    depth: IntoCount | None = None,
+) -> pl.Expr:
+    """ñ − r, the irrelevant documents a ranking returned: the atomized search length of each
+    relevant document it did not retrieve (ASL paper §3.1, eq. 3). An empty ranking (a
+    skipped query) scores as if it had returned ``depth`` irrelevant documents (null when
+    ``depth`` is None).
+
+    Example:
+        >>> import polars as pl
+        >>> df = pl.DataFrame({"positions": [[2, 3], []], "n_ret": [10, 0]})
+        >>> df.select(irrelevant_returned(depth=100)).to_series().to_list()
+        [8.0, 100.0]
+    """
     returned = _count(n_ret)
     skipped = _null() if depth is None else _count(depth)
     effective = pl.when(returned == 0).then(skipped).otherwise(returned)
@@ -527,11 +509,24 @@ def asl(
         >>> df.select(exprs.asl(depth=10)).to_series().to_list()
         [[2.0, 2.0, 5.0, 7.0, 7.0], [10.0, 10.0]]
     """
-    ranks = _ranks(positions)
-    retrieved = ranks.list.eval(pl.element() - pl.int_range(pl.len())).cast(pl.List(pl.Float64))
     r = _n_retrieved_relevant(positions)
-    missing = _irrelevant_returned(positions, n_ret, depth).repeat_by(_count(n_rel) - r)
-    return pl.concat_list(retrieved, missing)
+    missing = irrelevant_returned(positions, n_ret, depth).repeat_by(_count(n_rel) - r)
+    return pl.concat_list(asl_retrieved(positions), missing)
+
+
+def asl_retrieved(positions: IntoExpr = "positions") -> pl.Expr:
+    """Atomized search length of each retrieved relevant document, in rank order: the i-th,
+    at rank p_i, scores p_i − (i − 1), the irrelevant documents above it plus one (ASL
+    paper §3.1, eq. 3).
+
+    Example:
+        >>> import polars as pl
+        >>> df = pl.DataFrame({"positions": [[2, 3, 7]]})
+        >>> df.select(asl_retrieved()).item().to_list()
+        [2.0, 2.0, 5.0]
+    """
+    ranks = _ranks(positions)
+    return ranks.list.eval(pl.element() - pl.int_range(pl.len())).cast(pl.List(pl.Float64))
 
 
 def asl_mean(
@@ -565,6 +560,6 @@ def asl_mean(
     h = ranks.list.len().cast(pl.Int64)
     # Σ_{i≤h} (p_i − (i − 1)) = Σ p_i − h(h − 1)/2
     retrieved = ranks.list.sum().cast(pl.Float64) - (h * (h - 1) / 2)
-    unretrieved = (counted - h).clip(lower_bound=0) * _irrelevant_returned(positions, n_ret, depth)
+    unretrieved = (counted - h).clip(lower_bound=0) * irrelevant_returned(positions, n_ret, depth)
     # Undefined without a relevant document (m = 0): null.
     return pl.when(counted > 0).then((retrieved + unretrieved) / counted)

@@ -87,10 +87,13 @@ def bpref(
     nonrel_above = _merged(positions, nonrel_positions, None).list.eval(
         _above(_NONREL).filter(_is_relevant())
     )
-    # Σ_i min(n_i, R) = r·R + Σ_i min(n_i − R, 0)
-    r = _n_retrieved_relevant(positions)
-    capped = r * rel + (nonrel_above - rel).list.eval(pl.element().clip(upper_bound=0)).list.sum()
-    kept = r.cast(pl.Float64) - pl.when(fewer > 0).then(capped / fewer).otherwise(0.0)
+    # min(n_i, R) = R + min(n_i − R, 0); every n_i is 0 when min(N, R) is (no division).
+    capped = (nonrel_above - rel).list.eval(pl.element().clip(upper_bound=0)) + rel
+    divisor = pl.when(fewer > 0).then(fewer).otherwise(1).cast(pl.Float64)
+    terms = 1.0 - capped.cast(pl.List(pl.Float64)) / divisor
+    # Summed in rank order, as trec_eval sums: a half-way value such as 7/32 then prints
+    # as trec_eval prints it (its running sum lands just below, 0.2187).
+    kept = terms.list.eval(pl.element().cum_sum()).list.last().fill_null(0.0)
     return _positive_zero(pl.when(rel > 0).then(kept / rel).otherwise(0.0))
 
 

@@ -12,15 +12,20 @@ from __future__ import annotations
 import ast
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import polars as pl
 
-from lexiframe.errors import SchemaError, UnknownMeasureError
+from lexiframe._utils import format_row, quote_names
+from lexiframe.errors import InputError, SchemaError, UnknownMeasureError
 from lexiframe.metrics import exprs, judged, sets
 from lexiframe.metrics import gain as gain_measures
+from lexiframe.validate import POSITION_MAX
+
+if TYPE_CHECKING:
+    from lexiframe.options import PositionsOptions
 
 CutoffRule = Literal["none", "optional", "required"]
 
@@ -66,6 +71,30 @@ def at_level(context: Context, level: object, name: str) -> Context:
 
 
 @dataclass(frozen=True)
+class Needs:
+    """What a measure reads beyond the ``positions`` and ``n_rel`` columns: measuring, the
+    command line, the ``trec_eval`` drop-in, Spark and the docs read these declarations.
+
+    Example:
+        >>> from lexiframe.metrics import parse_measure
+        >>> parse_measure("Bpref").needs.judged, parse_measure("ERR@10").needs.requires_grades
+        (True, True)
+    """
+
+    grades: bool = False
+    """Reads ``grades`` and ``ideal_grades`` when the frame has them (graded values)."""
+    requires_grades: bool = False
+    """Cannot be computed without the grade columns (ERR, ``nDCG(gains=…)``, a level of its
+    own): :meth:`PositionsOptions.for_measures` asks for ``grades=True``."""
+    judged: bool = False
+    """Reads the judged non-relevant documents: a positions frame built with judged=True."""
+    n: bool = False
+    """Needs the corpus size n (null where n is needed and not given)."""
+    columns: tuple[str, ...] = ()
+    """Other columns of the positions frame it reads (e.g. ``n_ret``)."""
+
+
+@dataclass(frozen=True)
 class Family:
     """A measure family: its name, documentation and how to build its expression."""
 
@@ -84,20 +113,27 @@ class Family:
     params: Mapping[str, object] = field(default_factory=dict)
     choices: Mapping[str, tuple[object, ...]] = field(default_factory=dict)
     aliases: tuple[str, ...] = ()
-    needs_grades: bool = False
-    needs_judged: bool = False
-    """Reads the judged non-relevant documents: a positions frame built with judged=True."""
     lower_is_better: bool = False
     """A cost (SL3, RecallError, ASL): orderings put the smallest value first."""
     example: str = ""
-    needs_n: Callable[[Measure], bool] = field(default=lambda measure: False, repr=False)
-    """Whether a measure of the family needs the corpus size n (null without it)."""
-    requires_grades: Callable[[Measure], bool] = field(default=lambda measure: False, repr=False)
-    """Whether a measure of the family cannot be computed without the grade columns (ERR,
-    nDCG with gains=): ``lf.evaluate`` then builds the positions with ``grades=True``."""
+    needs: Needs | Callable[[Measure], Needs] = field(default_factory=lambda: Needs(), repr=False)
+    """What the measure reads beyond the positions and ``n_rel`` (:class:`Needs`), or a
+    function of the parsed measure when its parameters decide."""
     converters: Mapping[str, Callable[[object], object]] = field(default_factory=dict, repr=False)
     """Per parameter: check a parsed value and return its canonical form (a ``ValueError``
     says why a value is refused)."""
+    param_text: Mapping[str, Callable[[object], str]] = field(default_factory=dict, repr=False)
+    """Per parameter: how its canonical value prints in the measure's name (default: repr)."""
+    check_options: Callable[[Measure, PositionsOptions], None] | None = field(
+        default=None, repr=False
+    )
+    """Refuse positions options under which the measure would lose what it reads (an
+    :class:`~lexiframe.errors.InputError` that says why and what to change)."""
+    check_frame: Callable[[Sequence[Measure], pl.DataFrame, Sequence[str]], None] | None = (
+        field(default=None, repr=False)
+    )
+    """Refuse a positions frame (one batch of it) on which the family's measures (all those
+    of one call) are undefined; given the frame's key columns for the message."""
 
 
 @dataclass(frozen=True)
@@ -117,27 +153,80 @@ class Measure:
     def param(self, name: str) -> object:
         return dict(self.params).get(name, self.family.params[name])
 
+    def number(self, name: str) -> float:
+        """A numeric parameter as a float (``p``, ``beta``, the weights)."""
+        value = self.param(name)
+        assert isinstance(value, int | float), (name, value)  # its converter checked it
+        return float(value)
+
+    def whole(self, name: str) -> int:
+        """A whole-number parameter (``max_grade``)."""
+        value = self.param(name)
+        assert isinstance(value, int), (name, value)
+        return value
+
+    @property
+    def rank(self) -> int | None:
+        """The cut-off as a rank (``P@10``: 10), or ``None`` without one."""
+        assert self.cutoff is None or isinstance(self.cutoff, int), self.cutoff
+        return self.cutoff
+
+    @property
+    def level_cutoff(self) -> float:
+        """A fractional cut-off (``IPrec@0.5``, ``RPrecMult@2.0``), required by its family."""
+        assert self.cutoff is not None, self.name
+        return float(self.cutoff)
+
     @property
     def lower_is_better(self) -> bool:
         return self.family.lower_is_better
 
     @property
+    def needs(self) -> Needs:
+        """What the measure reads beyond the positions (:class:`Needs`); a relevance level
+        of its own (``rel=``) reads the grades on any qrels."""
+        needs = self.family.needs
+        resolved = needs(self) if callable(needs) else needs
+        if self.level is not None and not resolved.requires_grades:
+            resolved = replace(resolved, grades=True, requires_grades=True)
+        return resolved
+
+    @property
     def needs_n(self) -> bool:
         """Whether the measure needs the corpus size n: without it, some values are null."""
-        return self.family.needs_n(self)
+        return self.needs.n
+
+    def check_options(self, options: PositionsOptions) -> None:
+        """Refuse positions options under which this measure loses what it reads: a
+        relevance level below the frame's threshold, and its family's own checks."""
+        if isinstance(self.level, int) and self.level < options.threshold:
+            raise InputError(
+                f"{self} counts documents of grade {self.level} as relevant, but the "
+                f"positions are built at threshold={options.threshold}; lower threshold= to "
+                f"{self.level} (the other measures keep their level with "
+                f"rel={options.threshold})"
+            )
+        if self.family.check_options is not None:
+            self.family.check_options(self, options)
 
     @property
     def name(self) -> str:
         text = self.family.name
         changed = [(key, value) for key, value in self.params if value != self.family.params[key]]
         if changed:
-            text += "(" + ", ".join(_param_text(key, value) for key, value in changed) + ")"
+            text += "(" + ", ".join(self._param_text(key, value) for key, value in changed) + ")"
         if self.cutoff is not None:
             text += f"@{self.family.cutoff_prefix}{self.cutoff}"
         return text
 
     def __str__(self) -> str:
         return self.name
+
+    def _param_text(self, key: str, value: object) -> str:
+        """``p=0.5``, ``exposure='ap'``; a parameter with a printer of its own (a gain map
+        as a dict) through it."""
+        printer = self.family.param_text.get(key, repr)
+        return f"{key}={printer(value)}"
 
     def expr(self, context: Context | None = None) -> pl.Expr:
         """The measure as an expression over a positions frame, named by its canonical name."""
@@ -161,40 +250,46 @@ class Measure:
     @property
     def needs_judged(self) -> bool:
         """Whether the measure reads the judged columns (positions(judged=True))."""
-        return self.family.needs_judged
+        return self.needs.judged
 
     @property
     def needs_grades(self) -> bool:
         """Whether the measure reads the grade columns of the positions frame."""
-        return self.family.needs_grades or self.requires_grades
+        return self.needs.grades or self.needs.requires_grades
 
     @property
     def requires_grades(self) -> bool:
         """Whether the measure cannot be computed without the grade columns: a relevance
         level of its own (``rel=``), ERR's grades, nDCG's ``gains=``."""
-        return self.level is not None or self.family.requires_grades(self)
+        return self.needs.requires_grades
 
 
-def _param_text(key: str, value: object) -> str:
-    """``p=0.5``, ``exposure='ap'``; a gain map, held as (grade, gain) pairs, as a dict;
-    recall levels, held as a tuple, as a list (a name holds no nested parentheses)."""
-    if key == "gains" and isinstance(value, tuple):
-        return f"{key}={dict(value)!r}"
-    if key == "levels" and isinstance(value, tuple):
-        return f"{key}={list(value)!r}"
-    return f"{key}={value!r}"
+def _as_dict(value: object) -> str:
+    """A gain map, held as (grade, gain) pairs, as the dict a user types."""
+    return repr(dict(value))  # type: ignore[call-overload]
+
+
+def _as_list(value: object) -> str:
+    """Recall levels, held as a tuple, as the list a user types (no nested parentheses)."""
+    return repr(list(value))  # type: ignore[call-overload]
+
+
+def _required(rank: int | None) -> int:
+    """The cut-off of a family whose cut-off is required (the parser saw to it)."""
+    assert rank is not None
+    return rank
 
 
 def _graded_ndcg(measure: Measure, context: Context) -> pl.Expr:
     if context.graded:
         gains = measure.param("gains")
         return exprs.ndcg(
-            k=measure.cutoff,
+            k=measure.rank,
             grades="grades",
             ideal_grades="ideal_grades",
             gains=None if gains is None else dict(gains),  # type: ignore[call-overload]
         )
-    return exprs.ndcg(k=measure.cutoff)
+    return exprs.ndcg(k=measure.rank)
 
 
 def _gains(value: object) -> tuple[tuple[int, int | float], ...] | None:
@@ -221,9 +316,53 @@ def _gains(value: object) -> tuple[tuple[int, int | float], ...] | None:
     return tuple(sorted(pairs)) or None
 
 
+def _check_gains(measure: Measure, options: PositionsOptions) -> None:
+    """Refuse a gain for a grade below the frame's threshold: the frame holds no such
+    document, so the gain would be lost without a word."""
+    lost = [
+        (grade, gain)
+        for grade, gain in measure.param("gains") or ()  # type: ignore[attr-defined]
+        if grade < options.threshold and gain != 0
+    ]
+    if lost:
+        grade, gain = lost[0]
+        raise InputError(
+            f"{measure} gives grade {grade} a gain of {gain!r}, but the positions are "
+            f"built at threshold={options.threshold}: they hold no document graded {grade}. "
+            f"Lower threshold= to {grade} (in a call of its own if other measures must "
+            f"count grade {grade} as non-relevant), or give grade {grade} a gain of 0"
+        )
+
+
+def _check_max_grade(measures: Sequence[Measure], frame: pl.DataFrame, keys: Sequence[str]) -> None:
+    """Refuse a frame with a grade above the ``max_grade`` of an ERR measure (gdeval refuses
+    such qrels: the stopping probability would pass 1)."""
+    if "ideal_grades" not in frame.columns:
+        return
+    limit = min(m.whole("max_grade") for m in measures)
+    top = pl.col("ideal_grades").list.max()
+    bad = frame.filter(top > limit)
+    if not bad.height:
+        return
+    needing = [m for m in measures if m.param("max_grade") == limit]
+    row = bad.head(1).with_columns(_top=top).row(0, named=True)
+    wider = replace(needing[0], params=(("max_grade", row["_top"]),))
+    raise InputError(
+        f"{quote_names([m.name for m in needing])}: the stopping probability "
+        f"(2^g - 1)/2^G needs every grade g at most G = max_grade = {limit}, but "
+        f"{format_row({key: row[key] for key in keys})} has a document of grade "
+        f"{row['_top']}; name the measure with a larger max_grade, e.g. {wider}"
+    )
+
+
 def _max_grade(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValueError("max_grade= is a positive whole number, e.g. max_grade=4")
+    if value > exprs.ERR_MAX_GRADE_LIMIT:
+        raise ValueError(
+            f"max_grade= is at most {exprs.ERR_MAX_GRADE_LIMIT} (ERR divides by 2^max_grade, a "
+            "floating-point number)"
+        )
     return value
 
 
@@ -252,7 +391,7 @@ _UTILITY_WEIGHTS = ("rel_ret", "nonrel_ret", "rel_nonret", "nonrel_nonret")
 
 
 def _utility(measure: Measure, context: Context) -> pl.Expr:
-    weights = [float(measure.param(key)) for key in _UTILITY_WEIGHTS]  # type: ignore[arg-type]
+    weights = [measure.number(key) for key in _UTILITY_WEIGHTS]
     return sets.utility(context.positions, n_rel=context.n_rel, weights=weights, n=context.n)
 
 
@@ -268,7 +407,7 @@ def _graded(build: Callable[..., pl.Expr]) -> Callable[[Measure, Context], pl.Ex
 
 
 def _graded_rbp(measure: Measure, context: Context) -> pl.Expr:
-    p = float(measure.param("p"))
+    p = measure.number("p")
     if context.graded:
         return exprs.rbp(p=p, grades="grades", ideal_grades="ideal_grades")
     return exprs.rbp(p=p)
@@ -280,7 +419,7 @@ FAMILIES: tuple[Family, ...] = (
         summary="Reciprocal rank of the first relevant document (0 if none above the cutoff).",
         formula=r"\mathrm{RR} = 1/p_1",
         source="trec_eval recip_rank; lexiprecision paper §1",
-        build=lambda m, c: exprs.rr(c.positions, k=m.cutoff),
+        build=lambda m, c: exprs.rr(c.positions, k=m.rank),
         cutoff="optional",
         aliases=("MRR", "recip_rank", "RecipRank"),
         params=_AT_LEVEL,
@@ -291,7 +430,7 @@ FAMILIES: tuple[Family, ...] = (
         summary="Average precision over the m relevant documents (map_cut_k with a cutoff).",
         formula=r"\mathrm{AP} = \frac{1}{m} \sum_{i \le r} \frac{i}{p_i}",
         source="trec_eval map",
-        build=lambda m, c: exprs.ap(c.positions, n_rel=c.n_rel, k=m.cutoff),
+        build=lambda m, c: exprs.ap(c.positions, n_rel=c.n_rel, k=m.rank),
         cutoff="optional",
         aliases=("MAP", "map"),
         params=_AT_LEVEL,
@@ -312,16 +451,17 @@ FAMILIES: tuple[Family, ...] = (
         aliases=("NDCG", "ndcg"),
         params={"gains": None},
         converters={"gains": _gains},
-        needs_grades=True,
+        param_text={"gains": _as_dict},
+        needs=lambda m: Needs(grades=True, requires_grades=m.param("gains") is not None),
+        check_options=_check_gains,
         example="nDCG@10",
-        requires_grades=lambda m: m.param("gains") is not None,
     ),
     Family(
         name="P",
         summary="Precision at k.",
         formula=r"\mathrm{P}@k = \#\{i : p_i \le k\} / k",
         source="trec_eval P_k",
-        build=lambda m, c: exprs.precision(c.positions, k=m.cutoff),
+        build=lambda m, c: exprs.precision(c.positions, k=_required(m.rank)),
         cutoff="required",
         aliases=("Precision",),
         params=_AT_LEVEL,
@@ -332,7 +472,7 @@ FAMILIES: tuple[Family, ...] = (
         summary="Recall at k.",
         formula=r"\mathrm{R}@k = \#\{i : p_i \le k\} / m",
         source="trec_eval recall_k",
-        build=lambda m, c: exprs.recall(c.positions, k=m.cutoff, n_rel=c.n_rel),
+        build=lambda m, c: exprs.recall(c.positions, k=_required(m.rank), n_rel=c.n_rel),
         cutoff="required",
         aliases=("Recall",),
         params=_AT_LEVEL,
@@ -359,7 +499,7 @@ FAMILIES: tuple[Family, ...] = (
         source="Moffat and Zobel (2008); trec_eval rbp; lexirecall paper §2",
         build=_graded_rbp,
         params={"p": 0.8},
-        needs_grades=True,
+        needs=Needs(grades=True),
         example="RBP(p=0.5)",
     ),
     Family(
@@ -374,15 +514,15 @@ FAMILIES: tuple[Family, ...] = (
         "(ir_measures ERR@k)",
         build=lambda m, c: exprs.err(
             grades="grades",
-            k=m.cutoff,  # type: ignore[arg-type]
-            max_grade=int(m.param("max_grade")),  # type: ignore[call-overload]
+            k=m.rank,
+            max_grade=m.whole("max_grade"),
         ),
         cutoff="optional",
         aliases=("err",),
         params={"max_grade": exprs.ERR_MAX_GRADE},
         converters={"max_grade": _max_grade},
-        needs_grades=True,
-        requires_grades=lambda m: True,
+        needs=Needs(grades=True, requires_grades=True),
+        check_frame=_check_max_grade,
         example="ERR@10",
     ),
     Family(
@@ -393,12 +533,14 @@ FAMILIES: tuple[Family, ...] = (
         r"1 - x/n\ (\mathrm{linear})",
         source="lexirecall paper §3.2, Definition 2.1",
         build=lambda m, c: exprs.tse(
-            exposure=str(m.param("exposure")), n=c.n, p=float(m.param("p"))
+            exposure=m.param("exposure"),  # type: ignore[arg-type]
+            n=c.n,
+            p=m.number("p"),
         ),
         params={"exposure": "rr", "p": 0.8},
         choices={"exposure": ("rr", "ap", "ndcg", "rbp", "linear")},
         example="TSE(exposure='ndcg')",
-        needs_n=lambda m: m.param("exposure") == "linear",
+        needs=lambda m: Needs(n=m.param("exposure") == "linear"),
     ),
     Family(
         name="SL3",
@@ -408,7 +550,7 @@ FAMILIES: tuple[Family, ...] = (
         build=lambda m, c: exprs.sl3(n=c.n),
         lower_is_better=True,
         example="SL3",
-        needs_n=lambda m: True,
+        needs=Needs(n=True),
     ),
     Family(
         name="RecallError",
@@ -419,7 +561,7 @@ FAMILIES: tuple[Family, ...] = (
         aliases=("RE",),
         lower_is_better=True,
         example="RecallError",
-        needs_n=lambda m: True,
+        needs=Needs(n=True),
     ),
     Family(
         name="ASL",
@@ -429,10 +571,11 @@ FAMILIES: tuple[Family, ...] = (
         formula=r"\mathrm{ASL} = \frac{1}{m} \Big[\sum_{i \le r} (p_i - i + 1)"
         r" + (m - r)(\tilde n - r)\Big]",
         source="atomized search length paper §3.1, eq. 3–4",
-        build=lambda m, c: exprs.asl_mean(first=m.cutoff, depth=c.depth),
+        build=lambda m, c: exprs.asl_mean(first=m.rank, depth=c.depth),
         cutoff="optional",
         cutoff_prefix="g1-",
         lower_is_better=True,
+        needs=Needs(columns=("n_ret",)),
         example="ASL@g1-10",
     ),
     Family(
@@ -440,7 +583,7 @@ FAMILIES: tuple[Family, ...] = (
         summary="1 when a relevant document is ranked at the cutoff or above, else 0.",
         formula=r"\mathrm{Success@}k = [\, r > 0 \wedge p_1 \le k \,]",
         source="trec_eval success_k",
-        build=lambda m, c: sets.success(c.positions, k=int(m.cutoff)),  # type: ignore[arg-type]
+        build=lambda m, c: sets.success(c.positions, k=_required(m.rank)),
         cutoff="required",
         aliases=("success",),
         params=_AT_LEVEL,
@@ -501,7 +644,7 @@ FAMILIES: tuple[Family, ...] = (
         formula=r"\mathrm{SetF}_\beta = \frac{(\beta + 1)\, \mathrm{SetP} \cdot \mathrm{SetR}}"
         r"{\beta\, \mathrm{SetP} + \mathrm{SetR}}",
         source="trec_eval set_F",
-        build=lambda m, c: sets.set_f(c.positions, n_rel=c.n_rel, beta=float(m.param("beta"))),
+        build=lambda m, c: sets.set_f(c.positions, n_rel=c.n_rel, beta=m.number("beta")),
         params={"beta": 1.0, **_AT_LEVEL},
         aliases=("set_F",),
         example="SetF(beta=0.5)",
@@ -514,7 +657,7 @@ FAMILIES: tuple[Family, ...] = (
         r"c = \operatorname{round}(x\, m)",
         source="trec_eval iprec_at_recall_x",
         build=lambda m, c: sets.interpolated_precision(
-            c.positions, recall=float(m.cutoff), n_rel=c.n_rel
+            c.positions, recall=m.level_cutoff, n_rel=c.n_rel
         ),
         cutoff="required",
         fractional_cutoff=True,
@@ -531,7 +674,7 @@ FAMILIES: tuple[Family, ...] = (
         source="Buckley and Voorhees (SIGIR 2004); trec_eval bpref",
         build=lambda m, c: judged.bpref(),
         aliases=("bpref",),
-        needs_judged=True,
+        needs=Needs(judged=True),
         example="Bpref",
     ),
     Family(
@@ -544,7 +687,7 @@ FAMILIES: tuple[Family, ...] = (
         source="Yilmaz and Aslam (CIKM 2006); trec_eval infAP",
         build=lambda m, c: judged.inf_ap(),
         aliases=("infap", "InfAP"),
-        needs_judged=True,
+        needs=Needs(judged=True),
         example="infAP",
     ),
     Family(
@@ -554,10 +697,10 @@ FAMILIES: tuple[Family, ...] = (
         formula=r"\mathrm{Judged@}k = \#\{\text{judged in the top } \min(k, \tilde n)\} / "
         r"\min(k, \tilde n)",
         source="ir_measures Judged",
-        build=lambda m, c: judged.judged_at(k=m.cutoff),  # type: ignore[arg-type]
+        build=lambda m, c: judged.judged_at(k=m.rank),
         cutoff="optional",
         aliases=("judged",),
-        needs_judged=True,
+        needs=Needs(judged=True),
         example="Judged@10",
     ),
     Family(
@@ -566,10 +709,10 @@ FAMILIES: tuple[Family, ...] = (
         "qrels, or pooled with a negative grade); ranks past the ranking's end count as judged.",
         formula=r"\mathrm{Unjudged@}k = \#\{\text{unjudged in the top } k\} / k",
         source="trec_eval unj",
-        build=lambda m, c: judged.unjudged_at(k=int(m.cutoff)),  # type: ignore[arg-type]
+        build=lambda m, c: judged.unjudged_at(k=_required(m.rank)),
         cutoff="required",
         aliases=("unj",),
-        needs_judged=True,
+        needs=Needs(judged=True),
         lower_is_better=True,
         example="Unjudged@10",
     ),
@@ -580,7 +723,7 @@ FAMILIES: tuple[Family, ...] = (
         source="trec_eval num_nonrel_judged_ret",
         build=lambda m, c: judged.num_nonrel_judged_ret(),
         aliases=("num_nonrel_judged_ret",),
-        needs_judged=True,
+        needs=Needs(judged=True),
         example="NumNonRelJudgedRet",
     ),
     Family(
@@ -626,7 +769,7 @@ FAMILIES: tuple[Family, ...] = (
         },
         converters={key: _weight for key in _UTILITY_WEIGHTS},
         example="Utility(nonrel_ret=-0.5)",
-        needs_n=lambda m: m.param("nonrel_nonret") != 0.0,
+        needs=lambda m: Needs(n=m.param("nonrel_nonret") != 0.0),
     ),
     Family(
         name="RelativeP",
@@ -636,7 +779,7 @@ FAMILIES: tuple[Family, ...] = (
         source="trec_eval relative_P_k",
         build=lambda m, c: sets.relative_precision(
             c.positions,
-            k=m.cutoff,  # type: ignore[arg-type]
+            k=_required(m.rank),
             n_rel=c.n_rel,
         ),
         cutoff="required",
@@ -653,8 +796,8 @@ FAMILIES: tuple[Family, ...] = (
         source="trec_eval Rprec_mult_x",
         build=lambda m, c: sets.r_precision_multiple(
             c.positions,
-            x=float(m.cutoff),
-            n_rel=c.n_rel,  # type: ignore[arg-type]
+            x=m.level_cutoff,
+            n_rel=c.n_rel,
         ),
         cutoff="required",
         fractional_cutoff=True,
@@ -679,6 +822,7 @@ FAMILIES: tuple[Family, ...] = (
         aliases=("11pt_avg",),
         params={"levels": sets.ELEVEN_POINTS, **_AT_LEVEL},
         converters={"levels": _levels},
+        param_text={"levels": _as_list},
         example="IPrecAvg",
     ),
     Family(
@@ -704,8 +848,7 @@ FAMILIES: tuple[Family, ...] = (
         r"C(p) = \sum_{j \le p} \max(1, g^*_j)",
         source="trec_eval G",
         build=_graded(gain_measures.g),
-        needs_grades=True,
-        requires_grades=lambda m: True,
+        needs=Needs(grades=True, requires_grades=True),
         example="G",
     ),
     Family(
@@ -719,7 +862,7 @@ FAMILIES: tuple[Family, ...] = (
         source="trec_eval ndcg_rel",
         build=_graded(gain_measures.ndcg_rel),
         aliases=("ndcg_rel",),
-        needs_grades=True,
+        needs=Needs(grades=True),
         example="nDCGRel",
     ),
     Family(
@@ -734,7 +877,7 @@ FAMILIES: tuple[Family, ...] = (
         source="trec_eval Rndcg",
         build=_graded(gain_measures.r_ndcg),
         aliases=("Rndcg",),
-        needs_grades=True,
+        needs=Needs(grades=True),
         example="RnDCG",
     ),
     Family(
@@ -746,19 +889,72 @@ FAMILIES: tuple[Family, ...] = (
         formula=r"\mathrm{RBPResid} = p^{\tilde n} + (1 - p) "
         r"\sum_{i \le \tilde n \text{ unjudged}} p^{\,i - 1}",
         source="Moffat and Zobel (2008); trec_eval rbp_resid",
-        build=lambda m, c: judged.rbp_residual(p=float(m.param("p"))),  # type: ignore[arg-type]
+        build=lambda m, c: judged.rbp_residual(p=m.number("p")),
         aliases=("RBPResidual",),
         params={"p": 0.8},
-        needs_judged=True,
+        needs=Needs(judged=True),
         lower_is_better=True,
         example="RBPResid(p=0.9)",
     ),
 )
 
 _BY_NAME: dict[str, Family] = {}
+"""Every registered family under its name and aliases, lower-cased."""
+_REGISTERED: dict[str, Family] = {}
+"""Every registered family by name, in registration order (the built-ins first)."""
+
+
+def register(family: Family, *, replace: bool = False) -> Family:
+    """Add ``family`` to the registry: its name and aliases then parse everywhere a measure
+    name is read (expressions, :func:`lexiframe.evaluate`, the command line, Spark).
+
+    A name or alias already taken is refused unless ``replace`` (a family replaced keeps
+    none of its old aliases). :func:`lexiframe.define_measure` builds a family from a
+    Polars expression; the built-in families are registered by this function too.
+    """
+    names = [family.name, *family.aliases]
+    if not _NAME_PART.fullmatch(family.name):
+        raise InputError(
+            f"a measure name is a letter followed by letters, digits or _, not {family.name!r}"
+        )
+    old = _REGISTERED.get(family.name)
+    if old is not None and replace:
+        for alias in (old.name, *old.aliases):
+            _BY_NAME.pop(alias.lower(), None)
+    taken = [name for name in names if name.lower() in _BY_NAME]
+    if taken:
+        owner = _BY_NAME[taken[0].lower()].name
+        raise InputError(
+            f"the measure name {taken[0]!r} is taken (by {owner}); choose another name"
+            + (", or pass replace=True to redefine it" if owner == family.name else "")
+        )
+    _REGISTERED[family.name] = family
+    for name in names:
+        _BY_NAME[name.lower()] = family
+    return family
+
+
+def unregister(name: str) -> None:
+    """Remove a measure defined with :func:`lexiframe.define_measure` (by its name); the
+    built-in families stay."""
+    family = _REGISTERED.get(name)
+    if family is None or family in FAMILIES:
+        raise InputError(f"{name!r} is not a measure defined with define_measure")
+    del _REGISTERED[name]
+    for alias in (family.name, *family.aliases):
+        _BY_NAME.pop(alias.lower(), None)
+
+
+def families() -> list[Family]:
+    """Every registered family: the built-ins (:data:`FAMILIES`), then those defined with
+    :func:`lexiframe.define_measure`, in the order they were registered."""
+    return list(_REGISTERED.values())
+
+
+_NAME_PART = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+
 for _family in FAMILIES:
-    for _alias in (_family.name, *_family.aliases):
-        _BY_NAME[_alias.lower()] = _family
+    register(_family)
 
 # trec_eval's spellings of cut-off measures: P_10, recall_1000, ndcg_cut_10, map_cut_100,
 # success_5, iprec_at_recall_0.10.
@@ -784,11 +980,11 @@ _NAME = re.compile(
 
 def known_names() -> list[str]:
     """The family names of the registry, in documentation order."""
-    return [family.name for family in FAMILIES]
+    return [family.name for family in families()]
 
 
 def _unknown(name: str, why: str) -> UnknownMeasureError:
-    examples = ", ".join(family.example or family.name for family in FAMILIES)
+    examples = ", ".join(family.example or family.name for family in families())
     return UnknownMeasureError(
         f"unknown measure {name!r}: {why}. Known measures: {', '.join(known_names())} "
         f"(e.g. {examples}); preferences: sgnLP, rrLP, sgnLR"
@@ -870,8 +1066,12 @@ def _parse_cutoff(name: str, family: Family, text: str | None) -> int | float | 
             )
         return level
     digits = text[len(family.cutoff_prefix) :] if text.startswith(family.cutoff_prefix) else ""
-    if not digits.isdigit() or int(digits) < 1:
-        raise _unknown(name, f"the cutoff must look like @{family.cutoff_prefix}10")
+    if not digits.isdigit() or len(digits) > 10 or not 1 <= int(digits) <= POSITION_MAX:
+        raise _unknown(
+            name,
+            f"the cutoff must look like @{family.cutoff_prefix}10, a whole number from 1 to "
+            f"{POSITION_MAX}",
+        )
     return int(digits)
 
 
@@ -898,6 +1098,12 @@ def parse_measure(name: str | Measure) -> Measure:
     if not match:
         raise _unknown(name, "it does not read as NAME, NAME@k or NAME(param=value)")
     family = _BY_NAME.get(match.group("family").lower())
+    if family is None and match.group("family").lower() in ("sgnlp", "rrlp", "sgnlr"):
+        raise UnknownMeasureError(
+            f"{name!r} is a preference between two rankings, not a measure of one: compute it "
+            f"with lexiframe.preferences(positions, [{name!r}]) (at the command line, "
+            "lexiframe evaluate -m takes both kinds)"
+        )
     if family is None:
         raise _unknown(name, f"no measure is called {match.group('family')!r}")
     return Measure(
@@ -975,6 +1181,11 @@ def parse_measures(names: str | Measure | Iterable[str | Measure]) -> list[Measu
     """Parse one or several measure names; duplicates (after canonicalisation) are kept once."""
     if isinstance(names, str | Measure):
         names = [names]
+    if not isinstance(names, Iterable):
+        raise InputError(
+            f"measures are a list of names such as ['RR', 'AP', 'nDCG@10'], not "
+            f"{type(names).__name__}"
+        )
     parsed: dict[str, Measure] = {}
     for name in names:
         measure = parse_measure(name)

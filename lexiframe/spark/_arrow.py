@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 import pyarrow as pa
 
+from lexiframe.spark import _errors
+
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame as SparkFrame
-    from pyspark.sql.types import StructType
 
 _WIDER = {
     pa.uint8(): pa.int16(),
@@ -50,13 +51,6 @@ def arrow_schema(schema: pl.Schema) -> pa.Schema:
     """The Spark-compatible Arrow schema of a Polars schema."""
     empty = pl.DataFrame(schema=schema).to_arrow()
     return pa.schema([field.with_type(spark_arrow_type(field.type)) for field in empty.schema])
-
-
-def spark_schema(schema: pl.Schema) -> StructType:
-    """The Spark schema of a Polars schema (see :func:`spark_arrow_type`)."""
-    from pyspark.sql.pandas.types import from_arrow_schema
-
-    return from_arrow_schema(arrow_schema(schema), prefer_timestamp_ntz=True)
 
 
 def to_spark_table(frame: pl.DataFrame, schema: pa.Schema) -> pa.Table:
@@ -109,8 +103,10 @@ def group_function(function: Callable[..., pa.Table], **keywords: Any) -> Callab
     ``functools.partial``, nor a callable object) is called with the table alone.
     """
 
+    marked = _errors.marked(function)  # lexiframe's errors keep their type on the driver
+
     def call(table):
-        return function(table, **keywords)
+        return marked(table, **keywords)
 
     return call
 
@@ -118,8 +114,10 @@ def group_function(function: Callable[..., pa.Table], **keywords: Any) -> Callab
 def cogroup_function(function: Callable[..., pa.Table], **keywords: Any) -> Callable:
     """:func:`group_function` for a cogroup: called with the two sides' Arrow tables."""
 
+    marked = _errors.marked(function)
+
     def call(left, right):
-        return function(left, right, **keywords)
+        return marked(left, right, **keywords)
 
     return call
 

@@ -70,7 +70,8 @@ def evaluate_on_spark(
         with _arrow.quiet_pyspark():
             run = _run_frame(spark, args)
             judgments = spark.createDataFrame(qrels.to_arrow())
-        options = {**track_options(args, metric_names), "no_relevant": args.no_relevant}
+        options = track_options(args, metric_names).as_kwargs()
+        del options["partitions"]  # Spark's groups are its buckets
         _note_dropped(lfs.coverage(run, judgments, **_coverage_options(options)))
         tables: dict[str, SparkFrame] = {}
         with warnings_as_notes():

@@ -20,7 +20,7 @@ from lexiframe.metrics import parse_measures
 from lexiframe.preferences import DEFAULT_MEASURES, Extra, preference_measure
 from lexiframe.preferences import preferences as pair_preferences
 from lexiframe.spark import _arrow
-from lexiframe.spark.ranking import BUCKET, POSITION_TYPES, bucket, bucket_count
+from lexiframe.spark.ranking import BUCKET, POSITION_TYPES, bucket_count, partitioned
 from lexiframe.validate import require_columns
 
 if TYPE_CHECKING:
@@ -40,8 +40,8 @@ def measures(
         positions: a positions frame from :func:`lexiframe.spark.positions`.
         names: measure names, e.g. ``["RR", "AP", "nDCG@10", "ASL"]``.
         n: corpus size (an integer or a column name), for TSE, SL3, RecallError.
-        buckets: groups of queries the work is split into (default: the session's shuffle
-            partitions).
+        buckets: groups of queries the work is split into (default: chosen from the size
+            of the frame, :func:`lexiframe.spark.ranking.bucket_count`).
 
     Example:
         >>> from lexiframe import spark as lfs
@@ -109,6 +109,6 @@ def _preferences_group(
 def _per_query(sdf: SparkFrame, job, schema: pa.Schema, buckets: int) -> SparkFrame:
     from pyspark.sql.pandas.types import from_arrow_schema
 
-    grouped = sdf.withColumn(BUCKET, bucket("query", buckets)).groupBy(BUCKET)
+    grouped = partitioned(sdf, "query", buckets).groupBy(BUCKET)
     with _arrow.quiet_pyspark():
         return grouped.applyInArrow(job, from_arrow_schema(schema))

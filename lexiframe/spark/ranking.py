@@ -2,20 +2,26 @@
 
 The run and the qrels are cogrouped by a hash bucket of the query id, so that each group
 holds every ranking and every judgment of its queries, and :func:`lexiframe.positions`
-runs on each group's Arrow table as it does in one process. Two things a group cannot see
-by itself are brought to it:
+runs on each group's Arrow table as it does in one process. What a group cannot see by
+itself is decided once, on the driver, by the one-process functions over what Spark
+aggregates:
 
-- the systems that skipped its queries: the set of (by…, system) of the whole run is
-  collected first (it is small) and each group gives the ones it lacks one placeholder
-  row, an unjudged document, so that lexiframe gives them their empty, worst-case rows;
-  their ``n_ret`` is then set back to 0;
-- whether the qrels are graded (some query's relevant documents differ in grade): decided
-  once over all the qrels, so that every group keeps the grades or none does.
+- the systems of the whole run (one row per (by…, system)): each group passes them to
+  :func:`lexiframe.positions` (``systems=``), which gives the ones that skipped its queries
+  their empty, worst-case rows;
+- whether the qrels are graded (:func:`lexiframe.ranking.keeps_grades` over one row per
+  query and relevant grade), so that every group keeps the grades or none does;
+- the checks of the inputs: null ids and scores, NaN scores and duplicate judgments are
+  counted by Spark aggregations before the shuffle, and the first offending ranking or
+  judgment is checked by lexiframe on the driver, which raises the one-process error.
 """
 
 from __future__ import annotations
 
 import inspect
+import math
+import os
+import sys
 import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -24,18 +30,17 @@ import polars as pl
 import pyarrow as pa
 
 from lexiframe import evaluation, ranking
-from lexiframe._utils import as_list
-from lexiframe.errors import InputError
+from lexiframe._utils import as_list, format_row
+from lexiframe.errors import InputError, LexiframeWarning
 from lexiframe.metrics import parse_measures
 from lexiframe.spark import _arrow
 from lexiframe.typing import RankBy
 
 if TYPE_CHECKING:
-    from pyspark.sql import Column
+    from pyspark.sql import Column, SparkSession
     from pyspark.sql import DataFrame as SparkFrame
 
 BUCKET = "_lexiframe_bucket"
-_PLACEHOLDER = "_lexiframe_placeholder"
 POSITION_TYPES: dict[str, pl.DataType] = {
     "positions": pl.List(ranking.POSITION),
     "n_rel": ranking.POSITION,
@@ -43,6 +48,9 @@ POSITION_TYPES: dict[str, pl.DataType] = {
     "depth": ranking.POSITION,
 }
 """The types lexiframe gives the positions columns (Spark holds them as signed integers)."""
+
+BYTES_PER_BUCKET = 64 << 20
+"""Input bytes (as Spark estimates them) per group of queries when ``buckets`` is not given."""
 
 
 def bucket(column: str, buckets: int) -> Column:
@@ -53,22 +61,47 @@ def bucket(column: str, buckets: int) -> Column:
 
 
 def bucket_count(sdf: SparkFrame, buckets: int | None) -> int:
-    """``buckets``, checked, or the session's shuffle partitions when None."""
-    if buckets is None:
-        return max(1, int(sdf.sparkSession.conf.get("spark.sql.shuffle.partitions") or 200))
-    if isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 1:
-        raise InputError(f"buckets must be a positive integer or None, not {buckets!r}")
-    return buckets
+    """``buckets``, checked, or chosen from the data when None.
+
+    One group per 64 MB of the input as Spark's optimizer sizes it (the files' bytes for
+    files, the rows' for data in memory), and at least one per core of the session
+    (``spark.default.parallelism``): a run of 40 thousand rows on 2 cores is cut in 2 groups
+    (each a Python task), not the 200 of ``spark.sql.shuffle.partitions``.
+
+    Example:
+        >>> bucket_count(run_sdf, 12)  # doctest: +SKIP
+        12
+    """
+    if buckets is not None:
+        if isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 1:
+            raise InputError(f"buckets must be a positive integer or None, not {buckets!r}")
+        return buckets
+    cores = sdf.sparkSession.sparkContext.defaultParallelism
+    return max(1, cores, math.ceil(_estimated_bytes(sdf) / BYTES_PER_BUCKET))
+
+
+def _estimated_bytes(sdf: SparkFrame) -> int:
+    """Spark's estimate of a DataFrame's size in bytes (0 when it has none)."""
+    try:
+        stats = sdf._jdf.queryExecution().optimizedPlan().stats()  # type: ignore[attr-defined]
+        return int(str(stats.sizeInBytes().toString()))
+    except Exception:  # Spark Connect, or a plan without statistics
+        return 0
+
+
+def partitioned(sdf: SparkFrame, query: str, buckets: int) -> SparkFrame:
+    """``sdf`` with its bucket column, in ``buckets`` partitions by bucket (so that a
+    cogroup or a group by bucket needs no second shuffle)."""
+    return sdf.withColumn(BUCKET, bucket(query, buckets)).repartition(buckets, BUCKET)
 
 
 @dataclass(frozen=True)
 class _Job:
-    """What each group needs: the options of :func:`lexiframe.positions`, the run's systems,
-    the measures to compute (for :func:`evaluate`) and the schema promised to Spark."""
+    """What each group needs: the options of :func:`lexiframe.positions`, the run's systems
+    (lexiframe's names), the measures to compute (for :func:`evaluate`) and the schema
+    promised to Spark."""
 
     options: dict[str, Any]
-    by: list[str]
-    qrels_by: list[str]
     systems: pl.DataFrame
     schema: pa.Schema
     measures: list[str] = field(default_factory=list)
@@ -99,8 +132,13 @@ def positions(
     """The positions frame of a Spark run against its qrels, as :func:`lexiframe.positions`.
 
     The options mean what they mean there. ``buckets``: how many groups of queries (by a
-    hash of the query id) the work is split into; the session's
-    ``spark.sql.shuffle.partitions`` by default. Each group is held in one worker's memory.
+    hash of the query id) the work is split into; by default chosen from the size of the
+    inputs (:func:`bucket_count`). Each group is held in one worker's memory.
+
+    The inputs are checked before the shuffle as one process checks them (columns, types,
+    null ids and scores, NaN scores, duplicate judgments; a document ranked twice in one
+    ranking is found in the workers, and :func:`lexiframe_errors` raises it as the same
+    :class:`~lexiframe.errors.InputError`).
 
     Queries of the run without a relevant document are not evaluated, as in one process;
     :func:`lexiframe.spark.coverage` counts them (a Spark DataFrame is lazy, so no warning
@@ -115,9 +153,7 @@ def positions(
         >>> from lexiframe import spark as lfs
         >>> pos = lfs.positions(run_sdf, qrels_sdf, depth=100)  # doctest: +SKIP
     """
-    job, run_sdf, qrels_sdf = _prepare(
-        run, qrels, locals(), measures=[], n=None, buckets=bucket_count(run, buckets)
-    )
+    job, run_sdf, qrels_sdf = _prepare(run, qrels, locals(), measures=[], n=None, buckets=buckets)
     return _cogroup(run_sdf, qrels_sdf, job)
 
 
@@ -146,9 +182,7 @@ def evaluate(
     parsed = [str(measure) for measure in measures]
     options = _positions_options(positions_options)
     evaluation.request_columns(measures, options)  # as lexiframe.evaluate does
-    job, run_sdf, qrels_sdf = _prepare(
-        run, qrels, options, measures=parsed, n=n, buckets=bucket_count(run, buckets)
-    )
+    job, run_sdf, qrels_sdf = _prepare(run, qrels, options, measures=parsed, n=n, buckets=buckets)
     return _cogroup(run_sdf, qrels_sdf, job)
 
 
@@ -167,6 +201,23 @@ POSITIONS_OPTIONS: dict[str, Any] = {
 """The options of :func:`positions` with their defaults, as ``evaluate`` passes them on."""
 
 
+def _positions_options(options: dict[str, Any]) -> dict[str, Any]:
+    unknown = sorted(set(options) - set(POSITIONS_OPTIONS))
+    if unknown:
+        raise TypeError(f"unexpected positions option {unknown[0]!r}")
+    return options
+
+
+POSITIONS_OPTIONS: dict[str, Any] = {
+    name: parameter.default
+    for name, parameter in inspect.signature(positions).parameters.items()
+    if parameter.kind is parameter.KEYWORD_ONLY and name != "buckets"
+}
+"""The options of :func:`positions` with their defaults, as ``evaluate`` passes them on."""
+
+COLUMN_OPTIONS = ("system", "query", "doc", "score", "rank", "relevance")
+
+
 def _prepare(
     run: SparkFrame,
     qrels: SparkFrame,
@@ -174,45 +225,36 @@ def _prepare(
     *,
     measures: list[str],
     n: int | str | None,
-    buckets: int,
+    buckets: int | None,
 ) -> tuple[_Job, SparkFrame, SparkFrame]:
-    """Check the inputs on the driver and plan the job: the run and qrels reduced to the
-    columns lexiframe reads, with a bucket column, and the job of each group."""
-    column_names = ("system", "query", "doc", "score", "rank", "relevance")
+    """Check the inputs and plan the job: the run and qrels reduced to the columns
+    lexiframe reads, partitioned by bucket, and the job of each group."""
     options = {
         key: given.get(key, default)
         for key, default in POSITIONS_OPTIONS.items()
-        if key not in column_names
+        if key not in COLUMN_OPTIONS
     }
-    options["by"] = as_list(options["by"])
-    names = {key: given.get(key, POSITIONS_OPTIONS[key]) for key in column_names}
-    by = options["by"]
+    options["by"] = by = as_list(options["by"])
+    names = {key: given.get(key, POSITIONS_OPTIONS[key]) for key in COLUMN_OPTIONS}
     order = names["score"] if options["rank_by"] == "score" else names["rank"]
-    run_columns = [*by, names["system"], names["query"], names["doc"], order]
+    run_columns = list(dict.fromkeys([*by, names["system"], names["query"], names["doc"], order]))
     _require(run, run_columns, "run")
     qrels_by = [key for key in by if key in qrels.columns]
     qrels_columns = [*qrels_by, names["query"], names["doc"], names["relevance"]]
     _require(qrels, qrels_columns, "qrels")
-    run = run.select(*dict.fromkeys(run_columns))
-    qrels = qrels.select(*qrels_columns)
-    run, qrels = _common_query_type(run, qrels, names["query"])
-    if options["grades"] is not True:
-        options["grades"] = _graded(qrels, qrels_by, names, options)
+    count = bucket_count(run, buckets)
+    run, qrels = _common_query_type(run.select(*run_columns), qrels.select(*qrels_columns), names)
     options.update(names)
-    schema = _dry_run(run, qrels, options, measures, n)
-    systems = _arrow.collect(run.select(*by, names["system"]).distinct())
-    job = _Job(
-        options=options,
-        by=by,
-        qrels_by=qrels_by,
-        systems=systems,
-        schema=schema,
-        measures=measures,
-        n=n,
-    )
-    run = run.withColumn(BUCKET, bucket(names["query"], buckets))
-    qrels = qrels.withColumn(BUCKET, bucket(names["query"], buckets))
-    return job, run, qrels
+    run_row, qrels_row = _first_rows(run, qrels)
+    _dry_run(run_row, qrels_row, options, measures, n)  # the types, before Spark reads them
+    _warn_driver_python(run.sparkSession)
+    systems = _checked_run(run, run_row, qrels_row, options)
+    _check_qrels(qrels, run_row, qrels_by, options)
+    if options["grades"] is not True:
+        options["grades"] = _graded(qrels, qrels_by, options)
+    schema = _dry_run(run_row, qrels_row, options, measures, n)
+    job = _Job(options=options, systems=systems, schema=schema, measures=measures, n=n)
+    return job, partitioned(run, names["query"], count), partitioned(qrels, names["query"], count)
 
 
 def _require(sdf: SparkFrame, columns: list[str], table: str) -> None:
@@ -222,95 +264,190 @@ def _require(sdf: SparkFrame, columns: list[str], table: str) -> None:
 
 
 def _common_query_type(
-    run: SparkFrame, qrels: SparkFrame, query: str
+    run: SparkFrame, qrels: SparkFrame, names: dict[str, str]
 ) -> tuple[SparkFrame, SparkFrame]:
-    """Integer query ids of both sides as bigint, so that equal ids hash to one bucket."""
+    """Integer ids of both sides as bigint, so that equal ids hash to one bucket and join."""
     from pyspark.sql import types as T
 
     integral = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
-    run_type, qrels_type = run.schema[query].dataType, qrels.schema[query].dataType
-    both = isinstance(run_type, integral) and isinstance(qrels_type, integral)
-    if both and run_type != qrels_type:
-        run = run.withColumn(query, run[query].cast(T.LongType()))
-        qrels = qrels.withColumn(query, qrels[query].cast(T.LongType()))
+    for column in (names["query"], names["doc"]):
+        run_type, qrels_type = run.schema[column].dataType, qrels.schema[column].dataType
+        both = isinstance(run_type, integral) and isinstance(qrels_type, integral)
+        if both and run_type != qrels_type and column == names["query"]:
+            run = run.withColumn(column, run[column].cast(T.LongType()))
+            qrels = qrels.withColumn(column, qrels[column].cast(T.LongType()))
     return run, qrels
 
 
-def _graded(
-    qrels: SparkFrame, qrels_by: list[str], names: dict[str, str], options: dict[str, Any]
-) -> bool:
-    """Whether some query's relevant documents differ in grade (one pass over the qrels).
-
-    Decided once over all the qrels, as :func:`lexiframe.positions` does, so that the
-    groups agree; ``grades=False`` on graded qrels is refused, as there.
-    """
-    from pyspark.sql import functions as F
-
-    relevance = F.col(names["relevance"])
-    mixed = (
-        qrels.filter(relevance >= options["threshold"])
-        .groupBy(*qrels_by, names["query"])
-        .agg(F.min(relevance).alias("low"), F.max(relevance).alias("high"))
-        .filter(F.col("low") < F.col("high"))
-        .limit(1)
-        .collect()
-    )
-    if mixed and options["grades"] is False:
-        row = mixed[0]
-        levels = qrels.filter(relevance >= options["threshold"]).select(relevance).distinct()
-        grades = sorted(level[0] for level in levels.collect())
-        raise InputError(
-            f"grades=False, but the qrels are graded ({names['query']}={row[names['query']]!r} "
-            f"has relevant documents of grades {row['low']} and {row['high']}): nDCG and RBP "
-            "would lose trec_eval's graded values. Leave grades= unset to keep them (binary "
-            f"nDCG is then {ranking.binary_ndcg(grades)}, beside the graded measures), or "
-            "binarise the qrels first."
-        )
-    return bool(mixed)
-
-
-def _sample(sdf: SparkFrame, values: dict[str, pa.Array]) -> pl.DataFrame:
-    """A one-row Polars frame with the columns and types of ``sdf``: ``values`` where given
-    (cast to the column's type), a plain value elsewhere."""
-    from pyspark.sql.pandas.types import to_arrow_schema
-
-    schema = to_arrow_schema(sdf.schema)
-    columns = {}
-    for column in schema:
-        value = values.get(column.name)
-        if value is not None:
-            try:
-                value = value.cast(column.type)
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
-                value = None
-        columns[column.name] = value if value is not None else _arrow.sample_value(column.type)
-    frame = pl.from_arrow(pa.table(columns))
-    assert isinstance(frame, pl.DataFrame)
-    return frame
+def _first_rows(run: SparkFrame, qrels: SparkFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The first row of the run and of the qrels (none for an empty table), in Polars."""
+    return _arrow.collect(run.limit(1)), _arrow.collect(qrels.limit(1))
 
 
 def _dry_run(
-    run: SparkFrame,
-    qrels: SparkFrame,
+    run_row: pl.DataFrame,
+    qrels_row: pl.DataFrame,
     options: dict[str, Any],
     measures: list[str],
     n: int | str | None,
 ) -> pa.Schema:
-    """Run lexiframe on a one-row sample of the inputs' types: it checks the columns, their
-    types and the options with the one-process messages, and gives the output schema."""
-    run_sample = _sample(run, {})
-    shared = {key: run_sample[key].to_arrow() for key in run_sample.columns}
-    qrels_sample = _sample(
-        qrels,
-        {
-            **shared,
-            options["relevance"]: pa.array([options["threshold"]], pa.int64()),
-        },
-    )
-    frame = ranking.positions(run_sample, qrels_sample, **options)
-    if measures:
-        frame = evaluation.measures(frame, measures, n=n)
+    """Run lexiframe on a row of the inputs: it checks the columns, their types and the
+    options with the one-process messages (the data's own values as examples), and gives
+    the output schema. An empty run is refused here, as in one process."""
+    if run_row.height == 0:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ranking.positions(run_row, qrels_row, **options)  # raises: the run is empty
+    judgment = _judgment_of(run_row, qrels_row, options)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        frame = ranking.positions(run_row, judgment, **options)
+        if measures:
+            frame = evaluation.measures(frame, measures, n=n)
     return _arrow.arrow_schema(frame.schema)
+
+
+def _judgment_of(run_row: pl.DataFrame, qrels_row: pl.DataFrame, options: dict) -> pl.DataFrame:
+    """The qrels' first row turned into a relevant judgment of the run's first row (its ids
+    where their types agree), so that the dry run evaluates a query; the row as it is when
+    the ids differ in kind, so that lexiframe's message shows both sides' values."""
+    if qrels_row.height == 0:
+        qrels_row = pl.DataFrame(
+            {name: pl.Series(name, [None], dtype) for name, dtype in qrels_row.schema.items()}
+        )
+    values = {}
+    for name in qrels_row.columns:
+        if name == options["relevance"]:
+            values[name] = pl.lit(options["threshold"]).cast(qrels_row.schema[name])
+        elif name in run_row.columns:
+            try:
+                values[name] = pl.lit(run_row[name].cast(qrels_row.schema[name]).item())
+            except (pl.exceptions.PolarsError, TypeError):
+                return qrels_row  # lexiframe's own check names the difference
+            values[name] = values[name].cast(qrels_row.schema[name])
+    if any(
+        run_row.schema[name].is_integer() != qrels_row.schema[name].is_integer()
+        for name in (options["query"], options["doc"])
+    ):
+        return qrels_row
+    return qrels_row.with_columns(**values)
+
+
+def _checked_run(
+    run: SparkFrame, run_row: pl.DataFrame, qrels_row: pl.DataFrame, options: dict[str, Any]
+) -> pl.DataFrame:
+    """The (by…, system) keys of the run, in lexiframe's names, after one Spark aggregation
+    that counts per system the rows with a null id or a null or NaN score.
+
+    The first bad ranking (in the keys' order, nulls first, as one process finds it) is
+    collected and checked by :func:`lexiframe.positions`, which raises its own error.
+    """
+    from pyspark.sql import functions as F
+
+    by, system, query = options["by"], options["system"], options["query"]
+    order = options["score"] if options["rank_by"] == "score" else options["rank"]
+    value = F.col(order)
+    bad = (
+        F.col(query).isNull()
+        | F.col(options["doc"]).isNull()
+        | value.isNull()
+        | F.isnan(value.cast("double"))
+    )
+    keys = [*by, system]
+    systems = _arrow.collect(run.groupBy(*keys).agg(F.max(bad.cast("int")).alias("_bad")))
+    null_key = pl.any_horizontal(pl.col(key).is_null() for key in keys)
+    if systems.filter(null_key | (pl.col("_bad") == 1)).height:
+        rankings = [*by, system, query]
+        flagged = run.filter(bad | F.greatest(*[F.col(k).isNull() for k in keys]))
+        first = flagged.select(*rankings).orderBy(*[F.col(k).asc_nulls_first() for k in rankings])
+        key = first.limit(1).collect()[0]
+        match = [F.col(k).eqNullSafe(key[k]) for k in rankings]
+        condition = match[0]
+        for extra in match[1:]:
+            condition = condition & extra
+        rows = _arrow.collect(run.filter(condition))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ranking.positions(rows, _judgment_of(run_row, qrels_row, options), **options)
+    return systems.select(*by, pl.col(system).cast(pl.String).alias("system"))
+
+
+def _check_qrels(
+    qrels: SparkFrame, run_row: pl.DataFrame, qrels_by: list[str], options: dict[str, Any]
+) -> None:
+    """Refuse null values and a document judged twice for a query, as one process does:
+    one Spark aggregation per (by…, query, doc), and the first offending judgments checked
+    by lexiframe on the driver."""
+    from pyspark.sql import functions as F
+
+    names = [*qrels_by, options["query"], options["doc"], options["relevance"]]
+    nulls = qrels.select(
+        *[F.sum(F.col(name).isNull().cast("long")).alias(name) for name in names]
+    ).collect()[0]
+    for name in names:
+        if nulls[name]:
+            example = qrels.filter(F.col(name).isNull()).limit(1).collect()[0].asDict()
+            raise InputError(
+                f"null value in column {name!r} of the qrels ({nulls[name]} rows); every "
+                f"judgment needs a query, a doc and a grade; example: {format_row(example)}"
+            )
+    keys = names[:-1]
+    repeated = (
+        qrels.groupBy(*keys).count().filter(F.col("count") > 1).orderBy(*keys).limit(1).collect()
+    )
+    if repeated:
+        judged = qrels.join(qrels.sparkSession.createDataFrame([repeated[0]]).drop("count"), keys)
+        rows = _arrow.collect(judged.limit(2))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ranking.positions(run_row, rows.select(names), **options)
+
+
+def _graded(qrels: SparkFrame, qrels_by: list[str], options: dict[str, Any]) -> bool:
+    """Whether some query's relevant documents differ in grade, decided by
+    :func:`lexiframe.ranking.keeps_grades` over one row per (by…, query, relevant grade),
+    as :func:`lexiframe.positions` decides it; ``grades=False`` on graded qrels is refused
+    with its message."""
+    from pyspark.sql import functions as F
+
+    relevance = options["relevance"]
+    levels = (
+        qrels.filter(F.col(relevance) >= options["threshold"])
+        .select(
+            *qrels_by, F.col(options["query"]).alias("query"), F.col(relevance).alias("relevance")
+        )
+        .distinct()
+    )
+    names = ranking.ColumnNames(query=options["query"], relevance=relevance)
+    return ranking.keeps_grades(
+        _arrow.collect(levels).lazy(), [*qrels_by, "query"], options["grades"], names
+    )
+
+
+_DRIVER_PYTHON_SET = "PYSPARK_PYTHON" not in os.environ
+"""Whether importing lexiframe.spark set ``PYSPARK_PYTHON`` (to the driver's interpreter)."""
+_warned: set[str] = set()
+
+
+def _warn_driver_python(spark: SparkSession) -> None:
+    """Warn, once per master, when the executors of a cluster were pointed at the driver's
+    interpreter by the import of lexiframe.spark rather than by the caller."""
+    master = spark.sparkContext.master
+    if master.startswith("local") or master in _warned:
+        return
+    if not _DRIVER_PYTHON_SET or os.environ.get("PYSPARK_PYTHON") != sys.executable:
+        return
+    if spark.sparkContext.getConf().get("spark.pyspark.python"):
+        return
+    _warned.add(master)
+    warnings.warn(
+        f"the executors of {master} run {sys.executable}, the driver's Python (PYSPARK_PYTHON "
+        "was unset, and importing lexiframe.spark set it): on nodes where that path does not "
+        "exist or lacks lexiframe, set PYSPARK_PYTHON (or spark.pyspark.python) to the "
+        "executors' interpreter, or ship one with --archives (docs: Scaling out)",
+        LexiframeWarning,
+        stacklevel=3,
+    )
 
 
 def _cogroup(run: SparkFrame, qrels: SparkFrame, job: _Job) -> SparkFrame:
@@ -343,84 +480,18 @@ def _group(run_table: pa.Table, qrels_table: pa.Table, *, job: _Job) -> pa.Table
 
 def group_positions(run: pl.DataFrame, qrels: pl.DataFrame, job: _Job) -> pl.DataFrame | None:
     """The positions frame of one group of queries, with the rows of the systems that
-    skipped them; None when none of its queries has a relevant document."""
+    skipped them (every system of the run is passed as ``systems=``); None when none of its
+    queries is evaluated."""
     options = job.options
     evaluated = qrels
     if options["no_relevant"] != "keep":
         evaluated = qrels.filter(pl.col(options["relevance"]) >= options["threshold"])
     if evaluated.height == 0:
         return None
-    run, placeholders = _with_placeholders(run, qrels, evaluated, job)
     with warnings.catch_warnings():
         # Dropped queries are counted by coverage(), not warned about per group.
         warnings.simplefilter("ignore")
-        frame = ranking.positions(run, qrels, **options)
-    if placeholders is None:
-        return frame
-    keys = [*job.by, "system", "query"]
-    return (
-        frame.join(placeholders, on=keys, how="left")
-        .with_columns(
-            pl.when(pl.col(_PLACEHOLDER).is_not_null())
-            .then(pl.lit(0, dtype=ranking.POSITION))
-            .otherwise(pl.col("n_ret"))
-            .alias("n_ret")
-        )
-        .drop(_PLACEHOLDER)
-    )
-
-
-def _with_placeholders(
-    run: pl.DataFrame, qrels: pl.DataFrame, evaluated: pl.DataFrame, job: _Job
-) -> tuple[pl.DataFrame, pl.DataFrame | None]:
-    """The group's run with one placeholder row for each (by…, system) of the whole run that
-    has no row in it, and the keys of those rows (lexiframe's names), or None.
-
-    The placeholder is an unjudged document of one of the group's evaluated queries (one of
-    its own by-group's, when the qrels carry by keys): lexiframe then gives that system an
-    empty row for every query of the group, and the placeholder's own ``n_ret`` of 1 is
-    set back to 0 by the caller.
-    """
-    names = job.options
-    system, query, doc = names["system"], names["query"], names["doc"]
-    order = names["score"] if names["rank_by"] == "score" else names["rank"]
-    key = [*job.by, system]
-    missing = job.systems.join(run.select(key).unique(), on=key, how="anti")
-    if missing.height == 0:
-        return run, None
-    if job.qrels_by:
-        queries = (
-            evaluated.group_by(job.qrels_by)
-            .agg(pl.col(query).min())
-            .cast({key: missing.schema[key] for key in job.qrels_by})
-        )
-        missing = missing.join(queries, on=job.qrels_by, how="inner")
-    else:
-        missing = missing.with_columns(pl.lit(evaluated[query].min()).alias(query))
-    rows = (
-        missing.with_columns(
-            pl.lit(_unjudged_doc(qrels[doc], run.schema[doc])).alias(doc),
-            pl.lit(0).alias(order),
-        )
-        .select(run.columns)
-        .cast(dict(run.schema))
-    )
-    placeholders = rows.select(
-        *job.by,
-        pl.col(system).cast(pl.String).alias("system"),
-        pl.col(query).alias("query"),
-        pl.lit(True).alias(_PLACEHOLDER),
-    )
-    return pl.concat([run, rows]), placeholders
-
-
-def _unjudged_doc(judged: pl.Series, dtype: pl.DataType) -> Any:
-    """A document id of type ``dtype`` that the qrels of the group do not judge."""
-    if dtype.is_integer():
-        values = judged.cast(pl.Int64)
-        return int(values.max()) + 1 if values.max() is not None else 0
-    longest = judged.cast(pl.String).str.len_chars().max() or 0
-    return "~" * (int(longest) + 1)
+        return ranking.positions(run, qrels, systems=job.systems, **options)
 
 
 def coverage(
@@ -437,8 +508,10 @@ def coverage(
 ) -> pl.DataFrame:
     """Queries evaluated, skipped and dropped per (by…, system), as :func:`lexiframe.coverage`.
 
-    Counted with Spark aggregations; the result (one row per system) is collected as a
-    Polars frame: ``by…, system, evaluated, skipped, unjudged, no_relevant``.
+    Spark reduces the run to its answered queries (one row per (by…, system, query)) and
+    the qrels to one row per query (its highest grade); :func:`lexiframe.coverage` counts
+    them on the driver. A Polars frame: ``by…, system, evaluated, skipped, unjudged,
+    no_relevant``.
 
     Example:
         >>> from lexiframe import spark as lfs
@@ -446,50 +519,22 @@ def coverage(
     """
     from pyspark.sql import functions as F
 
-    if no_relevant not in ("drop", "keep"):
-        raise InputError(f"no_relevant must be 'drop' or 'keep', not {no_relevant!r}")
-    keep = no_relevant == "keep"
     by = as_list(by)
     _require(run, [*by, system, query], "run")
     qrels_by = [key for key in by if key in qrels.columns]
     _require(qrels, [*qrels_by, query, doc, relevance], "qrels")
-    run, qrels = _common_query_type(run.select(*by, system, query), qrels, query)
-    keys = [*by, "system"]
-    query_keys = [*qrels_by, "query"]
-    answered = run.select(
-        *by, F.col(system).cast("string").alias("system"), F.col(query).alias("query")
-    ).distinct()
-    judged = (
-        qrels.select(*qrels_by, F.col(query).alias("query"), F.col(relevance).alias("r"))
-        .groupBy(*query_keys)
-        .agg(F.max((F.col("r") >= threshold).cast("int")).alias("has_relevant"))
+    answered = run.select(*by, system, query).distinct()
+    judged = qrels.groupBy(*qrels_by, query).agg(
+        F.min(doc).alias(doc), F.max(relevance).alias(relevance)
     )
-    # The queries evaluated: the judged ones with a relevant document (every judged one
-    # with no_relevant="keep").
-    evaluated = F.col("has_relevant").isNotNull() if keep else F.col("has_relevant") == 1
-    counts = (
-        answered.join(judged, on=query_keys, how="left")
-        .groupBy(*keys)
-        .agg(
-            F.sum(F.col("has_relevant").isNull().cast("long")).alias("unjudged"),
-            F.sum((F.col("has_relevant") == 0).cast("long") * int(not keep)).alias("no_relevant"),
-            F.sum(evaluated.cast("long")).alias("answered"),
-        )
-    )
-    relevant = judged.filter(evaluated).groupBy(*qrels_by).count()
-    if qrels_by:
-        counts = counts.join(relevant, on=qrels_by, how="left")
-    else:
-        counts = counts.crossJoin(relevant)
-    result = _arrow.collect(counts).with_columns(pl.col("count").fill_null(0))
-    return (
-        result.select(
-            *keys,
-            pl.col("count").alias("evaluated"),
-            (pl.col("count") - pl.col("answered")).alias("skipped"),
-            "unjudged",
-            "no_relevant",
-        )
-        .cast({name: pl.UInt32 for name in ("evaluated", "skipped", "unjudged", "no_relevant")})
-        .sort(keys)
+    return ranking.coverage(
+        _arrow.collect(answered),
+        _arrow.collect(judged),
+        threshold=threshold,
+        by=by,
+        no_relevant=no_relevant,
+        system=system,
+        query=query,
+        doc=doc,
+        relevance=relevance,
     )

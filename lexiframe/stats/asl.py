@@ -139,55 +139,9 @@ def asl_deltas(
     table = table.select(*required, _depth=exprs.skipped_depth(table.columns, keys))
     check_unique(table, [*keys, "system"], "positions")
 
-    def side(system: str, suffix: str) -> tuple[pl.DataFrame, pl.DataFrame]:
-        rows = table.filter(pl.col("system") == system)
-        if rows.height == 0:
-            systems = table["system"].unique().sort()
-            raise InputError(
-                f"system {system!r} is not in the positions frame; its "
-                f"{plural(len(systems), 'system')} include {quote_names(systems.head(5).to_list())}"
-            )
-        per_query = rows.select(
-            *keys,
-            pl.col("n_rel").cast(pl.Int64),
-            # ñ − r for an unretrieved document; the depth for a skipped query (ñ = 0).
-            (
-                pl.when(pl.col("n_ret") == 0)
-                .then(pl.col("_depth").cast(pl.Int64))
-                .otherwise(pl.col("n_ret").cast(pl.Int64))
-                - pl.col("positions").list.len().cast(pl.Int64)
-            )
-            .cast(pl.Float64)
-            .alias(f"missing_{suffix}"),
-        )
-        documents = (
-            rows.select(
-                *keys,
-                "docs",
-                pl.col("positions")
-                .list.eval(pl.element().cast(pl.Int64) - pl.int_range(pl.len()))
-                .alias("asl"),
-            )
-            .explode(["docs", "asl"])
-            .drop_nulls("docs")
-            .select(
-                *keys,
-                pl.col("docs").alias("doc"),
-                pl.col("asl").cast(pl.Float64).alias(f"asl_{suffix}"),
-            )
-        )
-        return per_query, documents
-
-    queries_a, docs_a = side(system_a, "a")
-    queries_b, docs_b = side(system_b, "b")
-    queries = queries_a.join(queries_b.drop("n_rel"), on=keys, how="inner")
-    if queries.height != queries_a.height or queries.height != queries_b.height:
-        example = queries_a.join(queries_b, on=keys, how="anti").select(keys)
-        example = example if example.height else queries_b.join(queries_a, on=keys, how="anti")
-        raise InputError(
-            f"systems {system_a!r} and {system_b!r} must have the same queries; e.g. "
-            f"{format_row(example.select(keys).row(0, named=True))} is only in one of them"
-        )
+    queries_a, docs_a = _system_side(table, system_a, "a", keys)
+    queries_b, docs_b = _system_side(table, system_b, "b", keys)
+    queries = _shared_queries(queries_a, queries_b, system_a, system_b, keys)
     retrieved = (
         docs_a.join(docs_b, on=[*keys, "doc"], how="full", coalesce=True)
         .join(queries, on=keys, how="left")
@@ -196,20 +150,7 @@ def asl_deltas(
             asl_b=pl.col("asl_b").fill_null(pl.col("missing_b")),
         )
     )
-    union = retrieved.group_by(keys).agg(pl.len().cast(pl.Int64).alias("_union"))
-    neither = (
-        queries.join(union, on=keys, how="left")
-        .with_columns(_k=(pl.col("n_rel") - pl.col("_union").fill_null(0)).clip(lower_bound=0))
-        .with_columns(_i=pl.int_ranges(0, pl.col("_k")))
-        .explode("_i")
-        .drop_nulls("_i")
-        .select(
-            *keys,
-            pl.lit(None, dtype=docs_a.schema["doc"]).alias("doc"),
-            pl.col("missing_a").alias("asl_a"),
-            pl.col("missing_b").alias("asl_b"),
-        )
-    )
+    neither = _retrieved_by_neither(queries, retrieved, keys, docs_a.schema["doc"])
     return (
         pl.concat([retrieved.select(*keys, "doc", "asl_a", "asl_b"), neither])
         .select(
@@ -222,4 +163,66 @@ def asl_deltas(
             (pl.col("asl_a") - pl.col("asl_b")).alias("delta"),
         )
         .sort([*keys, "doc"], nulls_last=True)
+    )
+
+
+def _system_side(
+    table: pl.DataFrame, system: str, suffix: str, keys: list[str]
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """One system's queries (with ``missing_<suffix>``, the ASL of a relevant document it
+    did not retrieve) and its retrieved documents (``doc``, ``asl_<suffix>``)."""
+    rows = table.filter(pl.col("system") == system)
+    if rows.height == 0:
+        systems = table["system"].unique().sort()
+        raise InputError(
+            f"system {system!r} is not in the positions frame; its "
+            f"{plural(len(systems), 'system')} include {quote_names(systems.head(5).to_list())}"
+        )
+    per_query = rows.select(
+        *keys,
+        pl.col("n_rel").cast(pl.Int64),
+        exprs.irrelevant_returned(depth="_depth").alias(f"missing_{suffix}"),
+    )
+    documents = (
+        rows.select(*keys, "docs", asl=exprs.asl_retrieved())
+        .explode(["docs", "asl"])
+        .drop_nulls("docs")
+        .select(*keys, pl.col("docs").alias("doc"), pl.col("asl").alias(f"asl_{suffix}"))
+    )
+    return per_query, documents
+
+
+def _shared_queries(
+    queries_a: pl.DataFrame, queries_b: pl.DataFrame, system_a: str, system_b: str, keys: list[str]
+) -> pl.DataFrame:
+    """The queries of both systems, refused unless they are the same."""
+    queries = queries_a.join(queries_b.drop("n_rel"), on=keys, how="inner")
+    if queries.height != queries_a.height or queries.height != queries_b.height:
+        example = queries_a.join(queries_b, on=keys, how="anti").select(keys)
+        example = example if example.height else queries_b.join(queries_a, on=keys, how="anti")
+        raise InputError(
+            f"systems {system_a!r} and {system_b!r} must have the same queries; e.g. "
+            f"{format_row(example.select(keys).row(0, named=True))} is only in one of them"
+        )
+    return queries
+
+
+def _retrieved_by_neither(
+    queries: pl.DataFrame, retrieved: pl.DataFrame, keys: list[str], doc_type: pl.DataType
+) -> pl.DataFrame:
+    """One row (with a null ``doc``) per relevant document neither system retrieved: the
+    query's m minus the documents either retrieved."""
+    union = retrieved.group_by(keys).agg(pl.len().cast(pl.Int64).alias("_union"))
+    return (
+        queries.join(union, on=keys, how="left")
+        .with_columns(_k=(pl.col("n_rel") - pl.col("_union").fill_null(0)).clip(lower_bound=0))
+        .with_columns(_i=pl.int_ranges(0, pl.col("_k")))
+        .explode("_i")
+        .drop_nulls("_i")
+        .select(
+            *keys,
+            pl.lit(None, dtype=doc_type).alias("doc"),
+            pl.col("missing_a").alias("asl_a"),
+            pl.col("missing_b").alias("asl_b"),
+        )
     )

@@ -27,6 +27,7 @@ from lexiframe import _progress
 from lexiframe._utils import as_list
 from lexiframe.errors import DroppedQueriesWarning, InputError, UnknownMeasureError
 from lexiframe.evaluation import measures as compute_measures
+from lexiframe.options import PositionsOptions
 from lexiframe.preferences import preference_measure, preferences
 from lexiframe.ranking import positions as build_positions
 from lexiframe.stats._common import (
@@ -359,8 +360,8 @@ def label_degradation(
     generator(seed)
     run_df = eager(run, "run")
     qrels_df = eager(qrels, "qrels")
-    options = {"threshold": threshold, "depth": depth, "by": by or None}
-    full_positions = build_positions(run_df, qrels_df, **options)
+    options = PositionsOptions(threshold=threshold, depth=depth, by=tuple(by))
+    full_positions = build_positions(run_df, qrels_df, options)
     references = names if reference is None else [reference]
     full = _pair_table(full_positions, list(dict.fromkeys([*names, *references])), by, n)
     keys = [*by, "query", *PAIR_KEYS]
@@ -371,7 +372,7 @@ def label_degradation(
         )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DroppedQueriesWarning)  # reported once, above
-            positions = build_positions(run_df, degraded, **options)
+            positions = build_positions(run_df, degraded, options)
         pairs = _pair_table(positions, names, by, n)
         ties = tie_fraction(pairs, names, by=by)
         joined = pairs.join(

@@ -20,7 +20,7 @@ import polars as pl
 from lexiframe import _kernels
 from lexiframe._utils import as_list, quote_names
 from lexiframe.errors import InputError, SchemaError
-from lexiframe.preferences import _pair_rows, _positions_buffers, preferences
+from lexiframe.preferences import preferences
 from lexiframe.stats._common import (
     PAIR_KEYS,
     check_unique,
@@ -166,8 +166,8 @@ def tie_fraction_by_level(
     by = as_list(by)
     frame = _sorted_positions(positions, by, ["n_rel"])
     groups = frame.select(pl.struct([*by, "query"]).rle_id()).to_series().to_numpy()
-    rows_a, rows_b = _pair_rows(groups)
-    buffers = _positions_buffers(frame["positions"])
+    rows_a, rows_b = _kernels.pair_rows(groups)
+    buffers = _kernels.positions_buffers(frame["positions"])
     if by:
         by_group = frame.select(pl.struct(by).rle_id()).to_series().to_numpy()
     else:

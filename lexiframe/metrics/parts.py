@@ -1,0 +1,132 @@
+"""The building blocks the measure expressions share (and a measure users define may use).
+
+Each takes the ``positions`` list column, or a count that may be an integer or a column,
+and returns a native Polars expression.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import polars as pl
+
+from lexiframe._utils import IntoExpr, caller_stacklevel, into_expr
+from lexiframe.errors import InputError, MissingCorpusSizeWarning
+from lexiframe.validate import require_positive_int
+
+IntoCount = int | str | pl.Expr
+"""A count given as an integer, a column name or an expression (``1000``, ``"n"``)."""
+
+
+def count(value: IntoCount) -> pl.Expr:
+    """An integer argument that may also be a column, as an Int64 expression.
+
+    Example:
+        >>> import polars as pl
+        >>> pl.DataFrame({"n": [5]}).select(a=count(3), b=count("n")).row(0)
+        (3, 5)
+    """
+    if isinstance(value, int):
+        if isinstance(value, bool):
+            raise InputError(f"a count is an integer or a column, not {value!r}")
+        return pl.lit(value, dtype=pl.Int64)
+    return into_expr(value).cast(pl.Int64)
+
+
+def ranks(positions: IntoExpr = "positions") -> pl.Expr:
+    """The positions as a list of Int64, for arithmetic that may go below 0.
+
+    Example:
+        >>> import polars as pl
+        >>> df = pl.DataFrame({"positions": [[2, 5]]}, schema={"positions": pl.List(pl.UInt32)})
+        >>> df.select(ranks() - 3).item().to_list()
+        [-1, 2]
+    """
+    return into_expr(positions).cast(pl.List(pl.Int64))
+
+
+def n_retrieved_relevant(positions: IntoExpr = "positions") -> pl.Expr:
+    """r, how many relevant documents the ranking retrieved.
+
+    Example:
+        >>> import polars as pl
+        >>> df = pl.DataFrame({"positions": [[2, 5], []]})
+        >>> df.select(n_retrieved_relevant()).to_series().to_list()
+        [2, 0]
+    """
+    return into_expr(positions).list.len().cast(pl.Int64)
+
+
+def count_at_most(positions: IntoExpr, k: IntoCount) -> pl.Expr:
+    """#{i : p_i ≤ k}: the relevant documents in the top k; ``k`` may be a column
+    (R-precision cuts at m).
+
+    Example:
+        >>> import polars as pl
+        >>> df = pl.DataFrame({"positions": [[1, 3, 9]], "m": [4]})
+        >>> df.select(a=count_at_most("positions", 3), b=count_at_most("positions", "m")).row(0)
+        (2, 2)
+    """
+    if isinstance(k, int):
+        return ranks(positions).list.agg((pl.element() <= k).sum()).cast(pl.Int64)
+    return (ranks(positions) - count(k)).list.agg((pl.element() <= 0).sum()).cast(pl.Int64)
+
+
+def divided_by(value: pl.Expr, k: int) -> pl.Expr:
+    """value/k as trec_eval divides: Polars turns a division by a constant into a
+    multiplication by its reciprocal (9/1000 → 0.009000000000000001), so divide by a
+    column of k instead; a mean on the rounding boundary of the 4th decimal then prints
+    as trec_eval prints it.
+
+    Example:
+        >>> import polars as pl
+        >>> pl.select(divided_by(pl.lit(9), 1000)).item()
+        0.009
+    """
+    return value / (value.cast(pl.Float64) * 0.0 + float(k))
+
+
+def warn_missing_n(what: str) -> None:
+    """The one warning of a measure built without the corpus size it needs."""
+    warnings.warn(
+        f"{what} needs the corpus size n to place the relevant documents a ranking did not "
+        "retrieve; without n= those values are null. Pass n= (an integer or a column).",
+        MissingCorpusSizeWarning,
+        stacklevel=caller_stacklevel(),
+    )
+
+
+def null() -> pl.Expr:
+    """A null Float64: the value of a measure undefined for a ranking."""
+    return pl.lit(None, dtype=pl.Float64)
+
+
+def check_cutoff(k: int | None, name: str) -> None:
+    """Refuse a cut-off of measure ``name`` that is not a positive integer (``None``: none).
+
+    Example:
+        >>> check_cutoff(0, "P")
+        Traceback (most recent call last):
+        lexiframe.errors.InputError: the cutoff of P must be a positive integer, not 0
+    """
+    if k is not None:
+        require_positive_int(k, f"the cutoff of {name}")
+
+
+def positive_zero(value: pl.Expr) -> pl.Expr:
+    """Turn -0.0 (the sum of an empty float list) into 0.0, which tables and CSV print as 0.
+
+    ``value + 0.0`` is not enough: Polars skips adding a zero scalar.
+
+    Example:
+        >>> import polars as pl
+        >>> str(pl.select(positive_zero(pl.lit(-0.0))).item())
+        '0.0'
+    """
+    return pl.when(value == 0.0).then(pl.lit(0.0)).otherwise(value)
+
+
+def check_persistence(p: float) -> None:
+    """Refuse an RBP persistence outside (0, 1)."""
+    if not 0.0 < p < 1.0:
+        raise InputError(f"the persistence p of RBP must lie strictly between 0 and 1, not {p!r}")

@@ -1,0 +1,241 @@
+"""The options of a positions frame: one typed, immutable object, each default stated once.
+
+:func:`lexiframe.positions` and everything that builds a positions frame (``evaluate``, the
+``.lexi`` namespaces, the pandas accessor, the batched reader of run files, the command
+line, the ``trec_eval`` drop-in and Spark) take a :class:`PositionsOptions`, or build one
+from keyword arguments with :meth:`PositionsOptions.of`; a new option is a new field here.
+
+Example:
+    >>> import lexiframe as lf
+    >>> options = lf.PositionsOptions(threshold=2, depth=100)
+    >>> options.threshold, options.depth, options.by
+    (2, 100, ())
+    >>> lf.PositionsOptions.of(options, by="track").by
+    ('track',)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, fields, replace
+from typing import TYPE_CHECKING, Any, TypedDict
+
+from lexiframe import validate
+from lexiframe.errors import InputError
+from lexiframe.typing import NoRelevant, RankBy
+
+if TYPE_CHECKING:
+    from lexiframe.metrics.registry import Measure
+
+
+@dataclass(frozen=True)
+class ColumnNames:
+    """The caller's names of the run and qrels columns (lexiframe's names are the defaults)."""
+
+    system: str = "system"
+    query: str = "query"
+    doc: str = "doc"
+    score: str = "score"
+    rank: str = "rank"
+    relevance: str = "relevance"
+
+
+@dataclass(frozen=True)
+class PositionsOptions:
+    """How a run and its qrels become a positions frame (docs/definitions.md §1).
+
+    Every field has its one default here. Keyword arguments of :func:`lexiframe.positions`
+    (and of ``evaluate``, ``coverage``, the namespaces) are these fields, with the column
+    names (``system=``, ``query=``, ``doc=``, ``score=``, ``rank=``, ``relevance=``) given
+    flat; :meth:`of` reads them.
+
+    Attributes:
+        threshold: the lowest relevant grade: a document is relevant when its
+            ``relevance >= threshold``.
+        depth: keep only the top ``depth`` documents of each ranking. The frame then has a
+            ``depth`` column too: a query a system skipped scores its atomized search length
+            at this depth (without it, at the longest ranking of the query).
+        by: extra key columns of the run (e.g. ``"track"``) kept in the output. When the
+            qrels carry them too, they are joined on them; otherwise every query of the
+            qrels applies to every group.
+        rank_by: ``"score"`` (trec_eval's order: score descending, then doc id descending
+            as a string) or ``"rank"`` (an existing rank column, ascending; ties by doc id
+            descending; :func:`lexiframe.read_run` reads it with ``rank=True``).
+        docs: also return ``docs``, the relevant document ids in rank order.
+        grades: also return ``grades`` (the grades of the retrieved relevant documents in
+            rank order) and ``ideal_grades`` (all relevant grades of the query, descending),
+            which nDCG and RBP need to give trec_eval's values on graded qrels. ``None``
+            (the default) keeps them when the qrels are graded (the relevant documents of
+            some query differ in grade), where they change those values; ``True`` always.
+            ``False`` on graded qrels is refused rather than let nDCG and RBP fall back to
+            binary gains (binary nDCG beside graded measures: ``nDCG(gains={1: 1, 2: 1})``).
+            ERR and ``nDCG(gains=…)`` read them on any qrels: ``True``.
+        judged: also return the judged non-relevant documents, which Bpref, infAP,
+            Judged@k and Unjudged@k read: ``nonrel_positions`` (the ranks of the retrieved
+            documents judged with a grade from 0 to below ``threshold``), ``n_nonrel`` (how
+            many such documents the query has) and ``pooled_positions`` (the ranks of the
+            retrieved documents judged with a negative grade: trec_eval's mark of a pooled
+            document left unjudged, as in sampled pools). ``None`` (the default): only
+            when a measure of :func:`lexiframe.evaluate` reads them; ``False``: never.
+        condensed: rank only the judged documents (a grade of 0 or more), as trec_eval's
+            ``-J`` and Sakai's condensed lists: the unjudged documents are removed from
+            each ranking (after ``depth=``) and the rest move up. Every measure and
+            preference then reads the condensed rankings; ``n_ret`` counts their documents.
+        no_relevant: what to do with a judged query without a relevant document: ``"drop"``
+            it (the default: such a query cannot tell systems apart; the eager call counts
+            the dropped queries in a warning), or ``"keep"`` it as rows with ``n_rel = 0``,
+            which score 0 on trec_eval's measures (null on SL3, RecallError and ASL,
+            undefined without a relevant document), so that means equal trec_eval's ``-c``
+            averages.
+        columns: the caller's column names (:class:`ColumnNames`).
+        partitions: plan the work as this many groups of queries (split by a hash of the
+            query id), one after another, so that memory holds one group's intermediate
+            tables at a time. ``None``: one group per 4 million rows of an in-memory run
+            (the time is the same; 27 million rows peak at 2.8 GB instead of 4.7 GB), one
+            group for a LazyFrame. For a LazyFrame larger than memory give a number (e.g.
+            16 for 200 million rows): when the frame is collected, each group is read from
+            the source and ranked with the streaming engine, and its rows are handed on
+            before the next group starts (200 million rows peak at about 2 GB).
+    """
+
+    threshold: int = 1
+    depth: int | None = None
+    by: tuple[str, ...] = ()
+    rank_by: RankBy = "score"
+    docs: bool = False
+    grades: bool | None = None
+    judged: bool | None = None
+    condensed: bool = False
+    no_relevant: NoRelevant = "drop"
+    columns: ColumnNames = field(default_factory=ColumnNames)
+    partitions: int | None = None
+
+    def __post_init__(self) -> None:
+        # ``by`` may come as a string or a list; it is held as a tuple (the object is hashable).
+        by = self.by
+        object.__setattr__(self, "by", (by,) if isinstance(by, str) else tuple(by or ()))
+        validate.require_threshold(self.threshold, warn=False)
+        validate.require_depth(self.depth)
+        if self.partitions is not None:
+            validate.require_positive_int(self.partitions, "partitions", optional=True)
+        _require_choice(self.rank_by, "rank_by", ("score", "rank"))
+        _require_choice(self.no_relevant, "no_relevant", ("drop", "keep"))
+        for name in ("docs", "condensed"):
+            if not isinstance(getattr(self, name), bool):
+                raise InputError(f"{name} must be True or False, not {getattr(self, name)!r}")
+        for name in ("grades", "judged"):
+            if getattr(self, name) is not None and not isinstance(getattr(self, name), bool):
+                raise InputError(
+                    f"{name} must be True, False or None, not {getattr(self, name)!r}"
+                )
+
+    @classmethod
+    def of(cls, options: PositionsOptions | None = None, **kwargs: Any) -> PositionsOptions:
+        """``options`` (or the defaults) with the keyword arguments of
+        :func:`lexiframe.positions` applied: the fields, and the column names flat.
+
+        Example:
+            >>> from lexiframe import PositionsOptions
+            >>> PositionsOptions.of(query="qid", threshold=2).columns.query
+            'qid'
+        """
+        base = options if options is not None else cls()
+        if not isinstance(base, PositionsOptions):
+            raise InputError(
+                f"options must be a lexiframe.PositionsOptions, not {type(base).__name__}"
+            )
+        if not kwargs:
+            return base
+        unknown = [key for key in kwargs if key not in _FIELDS and key not in _COLUMNS]
+        if unknown:
+            known = ", ".join([*_FIELDS, *_COLUMNS])
+            raise InputError(
+                f"unknown positions option {unknown[0]}=; the options are: {known}"
+            )
+        columns = {key: kwargs.pop(key) for key in list(kwargs) if key in _COLUMNS}
+        for key, value in columns.items():
+            if not isinstance(value, str):
+                raise InputError(f"{key}= names a column, a string, not {value!r}")
+        if columns:
+            kwargs["columns"] = replace(base.columns, **columns)
+        return replace(base, **kwargs)
+
+    def replace(self, **changes: Any) -> PositionsOptions:
+        """A copy with ``changes`` (fields or flat column names), checked as :meth:`of`."""
+        return PositionsOptions.of(self, **changes)
+
+    @property
+    def order(self) -> str:
+        """The caller's column the rankings are ordered by: ``score``, or ``rank``."""
+        return self.columns.score if self.rank_by == "score" else self.columns.rank
+
+    @property
+    def reads_every_judgment(self) -> bool:
+        """Whether rankings are marked with every judgment, not only the relevant ones:
+        the judged non-relevant documents have ranks of their own, or are what is ranked."""
+        return bool(self.judged) or self.condensed
+
+    def for_measures(self, measures: Iterable[Measure]) -> PositionsOptions:
+        """These options with the columns ``measures`` declare they read (the judged
+        non-relevant documents, the grades), asked for unless the caller said otherwise;
+        a measure that the threshold rules out is refused (:meth:`Measure.check_options`).
+
+        Example:
+            >>> from lexiframe import PositionsOptions
+            >>> from lexiframe.metrics import parse_measures
+            >>> PositionsOptions().for_measures(parse_measures(["Bpref", "ERR@10"]))
+            ... # doctest: +ELLIPSIS
+            PositionsOptions(threshold=1, ..., grades=True, judged=True, ...)
+        """
+        measures = list(measures)
+        for measure in measures:
+            measure.check_options(self)
+        judged = self.judged
+        if judged is None and any(measure.needs.judged for measure in measures):
+            judged = True
+        grades = self.grades
+        if grades is None and any(measure.needs.requires_grades for measure in measures):
+            grades = True
+        return replace(self, judged=judged, grades=grades)
+
+    def as_kwargs(self) -> dict[str, Any]:
+        """The options as the keyword arguments :meth:`of` reads (column names flat).
+
+        Example:
+            >>> from lexiframe import PositionsOptions
+            >>> PositionsOptions.of(**PositionsOptions(depth=5).as_kwargs()).depth
+            5
+        """
+        kwargs = {name: getattr(self, name) for name in _FIELDS}
+        kwargs.update((name, getattr(self.columns, name)) for name in _COLUMNS)
+        return kwargs
+
+
+class PositionsKwargs(TypedDict, total=False):
+    """The keyword arguments that :meth:`PositionsOptions.of` reads (for type checkers)."""
+
+    threshold: int
+    depth: int | None
+    by: str | Sequence[str] | None
+    rank_by: RankBy
+    docs: bool
+    grades: bool | None
+    judged: bool | None
+    condensed: bool
+    no_relevant: NoRelevant
+    partitions: int | None
+    system: str
+    query: str
+    doc: str
+    score: str
+    rank: str
+    relevance: str
+
+
+_FIELDS = tuple(f.name for f in fields(PositionsOptions) if f.name != "columns")
+_COLUMNS = tuple(f.name for f in fields(ColumnNames))
+
+
+def _require_choice(value: object, name: str, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        raise InputError(f"{name} must be {' or '.join(map(repr, choices))}, not {value!r}")
