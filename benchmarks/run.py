@@ -203,6 +203,27 @@ def step_preferences(data: Data) -> Callable[[], object]:
     return lambda: lf.preferences(frame, PREFERENCES)
 
 
+def step_fisher(data: Data) -> Callable[[], object]:
+    """Fisher's randomisation test, 10,000 replicates, every pair of the shape's systems
+    (5,995 pairs of 110 systems) on all its queries: seeded AP-like scores (no files)."""
+    import numpy as np
+    import polars as pl
+
+    from lexiframe import stats
+
+    systems, queries = map(int, data.root.name.split("-")[:2])
+    rng = np.random.default_rng(0)
+    scores = rng.beta(1 + rng.uniform(0, 1, (systems, 1)), 3, (systems, queries))
+    metrics = pl.DataFrame(
+        {
+            "system": np.repeat([f"s{i:03d}" for i in range(systems)], queries),
+            "query": np.tile([f"q{j:03d}" for j in range(queries)], systems),
+            "AP": scores.ravel(),
+        }
+    )
+    return lambda: stats.significance(metrics, "AP", test="fisher", n_replicates=10_000, seed=0)
+
+
 def step_mc4(data: Data) -> Callable[[], object]:
     import lexiframe as lf
 
@@ -331,6 +352,7 @@ STEPS: dict[str, tuple[Callable[[Data], Callable[[], object]], list[str], str | 
     "all-measures": (step_all_measures, ["parquet"], None),
     "preferences": (step_preferences, ["parquet"], None),
     "mc4": (step_mc4, ["parquet"], None),
+    "fisher": (step_fisher, [], None),
     "e2e-trec": (step_e2e_trec, ["trec.gz"], "polars-read"),
     "e2e-parquet": (step_e2e_parquet, ["parquet"], None),
     "classic": (step_classic, ["trec.gz"], None),

@@ -61,3 +61,30 @@ def test_latex_written_atomically_and_printed(capsys, tmp_path):
 def test_one_system_is_refused(capsys):
     assert main(["compare", "--qrels", QRELS, RUNS[0]]) == 2
     assert "at least 2 systems" in capsys.readouterr().err
+
+
+def test_fisher_and_bootstrap_pairs_with_effect_sizes(capsys):
+    out = compare(capsys, "-m", "AP", "-m", "rrLP", "--test", "fisher", "--seed", "1")
+    header = next(line for line in out.splitlines() if line.startswith("| measure |"))
+    assert "| d | ES_HSD | test |" in header
+    expected = stats.significance(per_query(["AP"]), "AP", test="fisher", seed=1, correction="holm")
+    rows = [line.split("|")[1:-1] for line in out.splitlines() if line.startswith("| AP |")]
+    for cells, row in zip(rows, expected.iter_rows(named=True), strict=True):
+        assert float(cells[6]) == float(f"{row['p_value']:.4g}")
+        assert float(cells[8]) == round(row["cohens_d"], 4)
+        assert float(cells[9]) == round(row["es_hsd"], 4)
+        assert cells[-1].strip() == "fisher"
+    rr_rows = [line for line in out.splitlines() if line.startswith("| rrLP |")]
+    assert len(rr_rows) == 6 and all(row.endswith("| fisher |") for row in rr_rows)
+    boot = compare(capsys, "-m", "AP", "--test", "bootstrap", "--seed", "1", "--replicates", "200")
+    assert "| 95% CI | test |" in boot and "| bootstrap |" in boot
+
+
+def test_one_way_hsd_is_named(capsys):
+    out = compare(capsys, "-m", "AP", "--test", "hsd", "--one-way")
+    assert "hsd_one_way test" in out and out.count("| hsd_one_way |") == 6
+
+
+def test_random_tests_need_a_seed(capsys):
+    assert main(["compare", "--qrels", QRELS, "--test", "bootstrap", *RUNS]) == 2
+    assert "--seed" in capsys.readouterr().err

@@ -158,7 +158,7 @@ def test_significance_corrections_side_by_side(example_dir):
         for correction in ("none", "holm", "bonferroni")
     )
     assert (none <= holm + 1e-12).all() and (holm <= bonferroni + 1e-12).all()
-    assert {"hsd (none)", "randomized_hsd (none)"} <= set(table.columns)
+    assert {"hsd_blocked (none)", "randomized_hsd_blocked (none)"} <= set(table.columns)
 
 
 def test_asl_analysis_without_matplotlib_says_what_to_install(tmp_path):

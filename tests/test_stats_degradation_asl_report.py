@@ -339,7 +339,7 @@ def test_report_hsd_and_randomized_are_recorded(toy):
     run, qrels = toy
     metrics = lf.measures(_positions(run, qrels), ["AP"])
     hsd = report(metrics, "AP", test="hsd", correction="none")
-    assert hsd.select("test", "correction").unique().rows() == [("hsd", "none")]
+    assert hsd.select("test", "correction").unique().rows() == [("hsd_blocked", "none")]
     randomized = report(
         metrics, "AP", test="randomized_hsd", correction="none", seed=1, n_replicates=200
     )

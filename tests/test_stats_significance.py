@@ -203,7 +203,7 @@ def test_tukey_hsd_hand_example():
         }
     )
     out = tukey_hsd(scores, "AP")
-    assert set(out["test"]) == {"hsd"} and set(out["correction"]) == {"none"}
+    assert set(out["test"]) == {"hsd_blocked"} and set(out["correction"]) == {"none"}
     expected = _hsd_by_hand(x)
     assert out.height == len(expected)
     for row in out.iter_rows(named=True):
@@ -249,7 +249,7 @@ def test_randomized_hsd_same_seed_same_answer(toy_metrics):
     other = randomized_tukey_hsd(toy_metrics, "AP", seed=6, n_replicates=300)
     assert first.equals(again)
     assert not first["p_value"].equals(other["p_value"])
-    assert set(first["test"]) == {"randomized_hsd"}
+    assert set(first["test"]) == {"randomized_hsd_blocked"}
     generator = randomized_tukey_hsd(
         toy_metrics, "AP", seed=np.random.default_rng(5), n_replicates=300
     )
@@ -345,7 +345,7 @@ def test_discriminative_power_on_toy(toy_prefs, toy_metrics):
 
 def test_discriminative_power_with_hsd_and_bonferroni(toy_metrics):
     hsd = discriminative_power(toy_metrics, ["AP"], test="hsd")
-    assert hsd.select("test", "correction").row(0) == ("hsd", "none")
+    assert hsd.select("test", "correction").row(0) == ("hsd_blocked", "none")
     expected = (tukey_hsd(toy_metrics, "AP")["p_value"] < 0.05).sum()
     assert hsd["n_significant"].item() == expected
     bonf = discriminative_power(toy_metrics, ["AP"], correction="bonferroni", alpha=0.1)

@@ -3,8 +3,9 @@
 Two tables, in Markdown (the default) or LaTeX: the mean of each metric per system,
 marked with the systems it is significantly better than (:func:`lexiframe.stats.report`),
 and every pair's test per measure (:func:`lexiframe.stats.significance`: the mean
-difference or preference, the statistic, the p-value and the p-value adjusted by the
-named correction). Preferences (sgnLP, rrLP, sgnLR) appear in the pair table.
+difference or preference, the statistic, the p-value, the p-value adjusted by the named
+correction, the effect sizes d and ES_HSD, and with ``--test bootstrap`` the percentile
+interval). Preferences (sgnLP, rrLP, sgnLR) appear in the pair table.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from lexiframe.errors import InputError
 
 DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "RR"]
 FORMATS = ("markdown", "latex")
-TESTS = ("auto", "t", "sign", "hsd", "randomized_hsd")
+TESTS = ("auto", "t", "sign", "hsd", "randomized_hsd", "fisher", "bootstrap")
+RANDOM_TESTS = ("randomized_hsd", "fisher", "bootstrap")
 
 
 def pair_tests(
@@ -37,6 +39,8 @@ def pair_tests(
     correction: str,
     baseline: str | None = None,
     seed: int | None = None,
+    n_replicates: int | None = None,
+    blocking: bool = True,
 ) -> pl.DataFrame:
     """Every pair's test for each measure of ``table`` (a metrics or a pair table), the
     p-values adjusted with ``correction`` within each measure (over the comparisons with
@@ -45,8 +49,12 @@ def pair_tests(
     from lexiframe.stats.corrections import adjust_p_values
 
     parts = []
+    # n_replicates: the API's default unless given
+    options = {"seed": seed, "blocking": blocking}
+    if n_replicates is not None:
+        options["n_replicates"] = n_replicates
     for name in names:
-        tests = significance(table, name, test=test, correction="none", seed=seed)  # type: ignore[arg-type]
+        tests = significance(table, name, test=test, correction="none", **options)  # type: ignore[arg-type]
         if baseline is not None:
             tests = tests.filter(
                 (pl.col("system_a") == baseline) | (pl.col("system_b") == baseline)
@@ -63,8 +71,12 @@ def pair_tests(
 _PAIR_COLUMNS = ["measure", "system_a", "system_b", "n_queries", "mean", "statistic", "p_value"]
 
 
-def _cells(row: dict, digits: int) -> list[str]:
-    return [
+def _number(value: float | None, digits: int) -> str:
+    return "" if value is None else f"{value:.{digits}f}"
+
+
+def _cells(row: dict, digits: int, interval: bool) -> list[str]:
+    cells = [
         str(row["measure"]),
         str(row["system_a"]),
         str(row["system_b"]),
@@ -73,24 +85,37 @@ def _cells(row: dict, digits: int) -> list[str]:
         "" if row["statistic"] is None else f"{row['statistic']:.{digits}f}",
         f"{row['p_value']:.{digits}g}",
         f"{row['p_adjusted']:.{digits}g}",
-        str(row["test"]),
+        _number(row["cohens_d"], digits),
+        _number(row["es_hsd"], digits),
     ]
+    if interval:
+        cells.append(f"[{_number(row['ci_low'], digits)}, {_number(row['ci_high'], digits)}]")
+    return [*cells, str(row["test"])]
 
 
-def _pair_header(correction: str) -> list[str]:
-    return ["measure", "system a", "system b", "queries", "mean (a − b)", "statistic", "p",
-            f"p ({correction})", "test"]  # fmt: skip
+def _interval(tests: pl.DataFrame) -> bool:
+    """Whether the pairs carry a confidence interval (the bootstrap test)."""
+    return tests["ci_low"].null_count() < tests.height
+
+
+def _pair_header(correction: str, interval: bool, confidence: float = 0.95) -> list[str]:
+    header = ["measure", "system a", "system b", "queries", "mean (a − b)", "statistic", "p",
+              f"p ({correction})", "d", "ES_HSD"]  # fmt: skip
+    if interval:
+        header.append(f"{confidence:.0%} CI")
+    return [*header, "test"]
 
 
 def pairs_markdown(tests: pl.DataFrame, *, correction: str, digits: int = 4) -> str:
     """The pair tests as a Markdown table."""
-    header = _pair_header(correction)
+    interval = _interval(tests)
+    header = _pair_header(correction, interval)
     lines = [
         "| " + " | ".join(header) + " |",
-        "|" + "|".join(["---"] * 3 + ["---:"] * 5 + ["---"]) + "|",
+        "|" + "|".join(["---"] * 3 + ["---:"] * (len(header) - 4) + ["---"]) + "|",
     ]
     for row in tests.iter_rows(named=True):
-        lines.append("| " + " | ".join(_cells(row, digits)) + " |")
+        lines.append("| " + " | ".join(_cells(row, digits, interval)) + " |")
     return "\n".join(lines)
 
 
@@ -98,21 +123,25 @@ def pairs_latex(tests: pl.DataFrame, *, correction: str, digits: int = 4) -> str
     """The pair tests as a LaTeX ``table``."""
     from lexiframe.stats.report import _latex_escape
 
-    header = [_latex_escape(text) for text in _pair_header(correction)]
+    interval = _interval(tests)
+    header = [_latex_escape(text) for text in _pair_header(correction, interval)]
     header[4] = r"mean ($a - b$)"
+    columns = "lll" + "r" * (len(header) - 4) + "l"
     lines = [
         r"\begin{table}",
         r"\centering",
-        r"\begin{tabular}{lllrrrrrl}",
+        rf"\begin{{tabular}}{{{columns}}}",
         r"\hline",
         " & ".join(header) + r" \\",
         r"\hline",
     ]
     for row in tests.iter_rows(named=True):
-        lines.append(" & ".join(_latex_escape(cell) for cell in _cells(row, digits)) + r" \\")
+        cells = _cells(row, digits, interval)
+        lines.append(" & ".join(_latex_escape(cell) for cell in cells) + r" \\")
     caption = _latex_escape(
         f"Every pair of systems per measure: p-values adjusted by the {correction} "
-        "correction within each measure."
+        "correction within each measure; d: paired Cohen's d, ES_HSD: the mean difference "
+        "over the residual standard deviation of the two-way ANOVA."
     )
     lines += [r"\hline", r"\end{tabular}", rf"\caption{{{caption}}}", r"\end{table}"]
     return "\n".join(lines)
@@ -135,6 +164,15 @@ def run_compare(args: argparse.Namespace) -> int:
     from lexiframe.metrics import parse_measure
     from lexiframe.preferences import preferences
 
+    if args.test in RANDOM_TESTS and args.seed is None:
+        raise InputError(
+            f"--test {args.test} draws at random and needs --seed, e.g. --seed 0, so that "
+            "its p-values can be reproduced"
+        )
+    if args.replicates is not None and args.replicates < 1:
+        raise InputError(
+            f"--replicates must be a positive integer, e.g. 10000, not {args.replicates}"
+        )
     metric_names, preference_names = split_measures(args.measure or DEFAULT_MEASURES)
     check_track_arguments(args)
     style = _format(args)
@@ -157,7 +195,13 @@ def run_compare(args: argparse.Namespace) -> int:
             f"compare needs at least 2 systems with an evaluated query; the runs hold "
             f"{frame['system'].n_unique()}: {frame['system'].unique().to_list()[0]!r}"
         )
-    test_options = {"correction": args.correction, "baseline": args.baseline, "seed": args.seed}
+    test_options = {
+        "correction": args.correction,
+        "baseline": args.baseline,
+        "seed": args.seed,
+        "n_replicates": args.replicates,
+        "blocking": not args.one_way,
+    }
     parts = []
     tests = []
     if per_query is not None:
@@ -165,7 +209,8 @@ def run_compare(args: argparse.Namespace) -> int:
         table = stats.report(
             per_query, metric_names, baseline=args.baseline, test=args.test,
             correction=args.correction, alpha=args.alpha, lower_is_better=costs,
-            seed=args.seed,
+            seed=args.seed, blocking=not args.one_way,
+            **({} if args.replicates is None else {"n_replicates": args.replicates}),
         )  # fmt: skip
         render = stats.to_latex if style == "latex" else stats.to_markdown
         parts.append(render(table))
@@ -216,11 +261,23 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         choices=TESTS,
         default="auto",
         help="auto (default): paired t-test for metrics, sign test for sgnLP and sgnLR, "
-        "t-test for rrLP; or t, sign, hsd, randomized_hsd",
+        "t-test for rrLP; or t, sign, hsd, randomized_hsd, fisher (Fisher's randomisation "
+        "test), bootstrap (the paired bootstrap test, with percentile intervals)",
+    )
+    cp.add_argument(
+        "--one-way",
+        action="store_true",
+        help="hsd and randomized_hsd without topic blocking (one-way ANOVA, as "
+        "scipy.stats.tukey_hsd and R's TukeyHSD(aov(score ~ system)))",
+    )
+    cp.add_argument(
+        "--replicates",
+        type=int,
+        help="random replicates of randomized_hsd, fisher and bootstrap (default 1000)",
     )
     cp.add_argument("--correction", choices=CORRECTIONS, default="holm", help="(default holm)")
     cp.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
     cp.add_argument("--format", choices=FORMATS, help="markdown (default) or latex")
     cp.add_argument("--output", "-o", help="also write the report to this file")
-    cp.add_argument("--seed", type=int, help="seed of randomized_hsd")
+    cp.add_argument("--seed", type=int, help="seed of randomized_hsd, fisher and bootstrap")
     cp.set_defaults(handler=run_compare)

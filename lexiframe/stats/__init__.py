@@ -6,6 +6,8 @@
 - significance: :func:`significance`, :func:`tukey_hsd`, :func:`randomized_tukey_hsd`,
   :func:`discriminative_power`, :func:`sign_test`, :func:`t_test`,
   :func:`adjust_p_values`;
+- resampling: :func:`randomization_test` (Fisher's), :func:`bootstrap_test` (paired,
+  with percentile intervals);
 - degradation: :func:`degrade_labels`, :func:`subsample_queries`,
   :func:`degradation_curve`, :func:`average_over_samples`, :func:`label_degradation`;
 - closed forms and simulation: :func:`tie_probability`, :func:`rr_tie_probability`,
@@ -32,6 +34,7 @@ from lexiframe.stats.degradation import (
     subsample_queries,
 )
 from lexiframe.stats.report import report, to_latex, to_markdown
+from lexiframe.stats.resampling import bootstrap_test, randomization_test
 from lexiframe.stats.significance import (
     discriminative_power,
     randomized_tukey_hsd,
@@ -47,6 +50,7 @@ __all__ = [
     "adjust_p_values",
     "asl_deltas",
     "average_over_samples",
+    "bootstrap_test",
     "degradation_curve",
     "degrade_labels",
     "discriminative_power",
@@ -56,6 +60,7 @@ __all__ = [
     "metric_pairs",
     "random_positions",
     "random_rankings",
+    "randomization_test",
     "randomized_tukey_hsd",
     "report",
     "rr_tie_probability",

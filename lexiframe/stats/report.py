@@ -20,7 +20,7 @@ from lexiframe._utils import as_list, plural, quote_names
 from lexiframe.errors import InputError, SchemaError
 from lexiframe.stats._common import Seed, check_fraction, eager, measure_columns, require_table
 from lexiframe.stats.corrections import Correction, adjust_p_values, check_correction
-from lexiframe.stats.significance import Test, significance
+from lexiframe.stats.significance import Test, _Plan, significance
 from lexiframe.validate import require_columns
 
 BETTER, WORSE = "▲", "▼"
@@ -48,12 +48,14 @@ def report(
     lower_is_better: str | Iterable[str] = (),
     n_replicates: int = 1000,
     seed: Seed | None = None,
+    blocking: bool = True,
 ) -> pl.DataFrame:
     """Mean of each measure per system, marked with the significant differences.
 
     ``per_query_metrics`` is ``by…, system, query`` and measure columns (from
     :func:`lexiframe.measures`). Pairs of systems are compared per measure with ``test``
-    (``"t"``: paired t-test; ``"sign"``, ``"hsd"``, ``"randomized_hsd"``, see
+    (``"t"``: paired t-test; ``"sign"``, ``"hsd"``, ``"randomized_hsd"``, ``"fisher"``,
+    ``"bootstrap"``, with ``n_replicates``, ``seed`` and ``blocking`` as in
     :func:`lexiframe.stats.significance`) and the p-values adjusted with ``correction``
     within each (by…, measure) family: all pairs, or with ``baseline=`` the s − 1
     comparisons with the baseline. A difference counts when the adjusted p < ``alpha``;
@@ -62,8 +64,11 @@ def report(
 
     Returns:
         ``by…, label, system, n_queries``, then ``<measure>`` (the mean) and
-        ``<measure>_sig`` (the marker) for each measure, then ``test``, ``correction``,
-        ``alpha``; sorted by ``by…, system``. Labels are a, b, c, … in system order.
+        ``<measure>_sig`` (the marker) for each measure, with ``baseline=`` also
+        ``<measure>_d``, the effect size against the baseline (the paired Cohen's d of
+        :func:`lexiframe.stats.significance`, positive when the system is better; null for
+        the baseline), then ``test``, ``correction``, ``alpha``; sorted by
+        ``by…, system``. Labels are a, b, c, … in system order.
 
     >>> import polars as pl
     >>> metrics = pl.DataFrame({
@@ -120,18 +125,32 @@ def report(
             by=by,
             n_replicates=n_replicates,
             seed=seed,
+            blocking=blocking,
         )
+        sign = -1.0 if name in costs else 1.0
         if baseline is not None:
             tests = tests.filter(
                 (pl.col("system_a") == baseline) | (pl.col("system_b") == baseline)
             )
+            sizes = tests.select(
+                *by,
+                pl.when(pl.col("system_a") == baseline)
+                .then(pl.col("system_b"))
+                .otherwise(pl.col("system_a"))
+                .alias("system"),
+                (
+                    pl.when(pl.col("system_a") == baseline).then(-1.0).otherwise(1.0)
+                    * pl.col("cohens_d")
+                    * sign
+                ).alias(f"{name}_d"),
+            )
+            out = out.join(sizes, on=[*by, "system"], how="left")
         family = (
             tests.select(pl.struct(by).rank("dense")).to_series().to_numpy()
             if by
             else np.zeros(tests.height)
         )
         adjusted = adjust_p_values(tests["p_value"].to_numpy(), correction, groups=family)
-        sign = -1.0 if name in costs else 1.0
         tests = tests.with_columns(
             significant=pl.Series(adjusted < alpha),
             winner=pl.when(pl.col("mean") * sign > 0)
@@ -166,13 +185,17 @@ def report(
         out = out.join(marks, on=[*by, "system"], how="left").with_columns(
             pl.col(f"{name}_sig").fill_null("")
         )
-    resolved = "paired_t" if test in ("t", "auto", "paired_t") else test
+    resolved = _Plan("paired_t" if test in ("t", "auto") else test, correction, blocking).name
     return out.select(
         *by,
         "label",
         "system",
         "n_queries",
-        *(column for name in names for column in (name, f"{name}_sig")),
+        *(
+            column
+            for name in names
+            for column in (name, f"{name}_sig", *([f"{name}_d"] if baseline else []))
+        ),
         pl.lit(resolved).alias("test"),
         pl.lit(correction).alias("correction"),
         pl.lit(alpha).alias("alpha"),

@@ -10,8 +10,22 @@ Tests, as the papers run them:
   used instead, and the row's ``test`` says ``"sign"``;
 - ``"paired_t"``: the paired t-test of a per-query metric (Student's t on the per-query
   differences; the same zero and constant rules);
-- ``"hsd"``: Tukey's HSD with topic blocking, :func:`tukey_hsd` (Carterette 2012);
-- ``"randomized_hsd"``: the randomised Tukey HSD, :func:`randomized_tukey_hsd`.
+- ``"hsd"``: Tukey's HSD, :func:`tukey_hsd`: with topic blocking (Carterette 2012), or
+  one-way with ``blocking=False``;
+- ``"randomized_hsd"``: the randomised Tukey HSD, :func:`randomized_tukey_hsd` (blocked:
+  scores shuffled within each query; one-way: over the whole matrix);
+- ``"fisher"``: Fisher's randomisation test of the per-query differences,
+  :func:`lexiframe.stats.resampling.randomization_test` (Smucker et al. 2007);
+- ``"bootstrap"``: Sakai's paired bootstrap test, with the percentile confidence interval
+  of the mean difference, :func:`lexiframe.stats.resampling.bootstrap_test`.
+
+The HSD rows name their variant: ``test`` is ``"hsd_blocked"``, ``"hsd_one_way"``,
+``"randomized_hsd_blocked"`` or ``"randomized_hsd_one_way"``.
+
+Beside each p-value, two effect sizes: ``cohens_d``, the paired Cohen's d (the mean
+per-query difference over its standard deviation), and ``es_hsd``, Sakai's standardised
+mean difference x̄_a − x̄_b over √V_E, V_E the residual variance of the two-way ANOVA
+without replication (:func:`tukey_hsd`; metrics tables with every system on every query).
 
 Every result row records the ``test`` that produced it and the ``correction`` applied to
 its family (one family per by-group and measure): ``"none"``, ``"bonferroni"`` or
@@ -48,9 +62,12 @@ from lexiframe.stats._common import (
 from lexiframe.stats.corrections import Correction, adjust_p_values, check_correction
 from lexiframe.validate import require_columns
 
-Test = Literal["auto", "sign", "t", "paired_t", "hsd", "randomized_hsd"]
-TESTS: tuple[str, ...] = ("auto", "sign", "t", "paired_t", "hsd", "randomized_hsd")
+Test = Literal["auto", "sign", "t", "paired_t", "hsd", "randomized_hsd", "fisher", "bootstrap"]
+TESTS: tuple[str, ...] = (
+    "auto", "sign", "t", "paired_t", "hsd", "randomized_hsd", "fisher", "bootstrap"
+)  # fmt: skip
 _FAMILY_TESTS = ("hsd", "randomized_hsd")
+_RESAMPLED_TESTS = ("fisher", "bootstrap")
 _REPLICATE_BLOCK = 1 << 22  # values per block of permuted replicates
 _TOLERANCE = 1e-12
 
@@ -65,6 +82,10 @@ RESULT_COLUMNS = (
     "p_adjusted",
     "test",
     "correction",
+    "cohens_d",
+    "es_hsd",
+    "ci_low",
+    "ci_high",
 )
 
 
@@ -126,10 +147,31 @@ def t_test(mean: ArrayLike, std: ArrayLike, n: ArrayLike) -> tuple[np.ndarray, n
 class _Plan:
     test: str
     correction: str
+    blocking: bool = True
+
+    @property
+    def name(self) -> str:
+        """The test as the output names it: the HSD tests with their variant."""
+        if self.test in _FAMILY_TESTS:
+            return f"{self.test}_{'blocked' if self.blocking else 'one_way'}"
+        return self.test
 
 
-def _resolve(test: str, correction: str | None, pair_table: bool, dtype: pl.DataType) -> _Plan:
+def _resolve(
+    test: str,
+    correction: str | None,
+    pair_table: bool,
+    dtype: pl.DataType,
+    blocking: bool = True,
+) -> _Plan:
     check_choice(test, TESTS, "test")
+    if not isinstance(blocking, bool):
+        raise InputError(f"blocking must be True or False, not {blocking!r}")
+    if not blocking and test not in _FAMILY_TESTS:
+        raise InputError(
+            f"blocking=False (the one-way ANOVA) applies to test='hsd' and "
+            f"test='randomized_hsd' only; test={test!r} compares each pair query by query"
+        )
     if test == "auto":
         integer = dtype.is_integer()
         test = ("sign" if integer else "t") if pair_table else "paired_t"
@@ -144,7 +186,7 @@ def _resolve(test: str, correction: str | None, pair_table: bool, dtype: pl.Data
         test = "paired_t"
     if correction is None:
         correction = "none" if test in _FAMILY_TESTS else "holm"
-    return _Plan(test, check_correction(correction))
+    return _Plan(test, check_correction(correction), blocking)
 
 
 def significance(
@@ -157,6 +199,8 @@ def significance(
     n_replicates: int = 1000,
     seed: Seed | None = None,
     progress: bool | None = None,
+    blocking: bool = True,
+    confidence: float = 0.95,
 ) -> pl.DataFrame:
     """Test every pair of systems of each (by…) group on one measure.
 
@@ -167,16 +211,26 @@ def significance(
     test for integer preferences (sgnLP, sgnLR), the one-sample t-test for real-valued
     preferences (rrLP), the paired t-test for metrics. ``correction`` defaults to
     ``"holm"``, and to ``"none"`` for the HSD tests (they already control the family-wise
-    error). ``n_replicates`` and ``seed`` are for ``test="randomized_hsd"``, which shows a
-    progress bar over its replicates when ``progress`` allows (``None``: only in
-    interactive use, see :func:`lexiframe.read_run`).
+    error). ``n_replicates`` and ``seed`` are for the tests that draw at random:
+    ``"randomized_hsd"`` (which shows a progress bar over its replicates when ``progress``
+    allows; ``None``: only in interactive use, see :func:`lexiframe.read_run`),
+    ``"bootstrap"``, and ``"fisher"`` unless 2^q ≤ ``n_replicates`` (then the test is
+    exact). ``blocking=False`` makes the HSD tests one-way (``scipy.stats.tukey_hsd``,
+    R's ``TukeyHSD(aov(score ~ system))``): the variance between queries stays in the
+    error term, so fewer pairs come out significant. ``confidence`` is the level of the
+    bootstrap interval.
 
     Returns:
         ``by…, measure, system_a, system_b, n_queries, mean, statistic, p_value,
-        p_adjusted, test, correction`` sorted by ``by…, system_a, system_b``, with
-        ``system_a < system_b``. ``mean`` is the mean preference, or the difference of
-        the metric means (a − b); ``statistic`` is the number of wins (sign), t (t-tests),
-        q (HSD) or |x̄_a − x̄_b| (randomised HSD); ``test`` is the test of that row.
+        p_adjusted, test, correction, cohens_d, es_hsd, ci_low, ci_high`` sorted by
+        ``by…, system_a, system_b``, with ``system_a < system_b``. ``mean`` is the mean
+        preference, or the difference of the metric means (a − b); ``statistic`` is the
+        number of wins (sign), t (t-tests, bootstrap), q (HSD), |x̄_a − x̄_b| (randomised
+        HSD) or the mean difference (Fisher); ``test`` is the test of that row;
+        ``cohens_d`` and ``es_hsd`` are the effect sizes (null where undefined: no
+        variance, or ``es_hsd`` of a pair table or of an incomplete metrics table);
+        ``ci_low`` and ``ci_high`` the bootstrap percentile interval of the mean
+        difference (null for the other tests).
 
     >>> import polars as pl
     >>> prefs = pl.DataFrame({"query": list("123456"), "system_a": ["x"] * 6,
@@ -202,6 +256,8 @@ def significance(
         n_replicates=n_replicates,
         seed=seed,
         progress=progress,
+        blocking=blocking,
+        confidence=confidence,
     )
     return result
 
@@ -216,6 +272,8 @@ def _significance(
     n_replicates: int,
     seed: Seed | None,
     progress: bool | None = None,
+    blocking: bool = True,
+    confidence: float = 0.95,
 ) -> tuple[pl.DataFrame, _Plan]:
     by = as_list(by)
     table = eager(frame, "input")
@@ -224,22 +282,42 @@ def _significance(
     keys = [*by, "query", *PAIR_KEYS] if pair_table else [*by, "query", "system"]
     require_columns(table.schema, [*keys, measure], kind)
     measure_columns(table.schema, [measure], keys, kind, frame=table)
-    plan = _resolve(test, correction, pair_table, table.schema[measure])
+    plan = _resolve(test, correction, pair_table, table.schema[measure], blocking)
+    confidence = check_fraction(confidence, "confidence")
     table = table.select(*keys, measure)
     check_unique(table, keys, kind)
     check_no_nulls(table, [measure], keys, kind)
+    # a metrics table with every system on every query: its matrices give the differences
+    blocks = None if pair_table else _blocks(table, measure, by, strict=False)
+    pairs = None
     if plan.test == "hsd":
-        result = _hsd(table, measure, by)
+        result = _hsd(table, measure, by, blocking)
     elif plan.test == "randomized_hsd":
         if seed is None:
             raise InputError(
                 "test='randomized_hsd' draws random permutations and needs an explicit seed=, "
                 "e.g. seed=0, so that its p-values can be reproduced"
             )
-        result = _randomized_hsd(table, measure, by, n_replicates, generator(seed), progress)
+        result = _randomized_hsd(
+            table, measure, by, n_replicates, generator(seed), progress, blocking
+        )
+    elif plan.test in _RESAMPLED_TESTS:
+        if blocks:
+            summary, matrix = _block_differences(blocks, by)
+        else:
+            pairs = table if pair_table else metric_pairs(table, [measure], by=by)
+            summary, matrix = _pair_matrix(pairs, measure, by)
+        result = _resampled(summary, matrix, by, plan.test, n_replicates, seed, confidence)
     else:
         pairs = table if pair_table else metric_pairs(table, [measure], by=by)
         result = _pairwise(pairs, measure, by, plan.test)
+    if blocks:
+        sizes = _block_effect_sizes(blocks, by)
+    else:
+        if pairs is None:
+            pairs = table if pair_table else metric_pairs(table, [measure], by=by)
+        sizes = _effect_sizes(pairs, measure, by)
+    result = result.join(sizes, on=[*by, *PAIR_KEYS], how="left")
     return _finish(result, measure, by, plan.correction), plan
 
 
@@ -290,6 +368,134 @@ def _pairwise(pairs: pl.DataFrame, measure: str, by: list[str], test: str) -> pl
     )
 
 
+def _pair_matrix(pairs: pl.DataFrame, measure: str, by: list[str]):
+    """The pair table as a pairs × queries matrix (each row's values first, zeros after),
+    with the summary of each pair (keys, n_queries, mean) in the same order."""
+    keys = [*by, *PAIR_KEYS]
+    ordered = pairs.select(*keys, "query", pl.col(measure).cast(pl.Float64)).sort([*keys, "query"])
+    ordered = ordered.with_columns(
+        _row=pl.struct(keys).rle_id(), _column=pl.int_range(pl.len()).over(keys)
+    )
+    summary = (
+        ordered.group_by(keys)
+        .agg(pl.len().alias("n_queries"), pl.col(measure).mean().alias("mean"))
+        .sort(keys)
+    )
+    matrix = np.zeros((summary.height, int(summary["n_queries"].max() or 0)))
+    matrix[ordered["_row"].to_numpy(), ordered["_column"].to_numpy()] = ordered[measure].to_numpy()
+    return summary, matrix
+
+
+def _block_differences(blocks: list[_Block], by: list[str]) -> tuple[pl.DataFrame, np.ndarray]:
+    """:func:`_pair_matrix` from complete matrices: x_a − x_b for every pair, no join."""
+    frames, rows = [], []
+    width = max(block.values.shape[1] for block in blocks)
+    for block in blocks:
+        x = block.values
+        a, b = np.triu_indices(x.shape[0], k=1)
+        system_mean = x.mean(axis=1)
+        frames.append(_pair_frame(block, by, {"mean": system_mean[:, None] - system_mean}))
+        rows.append(np.pad(x[a] - x[b], ((0, 0), (0, width - x.shape[1]))))
+    return pl.concat(frames), np.concatenate(rows)
+
+
+def _resampled(
+    summary: pl.DataFrame,
+    matrix: np.ndarray,
+    by: list[str],
+    test: str,
+    n_replicates: int,
+    seed: Seed | None,
+    confidence: float,
+) -> pl.DataFrame:
+    """Fisher's or the bootstrap test of every pair, the pairs with q queries together."""
+    from lexiframe.stats import resampling
+
+    n_replicates = resampling.check_replicates(n_replicates)
+    if test == "bootstrap" and seed is None:
+        raise InputError(
+            "test='bootstrap' draws random resamples of the queries and needs an explicit "
+            "seed=, e.g. seed=0, so that its p-values can be reproduced"
+        )
+    rng = None if seed is None else generator(seed)
+    counts = summary["n_queries"].to_numpy()
+    p = np.empty(len(counts))
+    statistic = summary["mean"].to_numpy().copy()
+    low = np.full(len(counts), np.nan)
+    high = np.full(len(counts), np.nan)
+    names = np.full(len(counts), test, dtype=object)
+    for n in np.unique(counts):  # one matrix per number of queries (usually one)
+        rows = np.flatnonzero(counts == n)
+        d = matrix[rows, :n]
+        if test == "fisher":
+            p[rows] = resampling.randomization_test(d, n_replicates=n_replicates, seed=rng)
+        else:
+            result = resampling.bootstrap_test(
+                d, n_replicates=n_replicates, seed=rng, confidence=confidence
+            )
+            p[rows], low[rows], high[rows] = result
+            with np.errstate(divide="ignore", invalid="ignore"):
+                statistic[rows] = d.mean(axis=1) / (d.std(axis=1, ddof=1) / np.sqrt(n))
+            # equal non-zero values: no variance to resample, the sign test (as for "t")
+            constant = np.all(d == d[:, :1], axis=1) & (d[:, 0] != 0)
+            if constant.any():
+                wins, losses = (d[constant] > 0).sum(axis=1), (d[constant] < 0).sum(axis=1)
+                p[rows[constant]] = sign_test(wins, losses)
+                statistic[rows[constant]] = wins
+                names[rows[constant]] = "sign"
+    return summary.select(
+        *by,
+        *PAIR_KEYS,
+        "n_queries",
+        "mean",
+        pl.Series("statistic", statistic, nan_to_null=True),
+        pl.Series("p_value", p),
+        pl.Series("test", names, dtype=pl.String),
+        pl.Series("ci_low", low, nan_to_null=True),
+        pl.Series("ci_high", high, nan_to_null=True),
+    )
+
+
+def _effect_sizes(pairs: pl.DataFrame, measure: str, by: list[str]) -> pl.DataFrame:
+    """Paired Cohen's d of every pair of a pair table (ES_HSD needs complete matrices)."""
+    value = pl.col(measure).cast(pl.Float64)
+    return pairs.group_by([*by, *PAIR_KEYS]).agg(
+        pl.when(value.std(ddof=1) > _TOLERANCE)
+        .then(value.mean() / value.std(ddof=1))
+        .alias("cohens_d"),
+        pl.lit(None, dtype=pl.Float64).alias("es_hsd"),
+    )
+
+
+def _block_effect_sizes(blocks: list[_Block], by: list[str]) -> pl.DataFrame:
+    """Paired Cohen's d and Sakai's ES_HSD of every pair, from the systems × queries matrices:
+    var(x_a − x_b) = (G_aa + G_bb − 2·G_ab)/(q − 1), G the Gram matrix of the centred rows."""
+    parts = []
+    for block in blocks:
+        x = block.values
+        q = x.shape[1]
+        system_mean = x.mean(axis=1)
+        difference = system_mean[:, None] - system_mean[None, :]
+        centred = x - system_mean[:, None]
+        gram = centred @ centred.T
+        spread = np.diag(gram)
+        variance = np.maximum(spread[:, None] + spread[None, :] - 2 * gram, 0.0) / (q - 1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            d = np.where(variance > _TOLERANCE**2, difference / np.sqrt(variance), np.nan)
+        residual = _residual_variance(x)
+        es = difference / np.sqrt(residual) if residual > 0 else np.full_like(difference, np.nan)
+        frame = _pair_frame(block, by, {"cohens_d": d, "es_hsd": es}).drop("n_queries")
+        parts.append(frame.with_columns(pl.col("cohens_d", "es_hsd").fill_nan(None)))
+    return pl.concat(parts)
+
+
+def _residual_variance(x: np.ndarray) -> float:
+    """V_E of the two-way ANOVA without replication (systems × queries)."""
+    s, q = x.shape
+    residual = x - x.mean(axis=1)[:, None] - x.mean(axis=0)[None, :] + x.mean()
+    return float((residual**2).sum()) / ((s - 1) * (q - 1))
+
+
 def _finish(result: pl.DataFrame, measure: str, by: list[str], correction: str) -> pl.DataFrame:
     result = result.sort([*by, *PAIR_KEYS])
     family = (
@@ -309,6 +515,10 @@ def _finish(result: pl.DataFrame, measure: str, by: list[str], correction: str) 
         pl.Series("p_adjusted", adjusted, dtype=pl.Float64),
         pl.col("test").cast(pl.String),
         pl.lit(correction).alias("correction"),
+        *(
+            (pl.col(name) if name in result.columns else pl.lit(None)).cast(pl.Float64).alias(name)
+            for name in ("cohens_d", "es_hsd", "ci_low", "ci_high")
+        ),
     )
 
 
@@ -324,7 +534,11 @@ class _Block:
     values: np.ndarray
 
 
-def _blocks(table: pl.DataFrame, measure: str, by: list[str]) -> list[_Block]:
+def _blocks(
+    table: pl.DataFrame, measure: str, by: list[str], *, strict: bool = True
+) -> list[_Block] | None:
+    """The (by…) groups as matrices; ``strict=False``: None when a group is incomplete
+    or too small, instead of the error."""
     groups = (
         table.partition_by(by, as_dict=True, maintain_order=False).items() if by else [((), table)]
     )
@@ -333,7 +547,10 @@ def _blocks(table: pl.DataFrame, measure: str, by: list[str]) -> list[_Block]:
         systems = group["system"].unique().sort()
         queries = group["query"].unique().sort()
         group_key = dict(zip(by, key, strict=True))
-        if group.height != len(systems) * len(queries):
+        complete = group.height == len(systems) * len(queries)
+        if not strict and (not complete or len(systems) < 2 or len(queries) < 2):
+            return None
+        if not complete:
             present = group.select("system", "query")
             grid = systems.to_frame().join(queries.to_frame(), how="cross")
             missing = grid.join(present, on=["system", "query"], how="anti")
@@ -392,17 +609,21 @@ def _empty_result(table: pl.DataFrame, by: list[str]) -> pl.DataFrame:
     )
 
 
-def _hsd(table: pl.DataFrame, measure: str, by: list[str]) -> pl.DataFrame:
+def _hsd(table: pl.DataFrame, measure: str, by: list[str], blocking: bool = True) -> pl.DataFrame:
     from lexiframe.stats._studentized import studentized_range_sf  # it imports SciPy
 
     parts = []
-    for block in _blocks(table, measure, by):
+    name = "hsd_blocked" if blocking else "hsd_one_way"
+    for block in _blocks(table, measure, by) or []:
         x = block.values
         s, q = x.shape
         system_mean = x.mean(axis=1)
-        residual = x - system_mean[:, None] - x.mean(axis=0)[None, :] + x.mean()
-        df = (s - 1) * (q - 1)
-        variance = float((residual**2).sum()) / df
+        if blocking:  # two-way ANOVA without replication: queries are a factor
+            df = (s - 1) * (q - 1)
+            variance = _residual_variance(x)
+        else:  # one-way ANOVA: the variance between queries stays in the error term
+            df = s * (q - 1)
+            variance = float(((x - system_mean[:, None]) ** 2).sum()) / df
         difference = system_mean[:, None] - system_mean[None, :]
         spread = np.abs(difference)
         if variance > 0:
@@ -413,7 +634,7 @@ def _hsd(table: pl.DataFrame, measure: str, by: list[str]) -> pl.DataFrame:
             p = np.where(spread > _TOLERANCE, 0.0, 1.0)
         p = np.clip(p, 0.0, 1.0)
         columns = {"mean": difference, "statistic": q_stat, "p_value": p}
-        parts.append(_pair_frame(block, by, columns).with_columns(test=pl.lit("hsd")))
+        parts.append(_pair_frame(block, by, columns).with_columns(test=pl.lit(name)))
     return pl.concat(parts) if parts else _empty_result(table, by)
 
 
@@ -424,22 +645,28 @@ def _randomized_hsd(
     n_replicates: int,
     rng: np.random.Generator,
     progress: bool | None = None,
+    blocking: bool = True,
 ) -> pl.DataFrame:
     if isinstance(n_replicates, bool) or not isinstance(n_replicates, int) or n_replicates < 1:
         raise InputError(f"n_replicates must be a positive integer, not {n_replicates!r}")
     parts = []
     blocks = sorted(
-        _blocks(table, measure, by), key=lambda block: tuple(map(str, block.key.values()))
+        _blocks(table, measure, by) or [], key=lambda block: tuple(map(str, block.key.values()))
     )
     total = n_replicates * len(blocks)
     with _progress.bar(total, progress=progress, desc="randomised HSD", unit="replicate") as bar:
         for block in blocks:
-            parts.append(_randomized_block(block, by, n_replicates, rng, bar))
+            parts.append(_randomized_block(block, by, n_replicates, rng, bar, blocking))
     return pl.concat(parts) if parts else _empty_result(table, by)
 
 
 def _randomized_block(
-    block: _Block, by: list[str], n_replicates: int, rng: np.random.Generator, bar: _progress.Bar
+    block: _Block,
+    by: list[str],
+    n_replicates: int,
+    rng: np.random.Generator,
+    bar: _progress.Bar,
+    blocking: bool = True,
 ) -> pl.DataFrame:
     """The randomised HSD of one (by…) group: ``n_replicates`` permutations, in batches."""
     x = block.values
@@ -450,8 +677,11 @@ def _randomized_block(
     step = max(1, _REPLICATE_BLOCK // x.size)
     for start in range(0, n_replicates, step):
         count = min(step, n_replicates - start)
-        # shuffle the system labels of each query (column) independently, per replicate
-        shuffled = rng.permuted(np.broadcast_to(x, (count, s, q)), axis=1)
+        if blocking:  # shuffle the system labels of each query (column), per replicate
+            shuffled = rng.permuted(np.broadcast_to(x, (count, s, q)), axis=1)
+        else:  # one-way: shuffle all the scores of the matrix
+            flat = rng.permuted(np.broadcast_to(x.reshape(-1), (count, s * q)), axis=1)
+            shuffled = flat.reshape(count, s, q)
         means = shuffled.mean(axis=2)
         ranges[start : start + count] = means.max(axis=1) - means.min(axis=1)
         bar.update(count)
@@ -460,11 +690,16 @@ def _randomized_block(
     exceed = n_replicates - np.searchsorted(ranges, observed - _TOLERANCE, side="left")
     p = exceed / n_replicates
     columns = {"mean": difference, "statistic": observed, "p_value": p}
-    return _pair_frame(block, by, columns).with_columns(test=pl.lit("randomized_hsd"))
+    name = "randomized_hsd_blocked" if blocking else "randomized_hsd_one_way"
+    return _pair_frame(block, by, columns).with_columns(test=pl.lit(name))
 
 
 def tukey_hsd(
-    scores: pl.DataFrame | pl.LazyFrame, measure: str, *, by: str | Sequence[str] | None = None
+    scores: pl.DataFrame | pl.LazyFrame,
+    measure: str,
+    *,
+    by: str | Sequence[str] | None = None,
+    blocking: bool = True,
 ) -> pl.DataFrame:
     """Tukey's HSD with topic blocking (Carterette 2012), per (by…) group.
 
@@ -478,8 +713,14 @@ def tukey_hsd(
     Table 3a and the lexirecall paper's Figure 11b use it. Every system must be scored on
     every query of its group.
 
-    Returns the columns of :func:`significance` with ``test="hsd"`` and
-    ``correction="none"`` (the test controls the family-wise error itself).
+    ``blocking=False`` gives the one-way HSD instead (what ``scipy.stats.tukey_hsd`` and
+    R's ``TukeyHSD(aov(score ~ system))`` compute): V_E = Σ (x_ij − x̄_i·)² / (s(q − 1))
+    with s(q − 1) degrees of freedom. Use it to compare with a paper that ran one; the
+    blocked test suits IR, where the queries vary far more than the systems.
+
+    Returns the columns of :func:`significance` with ``test="hsd_blocked"`` (or
+    ``"hsd_one_way"``) and ``correction="none"`` (the test controls the family-wise error
+    itself).
 
     >>> import polars as pl
     >>> scores = pl.DataFrame({"system": list("xxxyyyzzz"), "query": list("123") * 3,
@@ -496,7 +737,7 @@ def tukey_hsd(
     │ y        ┆ z        ┆ 3.286335  ┆ 0.162741 │
     └──────────┴──────────┴───────────┴──────────┘
     """
-    return significance(scores, measure, test="hsd", correction="none", by=by)
+    return significance(scores, measure, test="hsd", correction="none", by=by, blocking=blocking)
 
 
 def randomized_tukey_hsd(
@@ -507,6 +748,7 @@ def randomized_tukey_hsd(
     n_replicates: int = 1000,
     by: str | Sequence[str] | None = None,
     progress: bool | None = None,
+    blocking: bool = True,
 ) -> pl.DataFrame:
     """The randomised Tukey HSD test (Carterette 2012; Sakai 2014), per (by…) group.
 
@@ -515,7 +757,8 @@ def randomized_tukey_hsd(
     means and keeps their range max − min. The p-value of a pair is the fraction of
     replicates whose range reaches the observed |x̄_a − x̄_b|:
     p = #{b : range_b ≥ |x̄_a − x̄_b|} / B. The same ``seed`` gives the same p-values; by-groups
-    are processed in sorted order from one generator.
+    are processed in sorted order from one generator. ``blocking=False`` shuffles all the
+    scores of the matrix instead (the one-way design; ``test="randomized_hsd_one_way"``).
 
     >>> import polars as pl
     >>> scores = pl.DataFrame({"system": list("xxxxyyyy"), "query": list("1234") * 2,
@@ -532,6 +775,7 @@ def randomized_tukey_hsd(
         n_replicates=n_replicates,
         seed=seed,
         progress=progress,
+        blocking=blocking,
     )
 
 
@@ -549,17 +793,21 @@ def discriminative_power(
     n_replicates: int = 1000,
     seed: Seed | None = None,
     progress: bool | None = None,
+    blocking: bool = True,
 ) -> pl.DataFrame:
     """Sakai's discriminative power: the fraction of system pairs significant at ``alpha``.
 
     For each measure, :func:`significance` tests every pair of systems of each (by…)
     group, and a pair counts when its adjusted p-value is below ``alpha`` (default 0.05).
     Reproduces the lexiprecision paper's Table 3 and the lexirecall paper's Figure 11.
+    ``test``, ``n_replicates``, ``seed`` and ``blocking`` are those of :func:`significance`
+    (e.g. ``test="fisher"`` for Fisher's randomisation test).
 
     Returns:
         ``by…, measure, test, correction, alpha, n_pairs, n_significant,
         discriminative_power`` sorted by ``by…, measure``; ``test`` is the test asked for
-        (a t-test row that fell back to the sign test counts under it).
+        (a t-test row that fell back to the sign test counts under it), the HSD tests
+        with their variant (``"hsd_blocked"``, ``"hsd_one_way"``, …).
 
     >>> import polars as pl
     >>> prefs = pl.DataFrame({"query": [str(q) for q in range(8)] * 2,
@@ -589,6 +837,7 @@ def discriminative_power(
             n_replicates=n_replicates,
             seed=seed,
             progress=progress,
+            blocking=blocking,
         )
         parts.append(
             result.group_by(by or pl.lit(0).alias("_all"))
@@ -599,7 +848,7 @@ def discriminative_power(
             .select(
                 *by,
                 pl.lit(measure).alias("measure"),
-                pl.lit(plan.test).alias("test"),
+                pl.lit(plan.name).alias("test"),
                 pl.lit(plan.correction).alias("correction"),
                 pl.lit(alpha).alias("alpha"),
                 "n_pairs",
