@@ -18,6 +18,7 @@ from lexiframe import __version__, datasets, io
 from lexiframe._batched import positions_of_files
 from lexiframe._utils import plural
 from lexiframe.aggregate import METHODS, order, summarize_preferences
+from lexiframe.cli import _spark as spark_options
 from lexiframe.cli import compare, trec_eval
 from lexiframe.cli._shared import (
     add_track_arguments,
@@ -204,26 +205,25 @@ def _evaluate(
 def run_evaluate(args: argparse.Namespace) -> int:
     metric_names, preference_names = split_measures(args.measure or DEFAULT_MEASURES)
     kinds = (["metrics"] if metric_names else []) + (["preferences"] if preference_names else [])
-    outputs = _targets(args.output, kinds)
-    summaries = _targets(args.summary, kinds)
-    orderings_path = _targets(args.orderings, ["orderings"])
-    qrels = io.read_qrels(args.qrels)
-    if args.spark:
-        from lexiframe.spark.cli import evaluate_on_spark
+    local = not args.spark  # on Spark, targets may be URIs: checked there
+    outputs = _targets(args.output, kinds) if local else {}
+    summaries = _targets(args.summary, kinds) if local else {}
+    orderings_path = _targets(args.orderings, ["orderings"]) if local else {}
+    spark_options.check_arguments(args)
+    if args.spark:  # Spark reads the inputs and writes the files
+        from lexiframe.spark.cli import run_on_spark
 
-        tables, summary, orderings = evaluate_on_spark(
-            args, qrels, metric_names, preference_names, set(outputs)
-        )
+        tables, summary, orderings, written = run_on_spark(args, metric_names, preference_names)
     else:
+        qrels = io.read_qrels(args.qrels)
         tables, summary, orderings = _evaluate(args, qrels, metric_names, preference_names)
-
-    written = []
-    for kind, target in outputs.items():
-        written.append((f"per-query {kind}", io.write_frame(tables[kind], target)))
-    for kind, target in summaries.items():
-        written.append((f"{kind} summary", io.write_frame(summary[kind], target)))
-    for target in orderings_path.values():
-        written.append(("orderings", io.write_frame(_long_orderings(orderings), target)))
+        written = []
+        for kind, target in outputs.items():
+            written.append((f"per-query {kind}", io.write_frame(tables[kind], target)))
+        for kind, target in summaries.items():
+            written.append((f"{kind} summary", io.write_frame(summary[kind], target)))
+        for target in orderings_path.values():
+            written.append(("orderings", io.write_frame(_long_orderings(orderings), target)))
 
     if args.per_query:
         if "metrics" in tables:
@@ -315,12 +315,7 @@ def build_parser() -> argparse.ArgumentParser:
         "tell systems apart) or keep them, scoring 0 on trec_eval's measures, so that the "
         "means are trec_eval -c's",
     )
-    ev.add_argument(
-        "--spark",
-        metavar="MASTER",
-        help="run the evaluation on Apache Spark: local[*] on this machine, or a cluster's "
-        "master URL (needs the spark extra); the same tables and files",
-    )
+    spark_options.add_arguments(ev)
     ev.set_defaults(handler=run_evaluate)
     trec_eval.add_parser(commands)
     compare.add_parser(commands)

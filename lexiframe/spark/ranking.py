@@ -424,8 +424,6 @@ def _graded(qrels: SparkFrame, qrels_by: list[str], options: dict[str, Any]) -> 
     )
 
 
-_DRIVER_PYTHON_SET = "PYSPARK_PYTHON" not in os.environ
-"""Whether importing lexiframe.spark set ``PYSPARK_PYTHON`` (to the driver's interpreter)."""
 _warned: set[str] = set()
 
 
@@ -435,7 +433,9 @@ def _warn_driver_python(spark: SparkSession) -> None:
     master = spark.sparkContext.master
     if master.startswith("local") or master in _warned:
         return
-    if not _DRIVER_PYTHON_SET or os.environ.get("PYSPARK_PYTHON") != sys.executable:
+    import lexiframe.spark as package
+
+    if not package.SETS_PYSPARK_PYTHON or os.environ.get("PYSPARK_PYTHON") != sys.executable:
         return
     if spark.sparkContext.getConf().get("spark.pyspark.python"):
         return
