@@ -391,3 +391,133 @@ def test_cli_evaluate_on_spark_writes_the_same_files(spark, toy, tmp_path, capsy
         expected = pl.read_parquet(here / f"{name}.parquet")
         got = pl.read_parquet(spark_folder / f"{name}.parquet")
         assert_frame_equal(got, expected, rel_tol=1e-12, abs_tol=0)
+
+
+# --- reading and writing with Spark ---------------------------------------------------------
+
+
+def test_runs_and_qrels_read_by_spark_from_folders_uris_and_text(spark, toy, tmp_path):
+    """Spark's own parquet folders (part files, _SUCCESS, partitionBy folders), file://
+    URIs and TREC text (split by Spark) read as lexiframe.read_run reads the files."""
+    from conftest import DATA
+
+    from lexiframe.spark import io as sio
+
+    run, qrels = toy
+    keys = ["system", "query", "doc"]
+    plain, partitioned = tmp_path / "plain", tmp_path / "by-system"
+    _sdf(spark, run).write.parquet(str(plain))
+    _sdf(spark, run).write.partitionBy("system").parquet(str(partitioned))
+    assert (plain / "_SUCCESS").exists() and (partitioned / "system=sys000").is_dir()
+    expected = run.sort(keys)
+    for source in (str(plain), partitioned.as_uri(), str(DATA / "toy" / "runs")):
+        got = pl.from_arrow(sio.read_run(spark, source).toArrow())
+        assert_frame_equal(got.select(expected.columns).sort(keys), expected)
+    text_qrels = pl.from_arrow(
+        sio.read_qrels(spark, (DATA / "toy" / "qrels.txt").as_uri()).toArrow()
+    )
+    assert_frame_equal(text_qrels.sort("query", "doc"), qrels.sort("query", "doc"))
+    by_name = sio.read_run(spark, str(DATA / "toy" / "runs"), system_from="filename")
+    names = sorted(row[0] for row in by_name.select("system").distinct().collect())
+    assert names == sorted(path.name for path in (DATA / "toy" / "runs").iterdir())
+
+
+def test_malformed_text_and_missing_sources_are_refused(spark, tmp_path):
+    from lexiframe.spark import io as sio
+
+    bad = tmp_path / "bad.txt"
+    bad.write_text("401 Q0 D1 1 12.5 bm25\n401 Q0 D2 2 high bm25\n")
+    with pytest.raises(InputError, match=r"score 'high' is not a number: '401 Q0 D2 2 high"):
+        sio.read_run(spark, str(bad))
+    with pytest.raises(InputError, match=r"expected 4 whitespace-separated fields"):
+        sio.read_qrels(spark, str(bad))
+    with pytest.raises(InputError, match=r"run file not found: 'nowhere/run\.txt'"):
+        sio.read_run(spark, "nowhere/run.txt")
+
+
+# --- errors as in one process ---------------------------------------------------------------
+
+
+def _one_process_error(function, *args, **kwargs) -> Exception:
+    with pytest.raises(lf.LexiframeError) as caught:
+        _quiet(function, *args, **kwargs)
+    return caught.value
+
+
+def test_errors_have_the_one_process_types_and_messages(spark, lfs, toy):
+    run, qrels = toy
+    cases = {
+        "null score": (
+            run.with_columns(
+                pl.when(pl.col("doc") == pl.col("doc").max())
+                .then(None)
+                .otherwise(pl.col("score"))
+                .alias("score")
+            ),
+            qrels,
+        ),
+        "NaN score": (
+            run.with_columns(
+                pl.when(pl.col("doc") == pl.col("doc").min())
+                .then(float("nan"))
+                .otherwise(pl.col("score"))
+                .alias("score")
+            ),
+            qrels,
+        ),
+        "string grades": (run, qrels.with_columns(pl.lit("rel").alias("relevance"))),
+        "id kinds": (run, qrels.with_columns(pl.col("query").cast(pl.Int64))),
+        "judged twice": (run, pl.concat([qrels, qrels.head(1)])),
+        "null grade": (
+            run,
+            qrels.with_columns(
+                pl.when(pl.col("doc") == pl.col("doc").min())
+                .then(None)
+                .otherwise(pl.col("relevance"))
+                .alias("relevance")
+            ),
+        ),
+        "empty run": (run.clear(), qrels),
+    }
+    for label, (bad_run, bad_qrels) in cases.items():
+        expected = _one_process_error(lf.evaluate, bad_run, bad_qrels, ["AP"])
+        with pytest.raises(type(expected)) as caught:
+            lfs.evaluate(_sdf(spark, bad_run), _sdf(spark, bad_qrels), ["AP"])
+        assert str(caught.value) == str(expected), label
+
+
+def test_a_document_ranked_twice_is_found_in_a_worker_and_raised_as_input_error(spark, lfs, toy):
+    run, qrels = toy
+    bad = pl.concat([run, run.head(1)])
+    expected = _one_process_error(lf.evaluate, bad, qrels, ["AP"])
+    per_query = lfs.evaluate(_sdf(spark, bad), _sdf(spark, qrels), ["AP"])  # lazy: no error yet
+    with pytest.raises(InputError) as caught, lfs.lexiframe_errors():
+        per_query.collect()
+    assert str(caught.value) == str(expected)
+
+
+def test_the_command_ends_a_failed_spark_job_with_one_line(spark, toy, tmp_path, capsys):
+    from conftest import DATA
+
+    from lexiframe.cli import main
+
+    run_file = tmp_path / "twice.txt"
+    first = sorted((DATA / "toy" / "runs").iterdir())[0].read_text().splitlines()
+    run_file.write_text("\n".join([*first, first[0]]) + "\n")
+    argv = ["evaluate", str(run_file), "--qrels", str(DATA / "toy" / "qrels.txt"), "-m", "AP"]
+    assert main([*argv, "--spark", "local[2]"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("lexiframe: error: duplicate"), err
+    assert main([*argv, "--buckets", "3"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "lexiframe: error: --buckets needs --spark MASTER (e.g. --spark 'local[*]')"
+    )
+
+
+def test_buckets_are_chosen_from_the_data(spark, lfs, toy):
+    from lexiframe.spark.ranking import bucket_count
+
+    run, _ = toy
+    small = bucket_count(_sdf(spark, run), None)
+    assert small == spark.sparkContext.defaultParallelism  # 2 here, not 200
+    assert bucket_count(_sdf(spark, run), 7) == 7

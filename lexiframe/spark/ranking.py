@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import inspect
 import math
+import operator
 import os
 import sys
 import warnings
 from dataclasses import dataclass, field
+from functools import reduce
 from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
@@ -358,13 +360,10 @@ def _checked_run(
     null_key = pl.any_horizontal(pl.col(key).is_null() for key in keys)
     if systems.filter(null_key | (pl.col("_bad") == 1)).height:
         rankings = [*by, system, query]
-        flagged = run.filter(bad | F.greatest(*[F.col(k).isNull() for k in keys]))
+        flagged = run.filter(reduce(operator.or_, [F.col(k).isNull() for k in keys], bad))
         first = flagged.select(*rankings).orderBy(*[F.col(k).asc_nulls_first() for k in rankings])
         key = first.limit(1).collect()[0]
-        match = [F.col(k).eqNullSafe(key[k]) for k in rankings]
-        condition = match[0]
-        for extra in match[1:]:
-            condition = condition & extra
+        condition = reduce(operator.and_, [F.col(k).eqNullSafe(key[k]) for k in rankings])
         rows = _arrow.collect(run.filter(condition))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
