@@ -375,28 +375,30 @@ def _check_qrels(
     qrels: SparkFrame, run_row: pl.DataFrame, qrels_by: list[str], options: dict[str, Any]
 ) -> None:
     """Refuse null values and a document judged twice for a query, as one process does:
-    one Spark aggregation per (by…, query, doc), and the first offending judgments checked
-    by lexiframe on the driver."""
+    one Spark aggregation per (by…, query, doc) that counts both, then, only when it found
+    something, the first offending judgments checked by lexiframe on the driver."""
     from pyspark.sql import functions as F
 
     names = [*qrels_by, options["query"], options["doc"], options["relevance"]]
-    nulls = qrels.select(
-        *[F.sum(F.col(name).isNull().cast("long")).alias(name) for name in names]
+    keys, grade = names[:-1], names[-1]
+    per_key = qrels.groupBy(*keys).agg(
+        F.count(F.lit(1)).alias("_n"), F.sum(F.col(grade).isNull().cast("long")).alias("_null")
+    )
+    counts = per_key.agg(
+        *[F.sum(F.when(F.col(key).isNull(), F.col("_n")).otherwise(0)).alias(key) for key in keys],
+        F.sum("_null").alias(grade),
+        F.sum((F.col("_n") > 1).cast("long")).alias("_repeated"),
     ).collect()[0]
     for name in names:
-        if nulls[name]:
+        if counts[name]:
             example = qrels.filter(F.col(name).isNull()).limit(1).collect()[0].asDict()
             raise InputError(
-                f"null value in column {name!r} of the qrels ({nulls[name]} rows); every "
+                f"null value in column {name!r} of the qrels ({counts[name]} rows); every "
                 f"judgment needs a query, a doc and a grade; example: {format_row(example)}"
             )
-    keys = names[:-1]
-    repeated = (
-        qrels.groupBy(*keys).count().filter(F.col("count") > 1).orderBy(*keys).limit(1).collect()
-    )
-    if repeated:
-        judged = qrels.join(qrels.sparkSession.createDataFrame([repeated[0]]).drop("count"), keys)
-        rows = _arrow.collect(judged.limit(2))
+    if counts["_repeated"]:
+        first = per_key.filter(F.col("_n") > 1).orderBy(*keys).limit(1).drop("_n", "_null")
+        rows = _arrow.collect(qrels.join(first, keys).limit(2))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             ranking.positions(run_row, rows.select(names), **options)
