@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import warnings
 
 import numpy as np
@@ -521,3 +522,55 @@ def test_buckets_are_chosen_from_the_data(spark, lfs, toy):
     small = bucket_count(_sdf(spark, run), None)
     assert small == spark.sparkContext.defaultParallelism  # 2 here, not 200
     assert bucket_count(_sdf(spark, run), 7) == 7
+
+
+def test_the_docs_app_runs_twice_and_prints(spark, toy, tmp_path, capsys):
+    """docs/scaling-out.md's app, as pasted, on this session: a second run overwrites the
+    per-query folder, and the summaries, the ordering and the coverage are printed."""
+    from test_spark_cluster import _docs_app
+
+    run, qrels = toy
+    run.write_parquet(tmp_path / "runs" / "toy.parquet", mkdir=True)
+    qrels.write_parquet(tmp_path / "qrels.parquet")
+    # This session's JVM resolves relative paths from its own working directory.
+    source = _docs_app()
+    for name in ("runs/", "qrels.parquet", "per-query.parquet"):
+        source = source.replace(f'"{name}"', repr(str(tmp_path / name)))
+    code = compile(source, "app.py", "exec")
+    for _ in range(2):
+        exec(code, {"__name__": "__main__"})
+        out = capsys.readouterr().out
+        assert "sgnLP_wins" in out and "rank" in out and "evaluated" in out, out
+    keys = ["system", "query"]
+    expected = _quiet(lf.evaluate, run, qrels, ["AP", "nDCG@10", "ASL"], depth=100).sort(keys)
+    got = pl.read_parquet(tmp_path / "per-query.parquet" / "*.parquet")
+    assert_frame_equal(got.cast(dict(expected.schema)).sort(keys), expected, check_exact=True)
+
+
+def test_the_driver_python_warning_only_where_lexiframe_chose_it(monkeypatch):
+    from lexiframe import spark as package
+    from lexiframe.spark import ranking
+
+    class Conf:
+        def __init__(self, python):
+            self.python = python
+
+        def get(self, key):
+            return self.python if key == "spark.pyspark.python" else None
+
+    def session(master, python=None):
+        context = type("Context", (), {"master": master, "getConf": lambda self: Conf(python)})
+        return type("Session", (), {"sparkContext": context()})()
+
+    monkeypatch.setattr(package, "SETS_PYSPARK_PYTHON", True)
+    monkeypatch.setenv("PYSPARK_PYTHON", sys.executable)
+    monkeypatch.setattr(ranking, "_warned", set())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ranking._warn_driver_python(session("local[4]"))  # local mode: right, silent
+        ranking._warn_driver_python(session("yarn", python="/opt/env/bin/python"))
+        monkeypatch.setattr(package, "SETS_PYSPARK_PYTHON", False)  # the caller set it
+        ranking._warn_driver_python(session("spark://host:7077"))
+    monkeypatch.setattr(package, "SETS_PYSPARK_PYTHON", True)
+    with pytest.warns(lf.LexiframeWarning, match="executors of spark://host:7077 run"):
+        ranking._warn_driver_python(session("spark://host:7077"))
