@@ -32,7 +32,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--conf",
         action="append",
-        default=[],
         metavar="KEY=VALUE",
         help="a Spark setting, repeatable (e.g. --conf spark.executor.cores=4)",
     )
@@ -52,7 +51,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--partition-by",
         action="append",
-        default=[],
         metavar="COLUMN",
         help="write the per-query tables in COLUMN=value folders, repeatable (system is "
         "system_a in the preferences table)",
@@ -65,7 +63,7 @@ def check_arguments(args: argparse.Namespace) -> None:
     if not args.spark and given:
         flag = "--" + given[0].replace("_", "-")
         raise InputError(f"{flag} needs --spark MASTER (e.g. --spark 'local[*]')")
-    for item in args.conf:
+    for item in args.conf or []:
         key, equals, _ = item.partition("=")
         if not equals or not key.strip():
             raise InputError(f"--conf takes KEY=VALUE, not {item!r}")

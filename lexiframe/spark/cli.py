@@ -57,7 +57,7 @@ def session(args: argparse.Namespace) -> tuple[SparkSession, bool]:
         settings["spark.driver.memory"] = memory
     if args.executor_memory:
         settings["spark.executor.memory"] = args.executor_memory
-    for item in args.conf:
+    for item in args.conf or []:
         key, _, value = item.partition("=")
         settings[key.strip()] = value
     builder = SparkSession.builder.master(args.spark).appName("lexiframe evaluate")
@@ -80,17 +80,20 @@ def run_on_spark(
     orderings_path = _targets(args.orderings, ["orderings"])
     for target in [*outputs.values(), *summaries.values(), *orderings_path.values()]:
         spark_io.check_target(target)
-    spark, started = session(args)
+    spark, started = None, False
     try:
-        tables, summary, orderings, written = _evaluate(
-            spark, args, metric_names, preference_names, outputs
-        )
-        for kind, target in summaries.items():
-            written.append((f"{kind} summary", write_small(spark, summary[kind], target)))
-        for target in orderings_path.values():
-            from lexiframe.cli import _long_orderings
+        with _arrow.quiet_pyspark():
+            spark, started = session(args)
+            tables, summary, orderings, written = _evaluate(
+                spark, args, metric_names, preference_names, outputs
+            )
+            for kind, target in summaries.items():
+                written.append((f"{kind} summary", write_small(spark, summary[kind], target)))
+            for target in orderings_path.values():
+                from lexiframe.cli import _long_orderings
 
-            written.append(("orderings", write_small(spark, _long_orderings(orderings), target)))
+                long = _long_orderings(orderings)
+                written.append(("orderings", write_small(spark, long, target)))
         return tables, summary, orderings, written
     except LexiframeError:
         raise
@@ -102,7 +105,7 @@ def run_on_spark(
             raise SparkJobError(_one_line(error)) from None
         raise
     finally:
-        if started:
+        if started and spark is not None:
             _stop(spark)
 
 
@@ -149,7 +152,7 @@ def _evaluate(
     sdfs = {kind: table.cache() for kind, table in sdfs.items()}
     written = []
     for kind, target in outputs.items():
-        columns = _partition_columns(sdfs[kind], args.partition_by)
+        columns = _partition_columns(sdfs[kind], args.partition_by or [])
         written.append((f"per-query {kind}", spark_io.write(sdfs[kind], target, columns)))
     tables: dict[str, pl.DataFrame] = {}
     if args.per_query and "metrics" in sdfs:  # printed: the one table collected
@@ -237,7 +240,7 @@ def _one_line(error: BaseException) -> str:
     if "OutOfMemoryError" in text or "Java heap space" in text:
         hint = " (give it more memory: --driver-memory in local mode, --executor-memory on a "
         hint += "cluster; or more --buckets)"
-    return f"the Spark job failed: {first}{hint}"
+    return f"Spark failed: {first}{hint}"
 
 
 def _stop(spark: SparkSession) -> None:
