@@ -51,7 +51,7 @@ POSITION_TYPES: dict[str, pl.DataType] = {
 }
 """The types lexiframe gives the positions columns (Spark holds them as signed integers)."""
 
-BYTES_PER_BUCKET = 64 << 20
+BYTES_PER_BUCKET = 16 << 20
 """Input bytes (as Spark estimates them) per group of queries when ``buckets`` is not given."""
 
 
@@ -65,7 +65,7 @@ def bucket(column: str, buckets: int) -> Column:
 def bucket_count(sdf: SparkFrame, buckets: int | None) -> int:
     """``buckets``, checked, or chosen from the data when None.
 
-    One group per 64 MB of the input as Spark's optimizer sizes it (the files' bytes for
+    One group per 16 MB of the input as Spark's optimizer sizes it (the files' bytes for
     files, the rows' for data in memory), and at least one per core of the session
     (``spark.default.parallelism``): a run of 40 thousand rows on 2 cores is cut in 2 groups
     (each a Python task), not the 200 of ``spark.sql.shuffle.partitions``.
@@ -251,9 +251,9 @@ def _prepare(
     _dry_run(run_row, qrels_row, options, measures, n)  # the types, before Spark reads them
     _warn_driver_python(run.sparkSession)
     systems = _checked_run(run, run_row, qrels_row, options)
-    _check_qrels(qrels, run_row, qrels_by, options)
-    if options["grades"] is not True:
-        options["grades"] = _graded(qrels, qrels_by, options)
+    mixed = _check_qrels(qrels, run_row, qrels_by, options)
+    if options["grades"] is not True:  # decided by lexiframe where some query is graded
+        options["grades"] = mixed and _graded(qrels, qrels_by, options)
     schema = _dry_run(run_row, qrels_row, options, measures, n)
     job = _Job(options=options, systems=systems, schema=schema, measures=measures, n=n)
     return job, partitioned(run, names["query"], count), partitioned(qrels, names["query"], count)
@@ -373,22 +373,36 @@ def _checked_run(
 
 def _check_qrels(
     qrels: SparkFrame, run_row: pl.DataFrame, qrels_by: list[str], options: dict[str, Any]
-) -> None:
-    """Refuse null values and a document judged twice for a query, as one process does:
-    one Spark aggregation per (by…, query, doc) that counts both, then, only when it found
-    something, the first offending judgments checked by lexiframe on the driver."""
+) -> bool:
+    """Refuse null values and a document judged twice for a query, as one process does,
+    and tell whether some query's relevant documents differ in grade: one Spark job that
+    aggregates per (by…, query, doc), then per query; only when it found a problem, the
+    first offending judgments are checked by lexiframe on the driver."""
     from pyspark.sql import functions as F
 
     names = [*qrels_by, options["query"], options["doc"], options["relevance"]]
     keys, grade = names[:-1], names[-1]
     per_key = qrels.groupBy(*keys).agg(
-        F.count(F.lit(1)).alias("_n"), F.sum(F.col(grade).isNull().cast("long")).alias("_null")
+        F.count(F.lit(1)).alias("_n"),
+        F.sum(F.col(grade).isNull().cast("long")).alias("_null"),
+        F.max(grade).alias("_grade"),
     )
-    counts = per_key.agg(
-        *[F.sum(F.when(F.col(key).isNull(), F.col("_n")).otherwise(0)).alias(key) for key in keys],
-        F.sum("_null").alias(grade),
-        F.sum((F.col("_n") > 1).cast("long")).alias("_repeated"),
-    ).collect()[0]
+    relevant = F.col("_grade") >= options["threshold"]
+    mixed = (
+        per_key.filter(relevant)
+        .groupBy(*qrels_by, options["query"])
+        .agg((F.min("_grade") < F.max("_grade")).cast("long").alias("_mixed"))
+        .agg(F.coalesce(F.sum("_mixed"), F.lit(0)).alias("_mixed"))
+    )
+    counts = (
+        per_key.agg(
+            *[F.sum(F.when(F.col(k).isNull(), F.col("_n")).otherwise(0)).alias(k) for k in keys],
+            F.sum("_null").alias(grade),
+            F.sum((F.col("_n") > 1).cast("long")).alias("_repeated"),
+        )
+        .crossJoin(mixed)
+        .collect()[0]
+    )
     for name in names:
         if counts[name]:
             example = qrels.filter(F.col(name).isNull()).limit(1).collect()[0].asDict()
@@ -397,11 +411,14 @@ def _check_qrels(
                 f"judgment needs a query, a doc and a grade; example: {format_row(example)}"
             )
     if counts["_repeated"]:
-        first = per_key.filter(F.col("_n") > 1).orderBy(*keys).limit(1).drop("_n", "_null")
+        first = (
+            per_key.filter(F.col("_n") > 1).orderBy(*keys).limit(1).drop("_n", "_null", "_grade")
+        )
         rows = _arrow.collect(qrels.join(first, keys).limit(2))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             ranking.positions(run_row, rows.select(names), **options)
+    return bool(counts["_mixed"])
 
 
 def _graded(qrels: SparkFrame, qrels_by: list[str], options: dict[str, Any]) -> bool:
