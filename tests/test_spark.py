@@ -515,13 +515,17 @@ def test_the_command_ends_a_failed_spark_job_with_one_line(spark, toy, tmp_path,
     )
 
 
-def test_buckets_are_chosen_from_the_data(spark, lfs, toy):
-    from lexiframe.spark.ranking import bucket_count
+def test_buckets_are_chosen_from_the_data(spark, lfs, toy, monkeypatch):
+    from lexiframe.spark import ranking
 
     run, _ = toy
-    small = bucket_count(_sdf(spark, run), None)
-    assert small == spark.sparkContext.defaultParallelism  # 2 here, not 200
-    assert bucket_count(_sdf(spark, run), 7) == 7
+    run_sdf = _sdf(spark, run)
+    assert ranking.bucket_count(run_sdf, None) == spark.sparkContext.defaultParallelism
+    assert ranking.bucket_count(run_sdf, 7) == 7
+    size = ranking._estimated_bytes(run_sdf)
+    assert size > 10_000  # Spark's estimate of the frame, not a fallback
+    monkeypatch.setattr(ranking, "BYTES_PER_BUCKET", size // 5)
+    assert ranking.bucket_count(run_sdf, None) in (5, 6)  # size / (size // 5), rounded up
 
 
 def test_the_docs_app_runs_twice_and_prints(spark, toy, tmp_path, capsys):

@@ -39,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--buckets",
         type=int,
         help="groups of queries the work is cut into, each held by one Python worker at a "
-        "time (default: one per 16 MB of input, at least one per core)",
+        "time (default: one per 4 MB of input, at least one per core)",
     )
     group.add_argument(
         "--driver-memory",

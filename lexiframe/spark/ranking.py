@@ -51,7 +51,7 @@ POSITION_TYPES: dict[str, pl.DataType] = {
 }
 """The types lexiframe gives the positions columns (Spark holds them as signed integers)."""
 
-BYTES_PER_BUCKET = 16 << 20
+BYTES_PER_BUCKET = 4 << 20
 """Input bytes (as Spark estimates them) per group of queries when ``buckets`` is not given."""
 
 
@@ -65,7 +65,7 @@ def bucket(column: str, buckets: int) -> Column:
 def bucket_count(sdf: SparkFrame, buckets: int | None) -> int:
     """``buckets``, checked, or chosen from the data when None.
 
-    One group per 16 MB of the input as Spark's optimizer sizes it (the files' bytes for
+    One group per 4 MB of the input as Spark's optimizer sizes it (the files' bytes for
     files, the rows' for data in memory), and at least one per core of the session
     (``spark.default.parallelism``): a run of 40 thousand rows on 2 cores is cut in 2 groups
     (each a Python task), not the 200 of ``spark.sql.shuffle.partitions``.
@@ -86,7 +86,7 @@ def _estimated_bytes(sdf: SparkFrame) -> int:
     """Spark's estimate of a DataFrame's size in bytes (0 when it has none)."""
     try:
         stats = sdf._jdf.queryExecution().optimizedPlan().stats()  # type: ignore[attr-defined]
-        return int(str(stats.sizeInBytes().toString()))
+        return int(str(stats.sizeInBytes()))  # a Scala BigInt, or already an int
     except Exception:  # Spark Connect, or a plan without statistics
         return 0
 
