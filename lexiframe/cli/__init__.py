@@ -203,13 +203,13 @@ def _evaluate(
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
+    spark_options.check_arguments(args)
     metric_names, preference_names = split_measures(args.measure or DEFAULT_MEASURES)
     kinds = (["metrics"] if metric_names else []) + (["preferences"] if preference_names else [])
     local = not args.spark  # on Spark, targets may be URIs: checked there
     outputs = _targets(args.output, kinds) if local else {}
     summaries = _targets(args.summary, kinds) if local else {}
     orderings_path = _targets(args.orderings, ["orderings"]) if local else {}
-    spark_options.check_arguments(args)
     if args.spark:  # Spark reads the inputs and writes the files
         from lexiframe.spark.cli import run_on_spark
 
