@@ -10,8 +10,9 @@ peak of their sum, and of the JVM and the Python workers apart. The session star
 timed. The qrels are binarised (relevance ≥ 1) for both, so that the nDCG of both is the
 binary one.
 
-- ``spark-lexiframe``: ``lexiframe.spark.evaluate`` of AP@k, nDCG@k, P@k, R@k per user,
-  then the per-system means (``lexiframe.spark.summarize``), collected.
+- ``spark-lexiframe``: ``lexiframe.spark.evaluate`` of AP@k, nDCG@k, P@k, R@k per user
+  (its checks of the inputs included, its buckets chosen from the data), then the
+  per-system means (``lexiframe.spark.summarize``), collected.
 - ``spark-ranking-evaluator``: ``pyspark.ml.evaluation.RankingEvaluator``: the top k of
   each ranking as an array (score descending, ties by document id descending as a string,
   trec_eval's order) joined with the user's relevant documents (a user the system skipped
@@ -80,10 +81,10 @@ def _inputs(spark, root: Path):
 def step_lexiframe(root: Path, rows: int) -> dict:
     from lexiframe import spark as lfs
 
-    spark, buckets = _session(rows)
+    spark, _ = _session(rows)
     run, qrels = _inputs(spark, root)
     start = time.perf_counter()
-    per_user = lfs.evaluate(run, qrels, MEASURES, buckets=buckets)
+    per_user = lfs.evaluate(run, qrels, MEASURES)  # buckets chosen from the data
     means = lfs.summarize(per_user).toArrow()
     seconds = time.perf_counter() - start
     values = {

@@ -130,4 +130,5 @@ def test_plurals_in_messages():
     with pytest.warns(lf.DroppedQueriesWarning) as record:
         lf.positions(run, qrels)
     assert str(record[0].message).startswith("1 query of the run is not evaluated")
-    assert "document for it " in str(record[0].message)
+    assert "1 without a relevant document" in str(record[0].message)
+    assert "1 query " in str(record[0].message)

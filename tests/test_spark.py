@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import warnings
 
 import numpy as np
@@ -377,10 +378,203 @@ def test_cli_evaluate_on_spark_writes_the_same_files(spark, toy, tmp_path, capsy
         outputs[label] = (folder, capsys.readouterr().out)
     here, spark_folder = outputs["here"][0], outputs["spark"][0]
     assert outputs["here"][1] == outputs["spark"][1]  # the printed tables
-    for name in ("per-query-metrics", "per-query-preferences", "orderings"):
+    for name, keys in (
+        ("per-query-metrics", ["system", "query"]),
+        ("per-query-preferences", ["query", "system_a", "system_b"]),
+    ):
         expected = pl.read_parquet(here / f"{name}.parquet")
-        assert_frame_equal(pl.read_parquet(spark_folder / f"{name}.parquet"), expected)
+        # Spark's writer: a folder of part files, in the order of the groups of queries.
+        got = pl.read_parquet(spark_folder / f"{name}.parquet" / "*.parquet")
+        assert_frame_equal(got.cast(dict(expected.schema)).sort(keys), expected.sort(keys))
+    expected = pl.read_parquet(here / "orderings.parquet")
+    assert_frame_equal(pl.read_parquet(spark_folder / "orderings.parquet"), expected)
     for name in ("summary-metrics", "summary-preferences"):
         expected = pl.read_parquet(here / f"{name}.parquet")
         got = pl.read_parquet(spark_folder / f"{name}.parquet")
         assert_frame_equal(got, expected, rel_tol=1e-12, abs_tol=0)
+
+
+# --- reading and writing with Spark ---------------------------------------------------------
+
+
+def test_runs_and_qrels_read_by_spark_from_folders_uris_and_text(spark, toy, tmp_path):
+    """Spark's own parquet folders (part files, _SUCCESS, partitionBy folders), file://
+    URIs and TREC text (split by Spark) read as lexiframe.read_run reads the files."""
+    from conftest import DATA
+
+    from lexiframe.spark import io as sio
+
+    run, qrels = toy
+    keys = ["system", "query", "doc"]
+    plain, partitioned = tmp_path / "plain", tmp_path / "by-system"
+    _sdf(spark, run).write.parquet(str(plain))
+    _sdf(spark, run).write.partitionBy("system").parquet(str(partitioned))
+    assert (plain / "_SUCCESS").exists() and (partitioned / "system=sys000").is_dir()
+    expected = run.sort(keys)
+    for source in (str(plain), partitioned.as_uri(), str(DATA / "toy" / "runs")):
+        got = pl.from_arrow(sio.read_run(spark, source).toArrow())
+        assert_frame_equal(got.select(expected.columns).sort(keys), expected)
+    text_qrels = pl.from_arrow(
+        sio.read_qrels(spark, (DATA / "toy" / "qrels.txt").as_uri()).toArrow()
+    )
+    assert_frame_equal(text_qrels.sort("query", "doc"), qrels.sort("query", "doc"))
+    by_name = sio.read_run(spark, str(DATA / "toy" / "runs"), system_from="filename")
+    names = sorted(row[0] for row in by_name.select("system").distinct().collect())
+    assert names == sorted(path.name for path in (DATA / "toy" / "runs").iterdir())
+
+
+def test_malformed_text_and_missing_sources_are_refused(spark, tmp_path):
+    from lexiframe.spark import io as sio
+
+    bad = tmp_path / "bad.txt"
+    bad.write_text("401 Q0 D1 1 12.5 bm25\n401 Q0 D2 2 high bm25\n")
+    with pytest.raises(InputError, match=r"score 'high' is not a number: '401 Q0 D2 2 high"):
+        sio.read_run(spark, str(bad))
+    with pytest.raises(InputError, match=r"expected 4 whitespace-separated fields"):
+        sio.read_qrels(spark, str(bad))
+    with pytest.raises(InputError, match=r"run file not found: 'nowhere/run\.txt'"):
+        sio.read_run(spark, "nowhere/run.txt")
+
+
+# --- errors as in one process ---------------------------------------------------------------
+
+
+def _one_process_error(function, *args, **kwargs) -> Exception:
+    with pytest.raises(lf.LexiframeError) as caught:
+        _quiet(function, *args, **kwargs)
+    return caught.value
+
+
+def test_errors_have_the_one_process_types_and_messages(spark, lfs, toy):
+    run, qrels = toy
+    cases = {
+        "null score": (
+            run.with_columns(
+                pl.when(pl.col("doc") == pl.col("doc").max())
+                .then(None)
+                .otherwise(pl.col("score"))
+                .alias("score")
+            ),
+            qrels,
+        ),
+        "NaN score": (
+            run.with_columns(
+                pl.when(pl.col("doc") == pl.col("doc").min())
+                .then(float("nan"))
+                .otherwise(pl.col("score"))
+                .alias("score")
+            ),
+            qrels,
+        ),
+        "string grades": (run, qrels.with_columns(pl.lit("rel").alias("relevance"))),
+        "id kinds": (run, qrels.with_columns(pl.col("query").cast(pl.Int64))),
+        "judged twice": (run, pl.concat([qrels, qrels.head(1)])),
+        "null grade": (
+            run,
+            qrels.with_columns(
+                pl.when(pl.col("doc") == pl.col("doc").min())
+                .then(None)
+                .otherwise(pl.col("relevance"))
+                .alias("relevance")
+            ),
+        ),
+        "empty run": (run.clear(), qrels),
+    }
+    for label, (bad_run, bad_qrels) in cases.items():
+        expected = _one_process_error(lf.evaluate, bad_run, bad_qrels, ["AP"])
+        with pytest.raises(type(expected)) as caught:
+            lfs.evaluate(_sdf(spark, bad_run), _sdf(spark, bad_qrels), ["AP"])
+        assert str(caught.value) == str(expected), label
+
+
+def test_a_document_ranked_twice_is_found_in_a_worker_and_raised_as_input_error(spark, lfs, toy):
+    run, qrels = toy
+    bad = pl.concat([run, run.head(1)])
+    expected = _one_process_error(lf.evaluate, bad, qrels, ["AP"])
+    per_query = lfs.evaluate(_sdf(spark, bad), _sdf(spark, qrels), ["AP"])  # lazy: no error yet
+    with pytest.raises(InputError) as caught, lfs.lexiframe_errors():
+        per_query.collect()
+    assert str(caught.value) == str(expected)
+
+
+def test_the_command_ends_a_failed_spark_job_with_one_line(spark, toy, tmp_path, capsys):
+    from conftest import DATA
+
+    from lexiframe.cli import main
+
+    run_file = tmp_path / "twice.txt"
+    first = sorted((DATA / "toy" / "runs").iterdir())[0].read_text().splitlines()
+    run_file.write_text("\n".join([*first, first[0]]) + "\n")
+    argv = ["evaluate", str(run_file), "--qrels", str(DATA / "toy" / "qrels.txt"), "-m", "AP"]
+    assert main([*argv, "--spark", "local[2]"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("lexiframe: error: duplicate"), err
+    assert main([*argv, "--buckets", "3"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "lexiframe: error: --buckets needs --spark MASTER (e.g. --spark 'local[*]')"
+    )
+
+
+def test_buckets_are_chosen_from_the_data(spark, lfs, toy, monkeypatch):
+    from lexiframe.spark import ranking
+
+    run, _ = toy
+    run_sdf = _sdf(spark, run)
+    assert ranking.bucket_count(run_sdf, None) == spark.sparkContext.defaultParallelism
+    assert ranking.bucket_count(run_sdf, 7) == 7
+    size = ranking._estimated_bytes(run_sdf)
+    assert size > 10_000  # Spark's estimate of the frame, not a fallback
+    monkeypatch.setattr(ranking, "BYTES_PER_BUCKET", size // 5)
+    assert ranking.bucket_count(run_sdf, None) in (5, 6)  # size / (size // 5), rounded up
+
+
+def test_the_docs_app_runs_twice_and_prints(spark, toy, tmp_path, capsys):
+    """docs/scaling-out.md's app, as pasted, on this session: a second run overwrites the
+    per-query folder, and the summaries, the ordering and the coverage are printed."""
+    from test_spark_cluster import _docs_app
+
+    run, qrels = toy
+    run.write_parquet(tmp_path / "runs" / "toy.parquet", mkdir=True)
+    qrels.write_parquet(tmp_path / "qrels.parquet")
+    # This session's JVM resolves relative paths from its own working directory.
+    source = _docs_app()
+    for name in ("runs/", "qrels.parquet", "per-query.parquet"):
+        source = source.replace(f'"{name}"', repr(str(tmp_path / name)))
+    code = compile(source, "app.py", "exec")
+    for _ in range(2):
+        exec(code, {"__name__": "__main__"})
+        out = capsys.readouterr().out
+        assert "sgnLP_wins" in out and "rank" in out and "evaluated" in out, out
+    keys = ["system", "query"]
+    expected = _quiet(lf.evaluate, run, qrels, ["AP", "nDCG@10", "ASL"], depth=100).sort(keys)
+    got = pl.read_parquet(tmp_path / "per-query.parquet" / "*.parquet")
+    assert_frame_equal(got.cast(dict(expected.schema)).sort(keys), expected, check_exact=True)
+
+
+def test_the_driver_python_warning_only_where_lexiframe_chose_it(monkeypatch):
+    from lexiframe import spark as package
+    from lexiframe.spark import ranking
+
+    class Conf:
+        def __init__(self, python):
+            self.python = python
+
+        def get(self, key):
+            return self.python if key == "spark.pyspark.python" else None
+
+    def session(master, python=None):
+        context = type("Context", (), {"master": master, "getConf": lambda self: Conf(python)})
+        return type("Session", (), {"sparkContext": context()})()
+
+    monkeypatch.setattr(package, "SETS_PYSPARK_PYTHON", True)
+    monkeypatch.setenv("PYSPARK_PYTHON", sys.executable)
+    monkeypatch.setattr(ranking, "_warned", set())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ranking._warn_driver_python(session("local[4]"))  # local mode: right, silent
+        ranking._warn_driver_python(session("yarn", python="/opt/env/bin/python"))
+        monkeypatch.setattr(package, "SETS_PYSPARK_PYTHON", False)  # the caller set it
+        ranking._warn_driver_python(session("spark://host:7077"))
+    monkeypatch.setattr(package, "SETS_PYSPARK_PYTHON", True)
+    with pytest.warns(lf.LexiframeWarning, match="executors of spark://host:7077 run"):
+        ranking._warn_driver_python(session("spark://host:7077"))

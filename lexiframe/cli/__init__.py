@@ -21,6 +21,7 @@ from lexiframe import __version__, datasets, io
 from lexiframe._batched import positions_of_files
 from lexiframe._utils import plural
 from lexiframe.aggregate import METHODS, order, summarize_preferences
+from lexiframe.cli import _spark as spark_options
 from lexiframe.cli import compare, trec_eval
 from lexiframe.cli._shared import (
     add_track_arguments,
@@ -222,40 +223,38 @@ def _evaluate(
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
+    spark_options.check_arguments(args)
     metric_names, preference_names = split_measures(args.measure or DEFAULT_MEASURES)
     check_track_arguments(args)
     kinds = (["metrics"] if metric_names else []) + (["preferences"] if preference_names else [])
-    plan: list[tuple[str, str, Path]] = []  # (what, the table it holds, where)
-    for kind, target in _targets(args.output, kinds).items():
-        plan.append((f"per-query {kind}", kind, target))
-    for kind, target in _targets(args.summary, kinds).items():
-        plan.append((f"{kind} summary", f"summary {kind}", target))
-    for target in _targets(args.orderings, ["orderings"]).values():
-        plan.append(("orderings", "orderings", target))
-    with io.Outputs(inputs=input_paths(args)) as files:
-        for what, _, target in plan:  # checked now, before any work
-            files.add(target, what)
-        qrels = io.read_qrels(args.qrels)
-        if args.spark:
-            from lexiframe.spark.cli import evaluate_on_spark
+    if args.spark:  # Spark reads the inputs and writes the files (targets may be URIs)
+        from lexiframe.spark.cli import run_on_spark
 
-            outputs = {kind for what, kind, _ in plan if what.startswith("per-query")}
-            tables, summary, orderings = evaluate_on_spark(
-                args, qrels, metric_names, preference_names, outputs
-            )
-        else:
+        tables, summary, orderings, written = run_on_spark(args, metric_names, preference_names)
+    else:
+        plan: list[tuple[str, str, Path]] = []  # (what, the table it holds, where)
+        for kind, target in _targets(args.output, kinds).items():
+            plan.append((f"per-query {kind}", kind, target))
+        for kind, target in _targets(args.summary, kinds).items():
+            plan.append((f"{kind} summary", f"summary {kind}", target))
+        for target in _targets(args.orderings, ["orderings"]).values():
+            plan.append(("orderings", "orderings", target))
+        with io.Outputs(inputs=input_paths(args)) as files:
+            for what, _, target in plan:  # checked now, before any work
+                files.add(target, what)
+            qrels = io.read_qrels(args.qrels)
             tables, summary, orderings = _evaluate(args, qrels, metric_names, preference_names)
-        for _, kind, target in plan:
-            if kind == "orderings":
-                table = _long_orderings(orderings)
-            elif kind.startswith("summary "):
-                table = summary[kind.removeprefix("summary ")]
-            else:
-                table = tables[kind]
-            suffix = target.suffix
-            files.write(target, lambda path, t=table, s=suffix: io.write_frame_as(t, path, s))
-        files.commit()
-    written = [(what, target) for what, _, target in plan]
+            for _, kind, target in plan:
+                if kind == "orderings":
+                    table = _long_orderings(orderings)
+                elif kind.startswith("summary "):
+                    table = summary[kind.removeprefix("summary ")]
+                else:
+                    table = tables[kind]
+                suffix = target.suffix
+                files.write(target, lambda path, t=table, s=suffix: io.write_frame_as(t, path, s))
+            files.commit()
+        written = [(what, target) for what, _, target in plan]
 
     if args.per_query:
         if "metrics" in tables:
@@ -347,12 +346,7 @@ def build_parser() -> argparse.ArgumentParser:
         "tell systems apart) or keep them, scoring 0 on trec_eval's measures, so that the "
         "means are trec_eval -c's",
     )
-    ev.add_argument(
-        "--spark",
-        metavar="MASTER",
-        help="run the evaluation on Apache Spark: local[*] on this machine, or a cluster's "
-        "master URL (needs the spark extra); the same tables and files",
-    )
+    spark_options.add_arguments(ev)
     ev.set_defaults(handler=run_evaluate)
     trec_eval.add_parser(commands)
     compare.add_parser(commands)

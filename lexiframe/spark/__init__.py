@@ -16,8 +16,11 @@ summary::
     lfs.coverage(run_sdf, qrels_sdf)                             # Polars DataFrame
 
 The workers must import lexiframe: importing this module sets ``PYSPARK_PYTHON`` to the
-running interpreter when it is unset, which a session created afterwards uses. On a
-cluster, install lexiframe on every node and point ``PYSPARK_PYTHON`` at that interpreter.
+running interpreter when it is unset, which a session created afterwards uses (right in
+local mode). On a cluster, install lexiframe on every node and point ``PYSPARK_PYTHON`` (or
+``spark.pyspark.python``) at that interpreter, or ship an environment (docs: Scaling out);
+lexiframe warns when a cluster's executors were pointed at the driver's interpreter by
+this import rather than by you.
 """
 
 from __future__ import annotations
@@ -25,15 +28,19 @@ from __future__ import annotations
 import os
 import sys
 
+SETS_PYSPARK_PYTHON = "PYSPARK_PYTHON" not in os.environ
+"""Whether importing this module set ``PYSPARK_PYTHON`` (to the driver's interpreter)."""
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
-from lexiframe.spark.per_query import measures, preferences
-from lexiframe.spark.ranking import coverage, evaluate, positions
-from lexiframe.spark.summary import order, summarize
+from lexiframe.spark._errors import lexiframe_errors  # noqa: E402
+from lexiframe.spark.per_query import measures, preferences  # noqa: E402
+from lexiframe.spark.ranking import coverage, evaluate, positions  # noqa: E402
+from lexiframe.spark.summary import order, summarize  # noqa: E402
 
 __all__ = [
     "coverage",
     "evaluate",
+    "lexiframe_errors",
     "measures",
     "order",
     "positions",

@@ -1,31 +1,45 @@
 """``lexiframe evaluate --spark MASTER``: the evaluation of the command, run on Spark.
 
-The run and the qrels are read as the command reads them (parquet runs straight into
-Spark), the per-query work and the means run on Spark, the orderings on the driver; the
-tables come back as the same Polars frames the one-process command writes.
+Spark reads the run and the qrels (any path, URI or ``table:NAME``:
+:mod:`lexiframe.spark.io`), runs the per-query work and the means, and writes the
+per-query tables with its own writers (``--partition-by``); only the summaries and the
+orderings (one row per system or pair of systems) come to the driver. A failed job ends
+the command with one line and status 2, and the session it started is stopped (its JVM
+killed if stopping hangs).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
+import threading
 from typing import TYPE_CHECKING
 
 import polars as pl
 
 from lexiframe import io
 from lexiframe.cli._shared import track_options, warnings_as_notes
+from lexiframe.cli._spark import LOCAL_DRIVER_MEMORY
+from lexiframe.errors import InputError, LexiframeError
 from lexiframe.spark import _arrow
+from lexiframe.spark import io as spark_io
+from lexiframe.spark._errors import lexiframe_error
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame as SparkFrame
     from pyspark.sql import SparkSession
 
+STOP_SECONDS = 60
+"""How long stopping the session may take before its JVM is killed."""
 
-def session(master: str) -> tuple[SparkSession, bool]:
-    """A Spark session on ``master`` (``local[*]`` or a cluster's URL), and whether it was
-    started here (an active session of the caller is used as it is)."""
+
+class SparkJobError(LexiframeError):
+    """A Spark job of the command failed (out of memory, a lost executor, …)."""
+
+
+def session(args: argparse.Namespace) -> tuple[SparkSession, bool]:
+    """A Spark session on ``args.spark`` with the command's settings, and whether it was
+    started here (a session already running, as under spark-submit, is used as it is)."""
     try:
         from pyspark.sql import SparkSession
     except ImportError:  # pragma: no cover - the extra is installed where tests run
@@ -35,63 +49,132 @@ def session(master: str) -> tuple[SparkSession, bool]:
     active = SparkSession.getActiveSession()
     if active is not None:
         return active, False
-    spark = (
-        SparkSession.builder.master(master)
-        .appName("lexiframe evaluate")
-        .config("spark.ui.showConsoleProgress", "false")
-        .getOrCreate()
-    )
+    settings = {"spark.ui.showConsoleProgress": "false"}
+    memory = args.driver_memory
+    if memory is None and args.spark.startswith("local"):
+        memory = LOCAL_DRIVER_MEMORY
+    if memory:
+        settings["spark.driver.memory"] = memory
+    if args.executor_memory:
+        settings["spark.executor.memory"] = args.executor_memory
+    for item in args.conf or []:
+        key, _, value = item.partition("=")
+        settings[key.strip()] = value
+    builder = SparkSession.builder.master(args.spark).appName("lexiframe evaluate")
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark, True
 
 
-def _run_frame(spark: SparkSession, args: argparse.Namespace) -> SparkFrame:
-    """The run as a Spark DataFrame: parquet files read by Spark, TREC files by lexiframe."""
-    paths = [Path(path) for path in args.runs]
-    if all(path.suffix == ".parquet" and path.is_file() for path in paths):
-        return spark.read.parquet(*[str(path) for path in paths])
-    run = io.read_run(args.runs, system_from=args.system_from)
-    return spark.createDataFrame(run.to_arrow())
-
-
-def evaluate_on_spark(
-    args: argparse.Namespace,
-    qrels: pl.DataFrame,
-    metric_names: list[str],
-    preference_names: list[str],
-    wanted: set[str],
-) -> tuple[dict[str, pl.DataFrame], dict[str, pl.DataFrame], dict[str, pl.DataFrame]]:
-    """The per-query tables named in ``wanted``, the summaries and the orderings of
-    ``lexiframe evaluate`` computed on Spark (``args.spark`` is the master)."""
-    from lexiframe import spark as lfs
-
-    spark, started = session(args.spark)
+def run_on_spark(
+    args: argparse.Namespace, metric_names: list[str], preference_names: list[str]
+) -> tuple[dict[str, pl.DataFrame], dict[str, pl.DataFrame], dict[str, pl.DataFrame], list]:
+    """The command's evaluation on Spark: the per-query tables (collected only for
+    ``--per-query``'s printing: Spark writes them), the summaries, the orderings, and what
+    was written where (every file option written here, before the session stops)."""
+    kinds = (["metrics"] if metric_names else []) + (["preferences"] if preference_names else [])
+    outputs = _targets(args.output, kinds)
+    summaries = _targets(args.summary, kinds)
+    orderings_path = _targets(args.orderings, ["orderings"])
+    for target in [*outputs.values(), *summaries.values(), *orderings_path.values()]:
+        spark_io.check_target(target)
+    spark, started = None, False
     try:
         with _arrow.quiet_pyspark():
-            run = _run_frame(spark, args)
-            judgments = spark.createDataFrame(qrels.to_arrow())
-        options = track_options(args, metric_names).as_kwargs()
-        del options["partitions"]  # Spark's groups are its buckets
-        _note_dropped(lfs.coverage(run, judgments, **_coverage_options(options)))
-        tables: dict[str, SparkFrame] = {}
-        with warnings_as_notes():
-            if preference_names:
-                frame = lfs.positions(run, judgments, **options).cache()
-                if metric_names:
-                    tables["metrics"] = lfs.measures(frame, metric_names, n=args.n)
-                tables["preferences"] = lfs.preferences(frame, preference_names)
-            else:
-                tables["metrics"] = lfs.evaluate(run, judgments, metric_names, n=args.n, **options)
-        # Read by the summary, the orderings and the output: computed once.
-        tables = {kind: table.cache() for kind, table in tables.items()}
-        return _results(tables, metric_names, preference_names, args.order, wanted)
+            spark, started = session(args)
+            tables, summary, orderings, written = _evaluate(
+                spark, args, metric_names, preference_names, outputs
+            )
+            for kind, target in summaries.items():
+                written.append((f"{kind} summary", write_small(spark, summary[kind], target)))
+            for target in orderings_path.values():
+                from lexiframe.cli import _long_orderings
+
+                long = _long_orderings(orderings)
+                written.append(("orderings", write_small(spark, long, target)))
+        return tables, summary, orderings, written
+    except LexiframeError:
+        raise
+    except Exception as error:
+        found = lexiframe_error(error)
+        if found is not None:
+            raise found from None
+        if type(error).__module__.startswith(("py4j", "pyspark")):
+            raise SparkJobError(_one_line(error)) from None
+        raise
     finally:
-        if started:
-            spark.stop()
+        if started and spark is not None:
+            _stop(spark)
 
 
-def _coverage_options(options: dict) -> dict:
-    return {"threshold": options["threshold"], "no_relevant": options["no_relevant"]}
+def _targets(path: str | None, kinds: list[str]) -> dict[str, str]:
+    """Where each table goes: ``path``, or ``<stem>-<kind><ext>`` for several (a URI kept
+    as it is)."""
+    if path is None or not kinds:
+        return {}
+    if len(kinds) == 1:
+        return {kinds[0]: path}
+    stem, dot, suffix = path.rstrip("/").rpartition(".")
+    if not dot or "/" in suffix:
+        stem, suffix = path.rstrip("/"), ""
+    ext = f".{suffix}" if suffix else ""
+    return {kind: f"{stem}-{kind}{ext}" for kind in kinds}
+
+
+def _evaluate(
+    spark: SparkSession,
+    args: argparse.Namespace,
+    metric_names: list[str],
+    preference_names: list[str],
+    outputs: dict[str, str],
+) -> tuple[dict[str, pl.DataFrame], dict[str, pl.DataFrame], dict[str, pl.DataFrame], list]:
+    from lexiframe import spark as lfs
+
+    with _arrow.quiet_pyspark():
+        run = spark_io.read_run(spark, args.runs, system_from=args.system_from)
+        qrels = spark_io.read_qrels(spark, args.qrels)
+    options = track_options(args, metric_names)
+    buckets = args.buckets
+    sdfs: dict[str, SparkFrame] = {}
+    with warnings_as_notes():
+        if preference_names:
+            frame = lfs.positions(run, qrels, options, buckets=buckets).cache()
+            if metric_names:
+                sdfs["metrics"] = lfs.measures(frame, metric_names, n=args.n, buckets=buckets)
+            sdfs["preferences"] = lfs.preferences(frame, preference_names, buckets=buckets)
+        else:
+            sdfs["metrics"] = lfs.evaluate(
+                run, qrels, metric_names, n=args.n, buckets=buckets, options=options
+            )
+    # Read by the writer, the summary and the orderings: computed once.
+    sdfs = {kind: table.cache() for kind, table in sdfs.items()}
+    written = []
+    for kind, target in outputs.items():
+        columns = _partition_columns(sdfs[kind], args.partition_by or [])
+        written.append((f"per-query {kind}", spark_io.write(sdfs[kind], target, columns)))
+    tables: dict[str, pl.DataFrame] = {}
+    if args.per_query and "metrics" in sdfs:  # printed: the one table collected
+        tables["metrics"] = _arrow.collect(sdfs["metrics"]).sort("system", "query")
+    summary, orderings = _summaries(sdfs, metric_names, preference_names, args.order)
+    _note_dropped(lfs.coverage(run, qrels, options))
+    return tables, summary, orderings, written
+
+
+def _partition_columns(sdf: SparkFrame, columns: list[str]) -> list[str]:
+    """The ``--partition-by`` columns of one table (``system`` is ``system_a`` in pairs)."""
+    chosen = []
+    for column in columns:
+        if column == "system" and "system_a" in sdf.columns:
+            column = "system_a"
+        if column not in sdf.columns:
+            raise InputError(
+                f"--partition-by {column}: the per-query table has no such column (it has "
+                f"{', '.join(sdf.columns[:4])}, …)"
+            )
+        chosen.append(column)
+    return chosen
 
 
 def _note_dropped(coverage: pl.DataFrame) -> None:
@@ -106,29 +189,21 @@ def _note_dropped(coverage: pl.DataFrame) -> None:
         )
 
 
-def _results(
-    tables: dict[str, SparkFrame],
-    metric_names: list[str],
-    preference_names: list[str],
-    method: str,
-    wanted: set[str],
-) -> tuple[dict[str, pl.DataFrame], dict[str, pl.DataFrame], dict[str, pl.DataFrame]]:
+def _summaries(
+    tables: dict[str, SparkFrame], metric_names: list[str], preference_names: list[str], method
+) -> tuple[dict[str, pl.DataFrame], dict[str, pl.DataFrame]]:
     from lexiframe import aggregate, evaluation
     from lexiframe import spark as lfs
 
-    collected, summary, orderings = {}, {}, {}
+    summary, orderings = {}, {}
     if "metrics" in tables:
         per_query = tables["metrics"]
-        if "metrics" in wanted:
-            collected["metrics"] = _arrow.collect(per_query).sort("system", "query")
         summary["metrics"] = _like(
             _arrow.collect(lfs.summarize(per_query)),
             evaluation.summarize(_arrow.empty_polars(per_query)),
         )
     if "preferences" in tables:
         prefs = tables["preferences"]
-        if "preferences" in wanted:
-            collected["preferences"] = _arrow.collect(prefs).sort("query", "system_a", "system_b")
         pair_summary = _arrow.collect(lfs.summarize(prefs, measures=preference_names))
         summary["preferences"] = _like(
             pair_summary,
@@ -139,9 +214,46 @@ def _results(
             orderings[f"{name} ({method})"] = ordering
     for name in metric_names:
         orderings[f"{name} (mean)"] = lfs.order(tables["metrics"], name, method="mean")
-    return collected, summary, orderings
+    return summary, orderings
 
 
 def _like(frame: pl.DataFrame, empty: pl.DataFrame) -> pl.DataFrame:
     """``frame`` with the column types of the one-process result (``empty``)."""
     return frame.select(empty.columns).cast(dict(empty.schema))
+
+
+def _one_line(error: BaseException) -> str:
+    """The first line of a Spark error, with a hint for the usual causes."""
+    text = str(error)
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    first = lines[0] if lines else type(error).__name__
+    # The cause Java reports, when it is memory, says more than Spark's summary line.
+    first = next((line for line in lines if "OutOfMemoryError" in line), first)
+    if len(first) > 300:
+        first = first[:297] + "..."
+    hint = ""
+    if "OutOfMemoryError" in text or "Java heap space" in text:
+        hint = " (give it more memory: --driver-memory in local mode, --executor-memory on a "
+        hint += "cluster; or more --buckets)"
+    return f"Spark failed: {first}{hint}"
+
+
+def _stop(spark: SparkSession) -> None:
+    """Stop the session; kill its JVM if that does not end within :data:`STOP_SECONDS`
+    (a JVM out of memory can hang), so that the command always ends."""
+    stopper = threading.Thread(target=spark.stop, daemon=True)
+    stopper.start()
+    stopper.join(STOP_SECONDS)
+    if stopper.is_alive():
+        gateway = getattr(spark.sparkContext, "_gateway", None)
+        process = getattr(gateway, "proc", None)
+        if process is not None:
+            process.kill()
+
+
+def write_small(spark: SparkSession, frame: pl.DataFrame, target: str) -> str:
+    """A summary or the orderings: by Polars for a local path (one file, as in one
+    process), by Spark for a URI (one part file)."""
+    if not spark_io.is_uri(target):
+        return str(io.write_frame(frame, target))
+    return spark_io.write(spark.createDataFrame(frame.to_arrow()).coalesce(1), target)

@@ -16,7 +16,7 @@ import pyarrow as pa
 
 from lexiframe import evaluation
 from lexiframe._utils import as_list
-from lexiframe.metrics import parse_measures
+from lexiframe.metrics import Measure, parse_measures
 from lexiframe.preferences import DEFAULT_MEASURES, Extra, preference_measure
 from lexiframe.preferences import preferences as pair_preferences
 from lexiframe.spark import _arrow
@@ -47,7 +47,7 @@ def measures(
         >>> from lexiframe import spark as lfs
         >>> per_query = lfs.measures(pos, ["RR", "AP", "ASL"])  # doctest: +SKIP
     """
-    parsed = [str(measure) for measure in parse_measures(names)]
+    parsed = parse_measures(names)  # the measures themselves travel: defined ones too
     empty = _arrow.empty_polars(positions)
     require_columns(empty.schema, ["query"], "positions")
     empty = empty.cast({k: v for k, v in POSITION_TYPES.items() if k in empty.columns})
@@ -57,7 +57,7 @@ def measures(
 
 
 def _measures_group(
-    table: pa.Table, *, names: list[str], n: int | str | None, schema: pa.Schema
+    table: pa.Table, *, names: list[Measure], n: int | str | None, schema: pa.Schema
 ) -> pa.Table:
     frame = _arrow.polars_frame(table.drop_columns([BUCKET]), POSITION_TYPES)
     with warnings.catch_warnings():

@@ -18,27 +18,29 @@ aggregates:
 
 from __future__ import annotations
 
-import inspect
 import math
+import operator
 import os
 import sys
 import warnings
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from functools import reduce
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 import pyarrow as pa
 
 from lexiframe import evaluation, ranking
-from lexiframe._utils import as_list, format_row
+from lexiframe._utils import format_row
 from lexiframe.errors import InputError, LexiframeWarning
-from lexiframe.metrics import parse_measures
+from lexiframe.metrics import Measure, parse_measures
+from lexiframe.options import PositionsKwargs, PositionsOptions
 from lexiframe.spark import _arrow
-from lexiframe.typing import RankBy
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, SparkSession
     from pyspark.sql import DataFrame as SparkFrame
+    from typing_extensions import Unpack
 
 BUCKET = "_lexiframe_bucket"
 POSITION_TYPES: dict[str, pl.DataType] = {
@@ -49,7 +51,7 @@ POSITION_TYPES: dict[str, pl.DataType] = {
 }
 """The types lexiframe gives the positions columns (Spark holds them as signed integers)."""
 
-BYTES_PER_BUCKET = 64 << 20
+BYTES_PER_BUCKET = 4 << 20
 """Input bytes (as Spark estimates them) per group of queries when ``buckets`` is not given."""
 
 
@@ -63,7 +65,7 @@ def bucket(column: str, buckets: int) -> Column:
 def bucket_count(sdf: SparkFrame, buckets: int | None) -> int:
     """``buckets``, checked, or chosen from the data when None.
 
-    One group per 64 MB of the input as Spark's optimizer sizes it (the files' bytes for
+    One group per 4 MB of the input as Spark's optimizer sizes it (the files' bytes for
     files, the rows' for data in memory), and at least one per core of the session
     (``spark.default.parallelism``): a run of 40 thousand rows on 2 cores is cut in 2 groups
     (each a Python task), not the 200 of ``spark.sql.shuffle.partitions``.
@@ -84,7 +86,7 @@ def _estimated_bytes(sdf: SparkFrame) -> int:
     """Spark's estimate of a DataFrame's size in bytes (0 when it has none)."""
     try:
         stats = sdf._jdf.queryExecution().optimizedPlan().stats()  # type: ignore[attr-defined]
-        return int(str(stats.sizeInBytes().toString()))
+        return int(str(stats.sizeInBytes()))  # a Scala BigInt, or already an int
     except Exception:  # Spark Connect, or a plan without statistics
         return 0
 
@@ -104,36 +106,25 @@ class _Job:
     options: dict[str, Any]
     systems: pl.DataFrame
     schema: pa.Schema
-    measures: list[str] = field(default_factory=list)
+    measures: list[Measure] = field(default_factory=list)
     n: int | str | None = None
 
 
 def positions(
     run: SparkFrame,
     qrels: SparkFrame,
+    options: PositionsOptions | None = None,
     *,
-    threshold: int = 1,
-    depth: int | None = None,
-    by: str | list[str] | None = None,
-    rank_by: RankBy = "score",
-    docs: bool = False,
-    grades: bool | None = None,
-    judged: bool = False,
-    condensed: bool = False,
-    system: str = "system",
-    query: str = "query",
-    doc: str = "doc",
-    score: str = "score",
-    rank: str = "rank",
-    relevance: str = "relevance",
-    no_relevant: Literal["drop", "keep"] = "drop",
     buckets: int | None = None,
+    **kwargs: Unpack[PositionsKwargs],
 ) -> SparkFrame:
     """The positions frame of a Spark run against its qrels, as :func:`lexiframe.positions`.
 
-    The options mean what they mean there. ``buckets``: how many groups of queries (by a
-    hash of the query id) the work is split into; by default chosen from the size of the
-    inputs (:func:`bucket_count`). Each group is held in one worker's memory.
+    ``options`` and ``kwargs`` are those of :func:`lexiframe.positions` (a
+    :class:`~lexiframe.PositionsOptions`, or its fields as keyword arguments) and mean what
+    they mean there; ``partitions`` does not apply: ``buckets`` is how many groups of
+    queries (by a hash of the query id) the work is split into, by default chosen from the
+    size of the inputs (:func:`bucket_count`). Each group is held in one worker's memory.
 
     The inputs are checked before the shuffle as one process checks them (columns, types,
     null ids and scores, NaN scores, duplicate judgments; a document ranked twice in one
@@ -153,7 +144,8 @@ def positions(
         >>> from lexiframe import spark as lfs
         >>> pos = lfs.positions(run_sdf, qrels_sdf, depth=100)  # doctest: +SKIP
     """
-    job, run_sdf, qrels_sdf = _prepare(run, qrels, locals(), measures=[], n=None, buckets=buckets)
+    resolved = PositionsOptions.of(options, **kwargs)
+    job, run_sdf, qrels_sdf = _prepare(run, qrels, resolved, measures=[], n=None, buckets=buckets)
     return _cogroup(run_sdf, qrels_sdf, job)
 
 
@@ -164,12 +156,14 @@ def evaluate(
     *,
     n: int | None = None,
     buckets: int | None = None,
-    **positions_options: Any,
+    options: PositionsOptions | None = None,
+    **positions_options: Unpack[PositionsKwargs],
 ) -> SparkFrame:
     """Per-query measures of a Spark run, as :func:`lexiframe.evaluate`.
 
     The positions of each group of queries are built and measured in the same worker, so
-    the positions frame is never shuffled. ``positions_options`` go to :func:`positions`.
+    the positions frame is never shuffled. ``options`` and ``positions_options`` are those
+    of :func:`positions`, completed by what the measures read, as in one process.
 
     Returns:
         A Spark DataFrame ``by…, system, query`` and one double column per measure.
@@ -179,64 +173,30 @@ def evaluate(
         >>> per_query = lfs.evaluate(run_sdf, qrels_sdf, ["AP", "nDCG@10"])  # doctest: +SKIP
     """
     measures = parse_measures(names)
-    parsed = [str(measure) for measure in measures]
-    options = _positions_options(positions_options)
-    evaluation.request_columns(measures, options)  # as lexiframe.evaluate does
-    job, run_sdf, qrels_sdf = _prepare(run, qrels, options, measures=parsed, n=n, buckets=buckets)
+    resolved = PositionsOptions.of(options, **positions_options).for_measures(measures)
+    job, run_sdf, qrels_sdf = _prepare(
+        run, qrels, resolved, measures=measures, n=n, buckets=buckets
+    )
     return _cogroup(run_sdf, qrels_sdf, job)
-
-
-def _positions_options(options: dict[str, Any]) -> dict[str, Any]:
-    unknown = sorted(set(options) - set(POSITIONS_OPTIONS))
-    if unknown:
-        raise TypeError(f"unexpected positions option {unknown[0]!r}")
-    return options
-
-
-POSITIONS_OPTIONS: dict[str, Any] = {
-    name: parameter.default
-    for name, parameter in inspect.signature(positions).parameters.items()
-    if parameter.kind is parameter.KEYWORD_ONLY and name != "buckets"
-}
-"""The options of :func:`positions` with their defaults, as ``evaluate`` passes them on."""
-
-
-def _positions_options(options: dict[str, Any]) -> dict[str, Any]:
-    unknown = sorted(set(options) - set(POSITIONS_OPTIONS))
-    if unknown:
-        raise TypeError(f"unexpected positions option {unknown[0]!r}")
-    return options
-
-
-POSITIONS_OPTIONS: dict[str, Any] = {
-    name: parameter.default
-    for name, parameter in inspect.signature(positions).parameters.items()
-    if parameter.kind is parameter.KEYWORD_ONLY and name != "buckets"
-}
-"""The options of :func:`positions` with their defaults, as ``evaluate`` passes them on."""
-
-COLUMN_OPTIONS = ("system", "query", "doc", "score", "rank", "relevance")
 
 
 def _prepare(
     run: SparkFrame,
     qrels: SparkFrame,
-    given: dict[str, Any],
+    given: PositionsOptions,
     *,
-    measures: list[str],
+    measures: list[Measure],
     n: int | str | None,
     buckets: int | None,
 ) -> tuple[_Job, SparkFrame, SparkFrame]:
     """Check the inputs and plan the job: the run and qrels reduced to the columns
     lexiframe reads, partitioned by bucket, and the job of each group."""
-    options = {
-        key: given.get(key, default)
-        for key, default in POSITIONS_OPTIONS.items()
-        if key not in COLUMN_OPTIONS
-    }
-    options["by"] = by = as_list(options["by"])
-    names = {key: given.get(key, POSITIONS_OPTIONS[key]) for key in COLUMN_OPTIONS}
-    order = names["score"] if options["rank_by"] == "score" else names["rank"]
+    # The workers rank with lexiframe.positions: its options, flat (the columns by name).
+    options = given.as_kwargs()
+    options["by"] = by = list(given.by)
+    options["partitions"] = None  # each worker ranks one bucket at once
+    names = vars(given.columns)
+    order = given.order
     run_columns = list(dict.fromkeys([*by, names["system"], names["query"], names["doc"], order]))
     _require(run, run_columns, "run")
     qrels_by = [key for key in by if key in qrels.columns]
@@ -244,14 +204,13 @@ def _prepare(
     _require(qrels, qrels_columns, "qrels")
     count = bucket_count(run, buckets)
     run, qrels = _common_query_type(run.select(*run_columns), qrels.select(*qrels_columns), names)
-    options.update(names)
     run_row, qrels_row = _first_rows(run, qrels)
     _dry_run(run_row, qrels_row, options, measures, n)  # the types, before Spark reads them
     _warn_driver_python(run.sparkSession)
     systems = _checked_run(run, run_row, qrels_row, options)
-    _check_qrels(qrels, run_row, qrels_by, options)
-    if options["grades"] is not True:
-        options["grades"] = _graded(qrels, qrels_by, options)
+    mixed = _check_qrels(qrels, run_row, qrels_by, options)
+    if options["grades"] is not True:  # decided by lexiframe where some query is graded
+        options["grades"] = mixed and _graded(qrels, qrels_by, options)
     schema = _dry_run(run_row, qrels_row, options, measures, n)
     job = _Job(options=options, systems=systems, schema=schema, measures=measures, n=n)
     return job, partitioned(run, names["query"], count), partitioned(qrels, names["query"], count)
@@ -288,7 +247,7 @@ def _dry_run(
     run_row: pl.DataFrame,
     qrels_row: pl.DataFrame,
     options: dict[str, Any],
-    measures: list[str],
+    measures: list[Measure],
     n: int | str | None,
 ) -> pa.Schema:
     """Run lexiframe on a row of the inputs: it checks the columns, their types and the
@@ -358,13 +317,10 @@ def _checked_run(
     null_key = pl.any_horizontal(pl.col(key).is_null() for key in keys)
     if systems.filter(null_key | (pl.col("_bad") == 1)).height:
         rankings = [*by, system, query]
-        flagged = run.filter(bad | F.greatest(*[F.col(k).isNull() for k in keys]))
+        flagged = run.filter(reduce(operator.or_, [F.col(k).isNull() for k in keys], bad))
         first = flagged.select(*rankings).orderBy(*[F.col(k).asc_nulls_first() for k in rankings])
         key = first.limit(1).collect()[0]
-        match = [F.col(k).eqNullSafe(key[k]) for k in rankings]
-        condition = match[0]
-        for extra in match[1:]:
-            condition = condition & extra
+        condition = reduce(operator.and_, [F.col(k).eqNullSafe(key[k]) for k in rankings])
         rows = _arrow.collect(run.filter(condition))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -374,33 +330,52 @@ def _checked_run(
 
 def _check_qrels(
     qrels: SparkFrame, run_row: pl.DataFrame, qrels_by: list[str], options: dict[str, Any]
-) -> None:
-    """Refuse null values and a document judged twice for a query, as one process does:
-    one Spark aggregation per (by…, query, doc), and the first offending judgments checked
-    by lexiframe on the driver."""
+) -> bool:
+    """Refuse null values and a document judged twice for a query, as one process does,
+    and tell whether some query's relevant documents differ in grade: one Spark job that
+    aggregates per (by…, query, doc), then per query; only when it found a problem, the
+    first offending judgments are checked by lexiframe on the driver."""
     from pyspark.sql import functions as F
 
     names = [*qrels_by, options["query"], options["doc"], options["relevance"]]
-    nulls = qrels.select(
-        *[F.sum(F.col(name).isNull().cast("long")).alias(name) for name in names]
-    ).collect()[0]
+    keys, grade = names[:-1], names[-1]
+    per_key = qrels.groupBy(*keys).agg(
+        F.count(F.lit(1)).alias("_n"),
+        F.sum(F.col(grade).isNull().cast("long")).alias("_null"),
+        F.max(grade).alias("_grade"),
+    )
+    relevant = F.col("_grade") >= options["threshold"]
+    mixed = (
+        per_key.filter(relevant)
+        .groupBy(*qrels_by, options["query"])
+        .agg((F.min("_grade") < F.max("_grade")).cast("long").alias("_mixed"))
+        .agg(F.coalesce(F.sum("_mixed"), F.lit(0)).alias("_mixed"))
+    )
+    counts = (
+        per_key.agg(
+            *[F.sum(F.when(F.col(k).isNull(), F.col("_n")).otherwise(0)).alias(k) for k in keys],
+            F.sum("_null").alias(grade),
+            F.sum((F.col("_n") > 1).cast("long")).alias("_repeated"),
+        )
+        .crossJoin(mixed)
+        .collect()[0]
+    )
     for name in names:
-        if nulls[name]:
+        if counts[name]:
             example = qrels.filter(F.col(name).isNull()).limit(1).collect()[0].asDict()
             raise InputError(
-                f"null value in column {name!r} of the qrels ({nulls[name]} rows); every "
+                f"null value in column {name!r} of the qrels ({counts[name]} rows); every "
                 f"judgment needs a query, a doc and a grade; example: {format_row(example)}"
             )
-    keys = names[:-1]
-    repeated = (
-        qrels.groupBy(*keys).count().filter(F.col("count") > 1).orderBy(*keys).limit(1).collect()
-    )
-    if repeated:
-        judged = qrels.join(qrels.sparkSession.createDataFrame([repeated[0]]).drop("count"), keys)
-        rows = _arrow.collect(judged.limit(2))
+    if counts["_repeated"]:
+        first = (
+            per_key.filter(F.col("_n") > 1).orderBy(*keys).limit(1).drop("_n", "_null", "_grade")
+        )
+        rows = _arrow.collect(qrels.join(first, keys).limit(2))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             ranking.positions(run_row, rows.select(names), **options)
+    return bool(counts["_mixed"])
 
 
 def _graded(qrels: SparkFrame, qrels_by: list[str], options: dict[str, Any]) -> bool:
@@ -424,8 +399,6 @@ def _graded(qrels: SparkFrame, qrels_by: list[str], options: dict[str, Any]) -> 
     )
 
 
-_DRIVER_PYTHON_SET = "PYSPARK_PYTHON" not in os.environ
-"""Whether importing lexiframe.spark set ``PYSPARK_PYTHON`` (to the driver's interpreter)."""
 _warned: set[str] = set()
 
 
@@ -435,7 +408,9 @@ def _warn_driver_python(spark: SparkSession) -> None:
     master = spark.sparkContext.master
     if master.startswith("local") or master in _warned:
         return
-    if not _DRIVER_PYTHON_SET or os.environ.get("PYSPARK_PYTHON") != sys.executable:
+    import lexiframe.spark as package
+
+    if not package.SETS_PYSPARK_PYTHON or os.environ.get("PYSPARK_PYTHON") != sys.executable:
         return
     if spark.sparkContext.getConf().get("spark.pyspark.python"):
         return
@@ -497,14 +472,8 @@ def group_positions(run: pl.DataFrame, qrels: pl.DataFrame, job: _Job) -> pl.Dat
 def coverage(
     run: SparkFrame,
     qrels: SparkFrame,
-    *,
-    threshold: int = 1,
-    by: str | list[str] | None = None,
-    system: str = "system",
-    query: str = "query",
-    doc: str = "doc",
-    relevance: str = "relevance",
-    no_relevant: Literal["drop", "keep"] = "drop",
+    options: PositionsOptions | None = None,
+    **kwargs: Unpack[PositionsKwargs],
 ) -> pl.DataFrame:
     """Queries evaluated, skipped and dropped per (by…, system), as :func:`lexiframe.coverage`.
 
@@ -519,7 +488,10 @@ def coverage(
     """
     from pyspark.sql import functions as F
 
-    by = as_list(by)
+    resolved = PositionsOptions.of(options, **kwargs)
+    by = list(resolved.by)
+    names = resolved.columns
+    system, query, doc, relevance = names.system, names.query, names.doc, names.relevance
     _require(run, [*by, system, query], "run")
     qrels_by = [key for key in by if key in qrels.columns]
     _require(qrels, [*qrels_by, query, doc, relevance], "qrels")
@@ -530,11 +502,5 @@ def coverage(
     return ranking.coverage(
         _arrow.collect(answered),
         _arrow.collect(judged),
-        threshold=threshold,
-        by=by,
-        no_relevant=no_relevant,
-        system=system,
-        query=query,
-        doc=doc,
-        relevance=relevance,
+        resolved,
     )

@@ -7,7 +7,7 @@ what Spark sends back.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -111,8 +111,3 @@ def order(
     return aggregate.order(
         table, measure, method=method, damping=damping, by=by, lower_is_better=lower_is_better
     )
-
-
-def collect_sorted(frame: SparkFrame, keys: Iterable[str]) -> pl.DataFrame:
-    """A Spark result collected on the driver as Polars, sorted by ``keys``."""
-    return _arrow.collect(frame).sort(list(keys))

@@ -1,0 +1,228 @@
+"""Runs and qrels read by Spark, tables written by Spark: any path or URI Spark reads.
+
+A source is a local path, a URI of any file system Spark knows (``file://``, ``hdfs://``,
+``s3a://``, …), or ``table:NAME`` for a table of the session's catalog. Parquet (a file,
+or a folder as Spark writes one: part files, ``_SUCCESS``, ``key=value`` folders of
+``partitionBy``) is read by Spark's parquet reader; anything else as TREC text files,
+split into fields by Spark. Nothing is read on the driver.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from lexiframe.errors import InputError
+from lexiframe.typing import SystemFrom
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame as SparkFrame
+    from pyspark.sql import SparkSession
+
+_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+TABLE_PREFIX = "table:"
+RUN_FIELDS = ("query", "Q0", "doc", "rank", "score", "system")
+QRELS_FIELDS = ("query", "iteration", "doc", "relevance")
+FORMATS = {".parquet": "parquet", ".csv": "csv", ".jsonl": "json", ".json": "json"}
+"""The writers of :func:`write`, by the target's extension."""
+
+
+def is_uri(source: str) -> bool:
+    """Whether ``source`` names a file system (``s3a://bucket/runs``), not a local path.
+
+    Example:
+        >>> is_uri("s3a://bucket/runs"), is_uri("runs/bm25.txt")
+        (True, False)
+    """
+    return bool(_URI.match(source))
+
+
+def read_run(
+    spark: SparkSession, sources: str | Sequence[str], *, system_from: SystemFrom = "field"
+) -> SparkFrame:
+    """A run as a Spark DataFrame ``system, query, doc, score``, read by Spark.
+
+    Parquet keeps its id types (integers as bigint); TREC text gives string ids and a
+    double score, as :func:`lexiframe.read_run` does. ``system_from="filename"`` takes the
+    system from each file's name (without ``.gz``/``.parquet``).
+
+    Example:
+        >>> from lexiframe.spark import io as sio
+        >>> run = sio.read_run(spark, "s3a://bucket/runs/")  # doctest: +SKIP
+    """
+    return _read(spark, sources, "run", system_from)
+
+
+def read_qrels(spark: SparkSession, sources: str | Sequence[str]) -> SparkFrame:
+    """Qrels as a Spark DataFrame ``query, doc, relevance``, read by Spark.
+
+    Example:
+        >>> from lexiframe.spark import io as sio
+        >>> qrels = sio.read_qrels(spark, "hdfs:///trec/qrels.txt")  # doctest: +SKIP
+    """
+    return _read(spark, sources, "qrels", "field")
+
+
+def _read(
+    spark: SparkSession, sources: str | Sequence[str], table: str, system_from: SystemFrom
+) -> SparkFrame:
+    from functools import reduce
+
+    items = [sources] if isinstance(sources, str | os.PathLike) else list(sources)
+    if not items:
+        raise InputError(f"no {table} files given")
+    frames = [_read_one(spark, str(item), table, system_from) for item in items]
+    return reduce(lambda left, right: left.unionByName(right), frames)
+
+
+def _read_one(spark: SparkSession, source: str, table: str, system_from: SystemFrom) -> SparkFrame:
+    from pyspark.sql import functions as F
+
+    columns = (
+        ("system", "query", "doc", "score") if table == "run" else ("query", "doc", "relevance")
+    )
+    if source.startswith(TABLE_PREFIX):
+        frame = spark.table(source[len(TABLE_PREFIX) :])
+        return _typed(frame, columns, table, source)
+    if not is_uri(source):
+        if not os.path.exists(source):
+            raise InputError(f"{table} file not found: {source!r}")
+        source = os.path.abspath(source)
+    if _is_parquet(spark, source):
+        frame = spark.read.parquet(source)
+        if table == "run" and system_from == "filename":
+            frame = frame.withColumn("system", _file_system())
+        return _typed(frame, columns, table, source)
+    fields = RUN_FIELDS if table == "run" else QRELS_FIELDS
+    lines = spark.read.text(source).select("value", F.col("_metadata.file_path").alias("_file"))
+    tokens = F.split(F.trim(F.regexp_replace("value", r"\s+", " ")), " ")
+    parsed = lines.select(tokens.alias("_tokens"), "value", "_file").filter(F.trim("value") != "")
+    frame = parsed.select(
+        *[F.col("_tokens")[fields.index(name)].alias(name) for name in columns if name != "system"],
+        *([F.col("_tokens")[5].alias("system")] if table == "run" else []),
+        F.size("_tokens").alias("_n_fields"),
+        "value",
+        "_file",
+    )
+    if table == "run" and system_from == "filename":
+        frame = frame.withColumn("system", _file_system())
+    number = "score" if table == "run" else "relevance"
+    kind = "double" if table == "run" else "bigint"
+    frame = frame.withColumn(number, F.expr(f"try_cast({number} AS {kind})"))
+    _check_lines(frame, fields, number, kind, table)
+    return frame.select(*columns)
+
+
+def _file_system():
+    """The system of ``system_from="filename"``: the file's name without .gz/.parquet."""
+    from pyspark.sql import functions as F
+
+    name = F.element_at(F.split(F.col("_metadata.file_path"), "/"), -1)
+    return F.regexp_replace(name, r"(?i)(\.gz|\.parquet)$", "")
+
+
+def _check_lines(frame: SparkFrame, fields: tuple[str, ...], number: str, kind: str, table: str):
+    """Refuse a line without the format's fields, or whose number does not parse: one
+    filter over the lines, the first bad one in the message (file and line)."""
+    from pyspark.sql import functions as F
+
+    bad = (F.col("_n_fields") != len(fields)) | F.col(number).isNull()
+    found = frame.filter(bad).select("_n_fields", "value", "_file", number).limit(1).collect()
+    if not found:
+        return
+    row = found[0]
+    where = f"{table} file {row['_file']!r}"
+    description = f"{len(fields)} whitespace-separated fields ({' '.join(fields)})"
+    if row["_n_fields"] != len(fields):
+        problem = f"expected {description}, found {row['_n_fields']} fields"
+    else:
+        value = row["value"].split()[fields.index(number)]
+        problem = f"{number} {value!r} is not {'a number' if kind == 'double' else 'an integer'}"
+    raise InputError(f"{where}: {problem}: {row['value']!r}")
+
+
+def _typed(frame: SparkFrame, columns: tuple[str, ...], table: str, source: str) -> SparkFrame:
+    """The columns of a run or qrels from a parquet file or table, with lexiframe's types:
+    integer ids as bigint, the system a string, scores double, grades bigint."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    missing = [name for name in columns if name not in frame.columns]
+    if missing:
+        raise InputError(
+            f"{table} {source!r} lacks the column {missing[0]!r} (it has "
+            f"{', '.join(frame.columns)}); a {table} needs {', '.join(columns)}"
+        )
+    integral = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
+    out = []
+    for name in columns:
+        dtype = frame.schema[name].dataType
+        column = F.col(name)
+        if name == "system":
+            column = column.cast("string")
+        elif name == "score":
+            column = column.cast("double") if isinstance(dtype, T.NumericType) else column
+        elif isinstance(dtype, integral):
+            column = column.cast("bigint")
+        out.append(column.alias(name))
+    return frame.select(*out)
+
+
+def _is_parquet(spark: SparkSession, source: str) -> bool:
+    """Whether ``source`` is parquet: a ``.parquet`` name, or a folder holding parquet part
+    files, ``_SUCCESS`` or ``key=value`` folders (looked at through Hadoop's file system,
+    so that a URI of any scheme Spark reads is seen as Spark sees it)."""
+    if source.rstrip("/").lower().endswith(".parquet"):
+        return True
+    try:
+        names = _children(spark, source)
+    except Exception:  # not listable here (no credentials on the driver): by its name
+        return False
+    return any(
+        name == "_SUCCESS" or name.lower().endswith(".parquet") or ("=" in name) for name in names
+    )
+
+
+def _children(spark: SparkSession, source: str) -> list[str]:
+    """The names in a folder (empty for a file), listed by Hadoop's file system."""
+    if not is_uri(source):
+        return sorted(os.listdir(source)) if os.path.isdir(source) else []
+    jvm = spark.sparkContext._jvm  # type: ignore[attr-defined]
+    path = jvm.org.apache.hadoop.fs.Path(source)
+    fs = path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())  # type: ignore[attr-defined]
+    if not fs.getFileStatus(path).isDirectory():
+        return []
+    return [status.getPath().getName() for status in fs.listStatus(path)]
+
+
+def check_target(target: str) -> str:
+    """The writer of a target by its extension (``parquet``, ``csv``, ``json``); refused
+    before any work when there is none."""
+    suffix = os.path.splitext(target.rstrip("/"))[1].lower()
+    if suffix not in FORMATS:
+        raise InputError(
+            f"cannot write {target!r}: the extension must be one of {', '.join(FORMATS)}"
+        )
+    return FORMATS[suffix]
+
+
+def write(sdf: SparkFrame, target: str, partition_by: Sequence[str] = ()) -> str:
+    """Write ``sdf`` with Spark's writer to ``target`` (a folder of part files, replaced if
+    it exists), partitioned by ``partition_by`` (``key=value`` folders). Returns ``target``.
+
+    Example:
+        >>> from lexiframe.spark import io as sio
+        >>> sio.write(per_query, "s3a://bucket/per-query.parquet", ["system"])  # doctest: +SKIP
+    """
+    kind = check_target(target)
+    if not is_uri(target):
+        target = os.path.abspath(target)
+    writer = sdf.write.mode("overwrite")
+    if partition_by:
+        writer = writer.partitionBy(*partition_by)
+    if kind == "csv":
+        writer = writer.option("header", "true")
+    getattr(writer, kind)(target)
+    return target
