@@ -427,10 +427,10 @@ def _order_metrics(
         parts.append(_ordered_group(key, by, group, names, score, wins))
     result = _assemble(parts, table, table.schema["system"], by)
     if method == "mean":  # report the mean (cost) itself; no mean: null
-        score = pl.col("score")
-        reported = -score if flip else score
+        score_column = pl.col("score")
+        reported = -score_column if flip else score_column
         result = result.with_columns(
-            pl.when(score.is_infinite()).then(None).otherwise(reported).alias("score")
+            pl.when(score_column.is_infinite()).then(None).otherwise(reported).alias("score")
         )
     if incomplete:
         _warn_incomplete(column, sorted(set(incomplete)), method)

@@ -521,7 +521,7 @@ def write_synthetic_track(
     names = _system_names(spec.n_systems).to_list()
     run_paths = tuple(root / "runs" / f"{name}{run_suffix}" for name in names)
     qrels_path = root / f"qrels{qrels_suffix}"
-    kind = "parquet" if format == "parquet" else "trec"
+    kind: Literal["trec", "parquet"] = "parquet" if format == "parquet" else "trec"
     gzip_level = compression_level if format == "trec.gz" else None
     with contextlib.ExitStack() as stack:
         qrels_writer = stack.enter_context(

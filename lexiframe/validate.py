@@ -6,7 +6,9 @@ scores) ride along inside the positions plan so that they cost no extra pass ove
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping, Sequence
+from typing import overload
 
 import polars as pl
 
@@ -95,11 +97,13 @@ def require_positive_int(
     maximum: int = INT64_MAX,
     zero: bool = False,
     optional: bool = False,
+    meaning: str = "",
 ) -> int:
     """``value`` as a positive integer (or ≥ 0 with ``zero``) up to ``maximum``, or raise
     :class:`InputError` naming ``name`` (the flag at the command line, the argument in the
     API). The one check of integer arguments: depth, corpus size, cut-offs, seeds.
-    ``optional``: the argument may also be None (the message says so).
+    ``optional``: the argument may also be None (the message says so). ``meaning``: what
+    the number counts, said beside its name.
 
     Example:
         >>> require_positive_int(10, "depth")
@@ -112,10 +116,14 @@ def require_positive_int(
     kind = "a non-negative integer" if zero else "a positive integer"
     if optional:
         kind += " or None"
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InputError(f"{name} must be {kind}, not {_short_repr(value)}")
+    label = f"{name} ({meaning})" if meaning else name
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        whole = isinstance(value, float) and value.is_integer()
+        hint = f"; pass {name}={value:.0f}" if whole else ""
+        raise InputError(f"{label} must be {kind}, not {_short_repr(value)}{hint}")
+    value = int(value)  # NumPy's integers too
     if value < (0 if zero else 1):
-        raise InputError(f"{name} must be {kind}, not {value}")
+        raise InputError(f"{label} must be {kind}, not {value}")
     if value > maximum:
         raise InputError(f"{name} must be at most {maximum}, not {_short_repr(value)}")
     return value
@@ -166,6 +174,12 @@ def require_corpus_size(n: object, schema: Mapping[str, pl.DataType]) -> None:
     require_positive_int(n, "n")
 
 
+@overload
+def check_grades(frame: pl.DataFrame, column: str = ..., table: str = ...) -> pl.DataFrame: ...
+@overload
+def check_grades(frame: pl.LazyFrame, column: str = ..., table: str = ...) -> pl.LazyFrame: ...
+@overload
+def check_grades(frame: Frame, column: str = ..., table: str = ...) -> Frame: ...
 def check_grades(frame: Frame, column: str = "relevance", table: str = "qrels") -> Frame:
     """Grades as integers, the one check of every qrels input (text, parquet, Polars,
     pandas, dicts, ranx, PyTerrier): a float column is cast to Int64 when every grade is

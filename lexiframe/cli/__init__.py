@@ -13,6 +13,7 @@ import sys
 import threading
 import warnings
 from collections.abc import Iterator, Sequence
+from functools import partial
 from pathlib import Path
 
 import polars as pl
@@ -20,7 +21,7 @@ import polars as pl
 from lexiframe import __version__, datasets, io
 from lexiframe._batched import positions_of_files
 from lexiframe._utils import plural
-from lexiframe.aggregate import METHODS, order, summarize_preferences
+from lexiframe.aggregate import METHODS, Method, order, summarize_preferences
 from lexiframe.cli import _spark as spark_options
 from lexiframe.cli import compare, trec_eval
 from lexiframe.cli._shared import (
@@ -81,14 +82,17 @@ def _orderings(
     pair_summary: pl.DataFrame | None,
     metrics: list[str],
     preference_names: list[str],
-    method: str,
+    method: Method,
 ) -> dict[str, pl.DataFrame]:
     """One ordering per measure: ``method`` on preferences (from one summary of the pair
     table, :func:`lexiframe.summarize_preferences`), the mean on metrics."""
     result = {}
     for name in preference_names:
-        result[f"{name} ({method})"] = order(pair_summary, name, method=method)
+        if pair_summary is not None:
+            result[f"{name} ({method})"] = order(pair_summary, name, method=method)
     for name in metrics:
+        if per_query is None:
+            continue
         try:
             with warnings_as_notes():  # systems without a value rank last: said as a note
                 result[f"{name} (mean)"] = order(per_query, name, method="mean")
@@ -251,8 +255,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
                     table = summary[kind.removeprefix("summary ")]
                 else:
                     table = tables[kind]
-                suffix = target.suffix
-                files.write(target, lambda path, t=table, s=suffix: io.write_frame_as(t, path, s))
+                files.write(target, partial(io.write_frame_as, table, suffix=target.suffix))
             files.commit()
         written = [(what, target) for what, _, target in plan]
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from itertools import chain
-from typing import Any
+from typing import Any, cast
 
 import polars as pl
 
@@ -175,7 +175,7 @@ def _from_tuples(rows: Iterable[Any], value: str, system: str) -> pl.DataFrame:
             f"(ir_measures, ir_datasets), e.g. {first!r}"
         )
     frame = pl.DataFrame(rows, schema=list(fields), orient="row", infer_schema_length=None)
-    return _from_frame(frame, value, system)
+    return cast(pl.DataFrame, _from_frame(frame, value, system))  # eager in, eager out
 
 
 def _require_numbers(frame: pl.DataFrame | pl.LazyFrame, value: str) -> None:

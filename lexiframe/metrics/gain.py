@@ -31,7 +31,7 @@ def _gains(
     the grades, or 1 for every relevant document without them."""
     if (grades is None) != (ideal_grades is None):
         raise InputError("graded gains need both grades= and ideal_grades=")
-    if grades is None:
+    if grades is None or ideal_grades is None:
         ones = _ranks(positions).list.eval(pl.element() * 0 + 1).cast(pl.List(pl.Float64))
         ideal = pl.int_ranges(0, _count(n_rel)).list.eval(pl.element() * 0 + 1)
         return ones, ideal.cast(pl.List(pl.Float64))

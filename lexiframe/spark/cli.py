@@ -219,7 +219,7 @@ def _summaries(
 
 def _like(frame: pl.DataFrame, empty: pl.DataFrame) -> pl.DataFrame:
     """``frame`` with the column types of the one-process result (``empty``)."""
-    return frame.select(empty.columns).cast(dict(empty.schema))
+    return frame.select(empty.columns).cast(empty.schema)
 
 
 def _one_line(error: BaseException) -> str:

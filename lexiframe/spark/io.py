@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from lexiframe.errors import InputError
 from lexiframe.typing import SystemFrom
@@ -189,9 +189,9 @@ def _children(spark: SparkSession, source: str) -> list[str]:
     """The names in a folder (empty for a file), listed by Hadoop's file system."""
     if not is_uri(source):
         return sorted(os.listdir(source)) if os.path.isdir(source) else []
-    jvm = spark.sparkContext._jvm  # type: ignore[attr-defined]
+    jvm: Any = spark.sparkContext._jvm  # py4j's view of the JVM, untyped
     path = jvm.org.apache.hadoop.fs.Path(source)
-    fs = path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())  # type: ignore[attr-defined]
+    fs = path.getFileSystem(cast(Any, spark.sparkContext._jsc).hadoopConfiguration())
     if not fs.getFileStatus(path).isDirectory():
         return []
     return [status.getPath().getName() for status in fs.listStatus(path)]

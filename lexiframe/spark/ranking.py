@@ -85,7 +85,7 @@ def bucket_count(sdf: SparkFrame, buckets: int | None) -> int:
 def _estimated_bytes(sdf: SparkFrame) -> int:
     """Spark's estimate of a DataFrame's size in bytes (0 when it has none)."""
     try:
-        stats = sdf._jdf.queryExecution().optimizedPlan().stats()  # type: ignore[attr-defined]
+        stats = sdf._jdf.queryExecution().optimizedPlan().stats()
         return int(str(stats.sizeInBytes()))  # a Scala BigInt, or already an int
     except Exception:  # Spark Connect, or a plan without statistics
         return 0
@@ -405,7 +405,7 @@ _warned: set[str] = set()
 def _warn_driver_python(spark: SparkSession) -> None:
     """Warn, once per master, when the executors of a cluster were pointed at the driver's
     interpreter by the import of lexiframe.spark rather than by the caller."""
-    master = spark.sparkContext.master
+    master = str(spark.sparkContext.master)
     if master.startswith("local") or master in _warned:
         return
     import lexiframe.spark as package

@@ -228,13 +228,13 @@ def kendall_tau(
                     "p_value": p_value,
                 }
             )
-    schema = {
+    schema: dict[str, pl.DataType] = {
         **{name: table.schema[name] for name in by},
-        "reference": pl.String,
-        "measure": pl.String,
-        "n_systems": pl.UInt32,
-        "tau": pl.Float64,
-        "p_value": pl.Float64,
+        "reference": pl.String(),
+        "measure": pl.String(),
+        "n_systems": pl.UInt32(),
+        "tau": pl.Float64(),
+        "p_value": pl.Float64(),
     }
     order = {name: i for i, name in enumerate(names)}
     return (

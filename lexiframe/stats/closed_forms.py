@@ -27,6 +27,7 @@ from numpy.typing import ArrayLike
 
 from lexiframe._utils import quote_names
 from lexiframe.errors import InputError, UnknownMeasureError
+from lexiframe.validate import require_positive_int
 
 _BLOCK = 1 << 20
 CLOSED_FORM_MEASURES = ("TSE", "R@k", "RP", "LR", "LP", "RR")
@@ -55,21 +56,13 @@ def _log_choose(a: ArrayLike, b: ArrayLike) -> np.ndarray:
     return special.gammaln(a + 1) - special.gammaln(b + 1) - special.gammaln(a - b + 1)
 
 
-_COUNT_MEANINGS = {"n": "the corpus size", "m": "the number of relevant documents"}
-
-
 def _check_counts(n: int, m: int) -> tuple[int, int]:
-    for name, value in {"n": n, "m": m}.items():
-        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-            hint = ""
-            if isinstance(value, float) and value.is_integer() and value >= 1:
-                hint = f"; pass {name}={int(value)}"
-            raise InputError(
-                f"{name} ({_COUNT_MEANINGS[name]}) must be a positive integer, not {value!r}{hint}"
-            )
+    """The corpus size n and the number of relevant documents m, checked."""
+    n = require_positive_int(n, "n", meaning="the corpus size")
+    m = require_positive_int(m, "m", meaning="the number of relevant documents")
     if m > n:
         raise InputError(f"m (relevant documents, {m}) cannot exceed n (corpus size, {n})")
-    return int(n), int(m)
+    return n, m
 
 
 def parse_tie_measure(measure: str, k: int | None = None) -> tuple[str, int | None]:

@@ -15,7 +15,7 @@ p-values get the same adjusted value (the running maximum carries it over).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, cast
 
 import numpy as np
 import polars as pl
@@ -28,8 +28,8 @@ Correction = Literal["none", "bonferroni", "holm"]
 CORRECTIONS: tuple[str, ...] = ("none", "bonferroni", "holm")
 
 
-def check_correction(correction: str) -> str:
-    return check_choice(correction, CORRECTIONS, "correction")
+def check_correction(correction: str) -> Correction:
+    return cast(Correction, check_choice(correction, CORRECTIONS, "correction"))
 
 
 def adjust_p_values(

@@ -37,7 +37,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 import numpy as np
 import polars as pl
@@ -70,23 +70,6 @@ _FAMILY_TESTS = ("hsd", "randomized_hsd")
 _RESAMPLED_TESTS = ("fisher", "bootstrap")
 _REPLICATE_BLOCK = 1 << 22  # values per block of permuted replicates
 _TOLERANCE = 1e-12
-
-RESULT_COLUMNS = (
-    "measure",
-    "system_a",
-    "system_b",
-    "n_queries",
-    "mean",
-    "statistic",
-    "p_value",
-    "p_adjusted",
-    "test",
-    "correction",
-    "cohens_d",
-    "es_hsd",
-    "ci_low",
-    "ci_high",
-)
 
 
 # --- elementary tests ------------------------------------------------------------------------
@@ -146,7 +129,7 @@ def t_test(mean: ArrayLike, std: ArrayLike, n: ArrayLike) -> tuple[np.ndarray, n
 @dataclass(frozen=True)
 class _Plan:
     test: str
-    correction: str
+    correction: Correction
     blocking: bool = True
 
     @property
@@ -381,7 +364,7 @@ def _pair_matrix(pairs: pl.DataFrame, measure: str, by: list[str]):
         .agg(pl.len().alias("n_queries"), pl.col(measure).mean().alias("mean"))
         .sort(keys)
     )
-    matrix = np.zeros((summary.height, int(summary["n_queries"].max() or 0)))
+    matrix = np.zeros((summary.height, int(summary["n_queries"].to_numpy().max(initial=0))))
     matrix[ordered["_row"].to_numpy(), ordered["_column"].to_numpy()] = ordered[measure].to_numpy()
     return summary, matrix
 
@@ -430,6 +413,7 @@ def _resampled(
         if test == "fisher":
             p[rows] = resampling.randomization_test(d, n_replicates=n_replicates, seed=rng)
         else:
+            rng = cast(np.random.Generator, rng)  # the bootstrap's seed is required above
             result = resampling.bootstrap_test(
                 d, n_replicates=n_replicates, seed=rng, confidence=confidence
             )
@@ -496,7 +480,9 @@ def _residual_variance(x: np.ndarray) -> float:
     return float((residual**2).sum()) / ((s - 1) * (q - 1))
 
 
-def _finish(result: pl.DataFrame, measure: str, by: list[str], correction: str) -> pl.DataFrame:
+def _finish(
+    result: pl.DataFrame, measure: str, by: list[str], correction: Correction
+) -> pl.DataFrame:
     result = result.sort([*by, *PAIR_KEYS])
     family = (
         result.select(pl.struct(by).rank("dense")).to_series().to_numpy()
