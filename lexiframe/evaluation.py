@@ -15,8 +15,7 @@ from lexiframe.aggregate import summarize_preferences
 from lexiframe.errors import InputError, MissingCorpusSizeWarning, SchemaError
 from lexiframe.io.files import Paths, is_paths
 from lexiframe.io.qrels import read_qrels
-from lexiframe.metrics import Context, Measure, exprs, parse_measures
-from lexiframe.metrics.exprs import _count
+from lexiframe.metrics import Context, Measure, exprs, parse_measures, parts
 from lexiframe.options import PositionsKwargs, PositionsOptions
 from lexiframe.ranking import positions as build_positions
 from lexiframe.typing import SystemFrom
@@ -168,12 +167,12 @@ def _checked_corpus_size(frame: Frame, n: int | str | pl.Expr, schema: pl.Schema
         else pl.col("positions").list.max().cast(pl.Int64).fill_null(0)
     )
     needed = depth + pl.col("n_rel").cast(pl.Int64) - r
-    too_small = _count(n) < needed
+    too_small = parts.count(n) < needed
 
     def check(batch: pl.DataFrame) -> pl.DataFrame:
         bad = batch.filter(too_small)
         if bad.height:
-            row = bad.head(1).with_columns(_depth=depth, _missed=needed - depth, _n=_count(n))
+            row = bad.head(1).with_columns(_depth=depth, _missed=needed - depth, _n=parts.count(n))
             first = row.row(0, named=True)
             internal = (*RANKING_COLUMNS, "_depth", "_missed", "_n")
             keys = {key: first[key] for key in row.columns if key not in internal}

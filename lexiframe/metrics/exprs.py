@@ -20,25 +20,9 @@ import polars as pl
 
 from lexiframe._utils import IntoExpr, into_expr
 from lexiframe.errors import InputError
-from lexiframe.metrics.parts import (
-    IntoCount,
-    check_cutoff,
-    count,
-    count_at_most,
-    divided_by,
-    n_retrieved_relevant,
-    null,
-    positive_zero,
-    ranks,
-    warn_missing_n,
-)
+from lexiframe.metrics import parts
+from lexiframe.metrics.parts import IntoCount
 from lexiframe.typing import Exposure
-
-# The shared building blocks live in lexiframe.metrics.parts; the measure modules still
-# call them by these names.
-_count, _ranks, _count_at_most, _divided_by = count, ranks, count_at_most, divided_by
-_n_retrieved_relevant, _null, _warn_missing_n = n_retrieved_relevant, null, warn_missing_n
-_check_cutoff, _positive_zero = check_cutoff, positive_zero
 
 
 def _or_column(value: IntoExpr | None, column: str) -> IntoExpr:
@@ -58,7 +42,7 @@ def rr(positions: IntoExpr = "positions", *, k: int | None = None) -> pl.Expr:
         >>> df.select(exprs.rr()).to_series().to_list()
         [0.5, 0.0]
     """
-    _check_cutoff(k, "RR")
+    parts.check_cutoff(k, "RR")
     first = into_expr(positions).list.first().cast(pl.Float64)
     value = 1.0 / first
     if k is not None:
@@ -79,12 +63,12 @@ def ap(
         >>> round(df.select(exprs.ap()).item(), 6)  # (1/1 + 2/3) / 4
         0.416667
     """
-    _check_cutoff(k, "AP")
-    ranks = _ranks(positions)
+    parts.check_cutoff(k, "AP")
+    ranks = parts.ranks(positions)
     if k is not None:
         ranks = ranks.list.filter(pl.element() <= k)
     precision_sum = ranks.list.agg((pl.int_range(1, pl.len() + 1) / pl.element()).sum())
-    return (precision_sum / _count(n_rel)).fill_nan(0.0).fill_null(0.0)
+    return (precision_sum / parts.count(n_rel)).fill_nan(0.0).fill_null(0.0)
 
 
 def _log2_discount(ranks: pl.Expr) -> pl.Expr:
@@ -129,18 +113,18 @@ def ndcg(
         ...                                gains={2: 3})).item(), 6)
         0.796708
     """
-    _check_cutoff(k, "nDCG")
+    parts.check_cutoff(k, "nDCG")
     if (grades is None) != (ideal_grades is None):
         raise InputError("graded nDCG needs both grades= and ideal_grades=")
     if gains is not None and grades is None:
         raise InputError("nDCG with gains= reads the grades: pass grades= and ideal_grades=")
-    ranks = _ranks(positions)
+    ranks = parts.ranks(positions)
     if grades is None:
         kept = ranks if k is None else ranks.list.filter(pl.element() <= k)
         gain = _log2_discount(kept).list.sum()
-        ideal_length = _count(n_rel) if k is None else pl.min_horizontal(_count(n_rel), k)
+        ideal_length = parts.count(n_rel) if k is None else pl.min_horizontal(parts.count(n_rel), k)
         ideal = _log2_discount(pl.int_ranges(1, ideal_length + 1)).list.sum()
-        return _positive_zero((gain / ideal).fill_nan(0.0).fill_null(0.0))
+        return parts.positive_zero((gain / ideal).fill_nan(0.0).fill_null(0.0))
     doc_gains = into_expr(grades).cast(pl.List(pl.Float64))
     ideal_gains = into_expr(_or_column(ideal_grades, "ideal_grades")).cast(pl.List(pl.Float64))
     if gains is not None:
@@ -158,7 +142,9 @@ def ndcg(
     ideal = (ideal_gains * _log2_discount(ideal_ranks)).list.sum()
     # No positive ideal gain (no relevant document, or none with a positive gain): 0, as
     # trec_eval, whatever the negative gains retrieved.
-    return _positive_zero(pl.when(ideal > 0.0).then(gain / ideal).otherwise(0.0).fill_null(0.0))
+    return parts.positive_zero(
+        pl.when(ideal > 0.0).then(gain / ideal).otherwise(0.0).fill_null(0.0)
+    )
 
 
 def _gain_map(gains: Mapping[int, float]) -> tuple[list[float], list[float]]:
@@ -184,8 +170,8 @@ def precision(positions: IntoExpr = "positions", *, k: int) -> pl.Expr:
         >>> df.select(exprs.precision(k=10)).item()
         0.2
     """
-    _check_cutoff(k, "P")
-    return _divided_by(_count_at_most(positions, k), k)
+    parts.check_cutoff(k, "P")
+    return parts.divided_by(parts.count_at_most(positions, k), k)
 
 
 def recall(positions: IntoExpr = "positions", *, k: int, n_rel: IntoCount = "n_rel") -> pl.Expr:
@@ -199,8 +185,8 @@ def recall(positions: IntoExpr = "positions", *, k: int, n_rel: IntoCount = "n_r
         >>> df.select(exprs.recall(k=10)).item()
         0.5
     """
-    _check_cutoff(k, "R")
-    return (_count_at_most(positions, k) / _count(n_rel)).fill_nan(0.0)
+    parts.check_cutoff(k, "R")
+    return (parts.count_at_most(positions, k) / parts.count(n_rel)).fill_nan(0.0)
 
 
 def r_precision(positions: IntoExpr = "positions", *, n_rel: IntoCount = "n_rel") -> pl.Expr:
@@ -214,7 +200,7 @@ def r_precision(positions: IntoExpr = "positions", *, n_rel: IntoCount = "n_rel"
         >>> df.select(exprs.r_precision()).item()
         0.5
     """
-    return (_count_at_most(positions, n_rel) / _count(n_rel)).fill_nan(0.0)
+    return (parts.count_at_most(positions, n_rel) / parts.count(n_rel)).fill_nan(0.0)
 
 
 def rbp(
@@ -243,16 +229,16 @@ def rbp(
         >>> round(df.select(exprs.rbp(p=0.5, grades="grades", ideal_grades="ideal")).item(), 6)
         0.5
     """
-    _check_persistence(p)
+    parts.check_persistence(p)
     if (grades is None) != (ideal_grades is None):
         raise InputError("graded RBP needs both grades= and ideal_grades=")
-    discounts = _ranks(positions).list.eval((1.0 - p) * pl.lit(p) ** (pl.element() - 1))
+    discounts = parts.ranks(positions).list.eval((1.0 - p) * pl.lit(p) ** (pl.element() - 1))
     if grades is None:
-        return _positive_zero(discounts.list.sum())
+        return parts.positive_zero(discounts.list.sum())
     top = into_expr(_or_column(ideal_grades, "ideal_grades")).list.max().cast(pl.Float64)
     scale = pl.when(top > 1.0).then(top).otherwise(1.0)
     gains = into_expr(grades).cast(pl.List(pl.Float64)) / scale
-    return _positive_zero((gains * discounts).list.sum())
+    return parts.positive_zero((gains * discounts).list.sum())
 
 
 ERR_MAX_GRADE = 4
@@ -289,9 +275,9 @@ def err(
         >>> round(df.select(exprs.err(grades="grades", k=2)).item(), 6)
         0.1875
     """
-    _check_cutoff(k, "ERR")
+    parts.check_cutoff(k, "ERR")
     _check_max_grade(max_grade)
-    ranks = _ranks(positions).cast(pl.List(pl.Float64))
+    ranks = parts.ranks(positions).cast(pl.List(pl.Float64))
     top = 2.0**max_grade
     if grades is None:
         levels = ranks.list.eval(pl.element() * 0.0 + 1.0)
@@ -306,8 +292,8 @@ def err(
     stop = levels.list.eval((pl.lit(2.0).pow(pl.element()) - 1.0) / top)
     # The chance that the user reaches each relevant document: Π_{j<i} (1 − R_j).
     reach = stop.list.eval((1.0 - pl.element()).cum_prod().shift(1, fill_value=1.0))
-    value = _positive_zero((stop * reach / ranks).list.sum())
-    return pl.when(too_high.fill_null(False)).then(_null()).otherwise(value)
+    value = parts.positive_zero((stop * reach / ranks).list.sum())
+    return pl.when(too_high.fill_null(False)).then(parts.null()).otherwise(value)
 
 
 def _check_max_grade(max_grade: int) -> None:
@@ -318,11 +304,6 @@ def _check_max_grade(max_grade: int) -> None:
             f"max_grade of ERR is at most {ERR_MAX_GRADE_LIMIT} (ERR divides by 2^max_grade, a "
             f"floating-point number), not {max_grade}"
         )
-
-
-def _check_persistence(p: float) -> None:
-    if not 0.0 < p < 1.0:
-        raise InputError(f"the persistence p of RBP must lie strictly between 0 and 1, not {p!r}")
 
 
 def exposure_function(
@@ -341,12 +322,12 @@ def exposure_function(
     if exposure == "ndcg":
         return lambda position: 1.0 / (position + 1.0).log(2)
     if exposure == "rbp":
-        _check_persistence(p)
+        parts.check_persistence(p)
         return lambda position: (1.0 - p) * pl.lit(p) ** (position - 1.0)
     if exposure == "linear":
         if n is None:
-            return lambda position: _null()
-        return lambda position: 1.0 - position / _count(n).cast(pl.Float64)
+            return lambda position: parts.null()
+        return lambda position: 1.0 - position / parts.count(n).cast(pl.Float64)
     raise InputError(
         f"unknown exposure {exposure!r}; use one of 'rr', 'ap', 'ndcg', 'rbp', 'linear' "
         "or a function of a position expression"
@@ -355,9 +336,9 @@ def exposure_function(
 
 def _last_position(positions: IntoExpr, n_rel: IntoCount, n: IntoCount | None) -> pl.Expr:
     """p̂_m, the imputed position of the last relevant document (null when n is needed)."""
-    complete = _n_retrieved_relevant(positions) == _count(n_rel)
+    complete = parts.n_retrieved_relevant(positions) == parts.count(n_rel)
     last = into_expr(positions).list.last().cast(pl.Float64)
-    imputed = pl.lit(None, dtype=pl.Float64) if n is None else _count(n).cast(pl.Float64)
+    imputed = pl.lit(None, dtype=pl.Float64) if n is None else parts.count(n).cast(pl.Float64)
     return pl.when(complete).then(last).otherwise(imputed)
 
 
@@ -386,8 +367,8 @@ def tse(
     """
     weigh = exposure_function(exposure, n=n, p=p)
     if exposure == "linear" and n is None:
-        _warn_missing_n("TSE(exposure='linear')")
-        return _null()
+        parts.warn_missing_n("TSE(exposure='linear')")
+        return parts.null()
     return weigh(_last_position(positions, n_rel, n)).fill_null(0.0)
 
 
@@ -408,8 +389,8 @@ def sl3(
         [2.0, 98.0]
     """
     if n is None:
-        _warn_missing_n("SL3")
-    return _last_position(positions, n_rel, n) - _count(n_rel)
+        parts.warn_missing_n("SL3")
+    return _last_position(positions, n_rel, n) - parts.count(n_rel)
 
 
 def recall_error(
@@ -429,14 +410,14 @@ def recall_error(
         >>> df.select(exprs.recall_error(n=10)).to_series().to_list()
         [1.0, 4.5]
     """
-    m = _count(n_rel).cast(pl.Float64)
-    r = _n_retrieved_relevant(positions).cast(pl.Float64)
-    retrieved = _ranks(positions).list.sum().cast(pl.Float64)
+    m = parts.count(n_rel).cast(pl.Float64)
+    r = parts.n_retrieved_relevant(positions).cast(pl.Float64)
+    retrieved = parts.ranks(positions).list.sum().cast(pl.Float64)
     if n is None:
-        _warn_missing_n("RecallError")
+        parts.warn_missing_n("RecallError")
         imputed: pl.Expr = pl.when(r == m).then(0.0)
     else:
-        n_value = _count(n).cast(pl.Float64)
+        n_value = parts.count(n).cast(pl.Float64)
         imputed = (m - r) * (n_value - m) + (m * (m + 1) - r * (r + 1)) / 2
     # Undefined without a relevant document (m = 0): null.
     return pl.when(m > 0).then((retrieved + imputed) / m - (m + 1) / 2)
@@ -476,10 +457,10 @@ def irrelevant_returned(
         >>> df.select(irrelevant_returned(depth=100)).to_series().to_list()
         [8.0, 100.0]
     """
-    returned = _count(n_ret)
-    skipped = _null() if depth is None else _count(depth)
+    returned = parts.count(n_ret)
+    skipped = parts.null() if depth is None else parts.count(depth)
     effective = pl.when(returned == 0).then(skipped).otherwise(returned)
-    return (effective - _n_retrieved_relevant(positions)).cast(pl.Float64)
+    return (effective - parts.n_retrieved_relevant(positions)).cast(pl.Float64)
 
 
 def asl(
@@ -509,8 +490,8 @@ def asl(
         >>> df.select(exprs.asl(depth=10)).to_series().to_list()
         [[2.0, 2.0, 5.0, 7.0, 7.0], [10.0, 10.0]]
     """
-    r = _n_retrieved_relevant(positions)
-    missing = irrelevant_returned(positions, n_ret, depth).repeat_by(_count(n_rel) - r)
+    r = parts.n_retrieved_relevant(positions)
+    missing = irrelevant_returned(positions, n_ret, depth).repeat_by(parts.count(n_rel) - r)
     return pl.concat_list(asl_retrieved(positions), missing)
 
 
@@ -525,7 +506,7 @@ def asl_retrieved(positions: IntoExpr = "positions") -> pl.Expr:
         >>> df.select(asl_retrieved()).item().to_list()
         [2.0, 2.0, 5.0]
     """
-    ranks = _ranks(positions)
+    ranks = parts.ranks(positions)
     return ranks.list.eval(pl.element() - pl.int_range(pl.len())).cast(pl.List(pl.Float64))
 
 
@@ -553,10 +534,10 @@ def asl_mean(
         >>> df.select(exprs.asl_mean(depth=10), first_two).rows()
         [(4.6, 2.0), (10.0, 10.0)]
     """
-    _check_cutoff(first, "ASL@g1-k")
-    m = _count(n_rel)
+    parts.check_cutoff(first, "ASL@g1-k")
+    m = parts.count(n_rel)
     counted = m if first is None else pl.min_horizontal(m, first)
-    ranks = _ranks(positions) if first is None else _ranks(positions).list.head(first)
+    ranks = parts.ranks(positions) if first is None else parts.ranks(positions).list.head(first)
     h = ranks.list.len().cast(pl.Int64)
     # Σ_{i≤h} (p_i − (i − 1)) = Σ p_i − h(h − 1)/2
     retrieved = ranks.list.sum().cast(pl.Float64) - (h * (h - 1) / 2)

@@ -15,13 +15,8 @@ import polars as pl
 
 from lexiframe._utils import IntoExpr, into_expr
 from lexiframe.errors import InputError
-from lexiframe.metrics.exprs import (
-    IntoCount,
-    _count,
-    _n_retrieved_relevant,
-    _positive_zero,
-    _ranks,
-)
+from lexiframe.metrics import parts
+from lexiframe.metrics.parts import IntoCount
 
 
 def _gains(
@@ -32,8 +27,8 @@ def _gains(
     if (grades is None) != (ideal_grades is None):
         raise InputError("graded gains need both grades= and ideal_grades=")
     if grades is None or ideal_grades is None:
-        ones = _ranks(positions).list.eval(pl.element() * 0 + 1).cast(pl.List(pl.Float64))
-        ideal = pl.int_ranges(0, _count(n_rel)).list.eval(pl.element() * 0 + 1)
+        ones = parts.ranks(positions).list.eval(pl.element() * 0 + 1).cast(pl.List(pl.Float64))
+        ideal = pl.int_ranges(0, parts.count(n_rel)).list.eval(pl.element() * 0 + 1)
         return ones, ideal.cast(pl.List(pl.Float64))
     return (
         into_expr(grades).cast(pl.List(pl.Float64)),
@@ -65,11 +60,11 @@ def binary_g(positions: IntoExpr = "positions", *, n_rel: IntoCount = "n_rel") -
         >>> df.select(gain.binary_g()).item()  # (1/log2(2) + 1/log2(4)) / 4
         0.375
     """
-    ranks = _ranks(positions)
+    ranks = parts.ranks(positions)
     above = ranks - pl.int_ranges(1, ranks.list.len() + 1)
     total = above.list.eval(1.0 / (pl.element().cast(pl.Float64) + 2.0).log(2)).list.sum()
-    m = _count(n_rel)
-    return _positive_zero(pl.when(m > 0).then(total / m).otherwise(0.0))
+    m = parts.count(n_rel)
+    return parts.positive_zero(pl.when(m > 0).then(total / m).otherwise(0.0))
 
 
 def g(
@@ -101,7 +96,7 @@ def g(
         0.543643
     """
     gains, ideal = _gains(positions, n_rel, grades, ideal_grades)
-    ranks = _ranks(positions)
+    ranks = parts.ranks(positions)
     gathered = gains.list.eval(pl.element().cum_sum())
     # The ideal gain down to rank j, each rank counting at least 1.
     ideal_costs = ideal.list.eval(pl.element().clip(lower_bound=1.0).cum_sum())
@@ -110,7 +105,7 @@ def g(
     lag = (costs - gathered + 2.0).list.eval(pl.element().log(2))
     total = (gains / lag).list.sum()
     best = ideal.list.sum()
-    return _positive_zero(pl.when(best > 0.0).then(total / best).otherwise(0.0).fill_null(0.0))
+    return parts.positive_zero(pl.when(best > 0.0).then(total / best).otherwise(0.0).fill_null(0.0))
 
 
 def ndcg_rel(
@@ -139,16 +134,16 @@ def ndcg_rel(
         0.386853
     """
     gains, ideal = _gains(positions, n_rel, grades, ideal_grades)
-    ranks = _ranks(positions)
+    ranks = parts.ranks(positions)
     m = ideal.list.len().cast(pl.Int64)
     dcg = (gains * _discounts(ranks)).list.eval(pl.element().cum_sum())
     ideal_dcg = (ideal * _discounts(pl.int_ranges(1, m + 1))).list.eval(pl.element().cum_sum())
     within, _ = _capped(ranks, m)
     at_relevant = (dcg / ideal_dcg.list.gather(within - 1)).list.sum()
-    missed = (m - _n_retrieved_relevant(ranks)).cast(pl.Float64)
+    missed = (m - parts.n_retrieved_relevant(ranks)).cast(pl.Float64)
     whole = dcg.list.last().fill_null(0.0) / ideal_dcg.list.last()
     total = at_relevant + missed * whole
-    return _positive_zero(pl.when(total > 0.0).then(total / m).otherwise(0.0).fill_null(0.0))
+    return parts.positive_zero(pl.when(total > 0.0).then(total / m).otherwise(0.0).fill_null(0.0))
 
 
 def r_ndcg(
@@ -177,7 +172,7 @@ def r_ndcg(
         0.315465
     """
     gains, ideal = _gains(positions, n_rel, grades, ideal_grades)
-    ranks = _ranks(positions)
+    ranks = parts.ranks(positions)
     m = ideal.list.len().cast(pl.Int64)
     terms = gains * _discounts(ranks)
     # Per ideal rank j: 1/IDCG@j where the ideal gain drops after j, else 0; then the sum
@@ -190,7 +185,7 @@ def r_ndcg(
     levels = (terms * weights.list.eval(pl.element().fill_null(0.0))).list.sum()
     count = ideal.list.n_unique().cast(pl.Float64)
     whole = terms.list.sum() / (ideal * _discounts(pl.int_ranges(1, m + 1))).list.sum()
-    longer = _count(n_ret) > m + 1
+    longer = parts.count(n_ret) > m + 1
     total = pl.when(longer).then(levels + whole).otherwise(levels)
     value = total / pl.when(longer).then(count + 1.0).otherwise(count)
-    return _positive_zero(pl.when(m > 0).then(value).otherwise(0.0).fill_null(0.0))
+    return parts.positive_zero(pl.when(m > 0).then(value).otherwise(0.0).fill_null(0.0))

@@ -17,17 +17,8 @@ from functools import cache
 import polars as pl
 
 from lexiframe._utils import IntoExpr, into_expr
-from lexiframe.errors import InputError
-from lexiframe.metrics.exprs import (
-    IntoCount,
-    _check_persistence,
-    _count,
-    _count_at_most,
-    _divided_by,
-    _n_retrieved_relevant,
-    _positive_zero,
-    _ranks,
-)
+from lexiframe.metrics import parts
+from lexiframe.metrics.parts import IntoCount
 
 INFAP_EPSILON = 1e-5
 """trec_eval's smoothing of infAP's estimate of the precision above a relevant document."""
@@ -38,13 +29,13 @@ _NONREL, _POOLED, _RELEVANT = 0, 1, 2
 
 def _merged(relevant: IntoExpr, nonrel: IntoExpr, pooled: IntoExpr | None) -> pl.Expr:
     """The judged retrieved documents of a ranking in rank order, each as rank · 4 + kind."""
-    parts = [
+    tagged = [
         into_expr(relevant).cast(pl.List(pl.Int64)) * 4 + _RELEVANT,
         into_expr(nonrel).cast(pl.List(pl.Int64)) * 4 + _NONREL,
     ]
     if pooled is not None:
-        parts.append(into_expr(pooled).cast(pl.List(pl.Int64)) * 4 + _POOLED)
-    return pl.concat_list(parts).list.sort()
+        tagged.append(into_expr(pooled).cast(pl.List(pl.Int64)) * 4 + _POOLED)
+    return pl.concat_list(tagged).list.sort()
 
 
 def _above(kind: int) -> pl.Expr:
@@ -81,8 +72,8 @@ def bpref(
         >>> df.select(judged.bpref()).item()  # (1 + (1 - 1/2)) / 2
         0.75
     """
-    rel = _count(n_rel)
-    fewer = pl.min_horizontal(_count(n_nonrel), rel)
+    rel = parts.count(n_rel)
+    fewer = pl.min_horizontal(parts.count(n_nonrel), rel)
     # n_i for each relevant document, in rank order.
     nonrel_above = _merged(positions, nonrel_positions, None).list.eval(
         _above(_NONREL).filter(_is_relevant())
@@ -94,7 +85,7 @@ def bpref(
     # Summed in rank order, as trec_eval sums: a half-way value such as 7/32 then prints
     # as trec_eval prints it (its running sum lands just below, 0.2187).
     kept = terms.list.eval(pl.element().cum_sum()).list.last().fill_null(0.0)
-    return _positive_zero(pl.when(rel > 0).then(kept / rel).otherwise(0.0))
+    return parts.positive_zero(pl.when(rel > 0).then(kept / rel).otherwise(0.0))
 
 
 def inf_ap(
@@ -139,13 +130,8 @@ def inf_ap(
         .list.eval(term.filter(_is_relevant()))
         .list.sum()
     )
-    rel = _count(n_rel)
-    return _positive_zero(pl.when(rel > 0).then(total / rel).otherwise(0.0))
-
-
-def _check_cutoff(k: int | None, name: str) -> None:
-    if k is not None and (not isinstance(k, int) or isinstance(k, bool) or k < 1):
-        raise InputError(f"the cutoff of {name} must be a positive integer, not {k!r}")
+    rel = parts.count(n_rel)
+    return parts.positive_zero(pl.when(rel > 0).then(total / rel).otherwise(0.0))
 
 
 def _judged_at_most(
@@ -153,7 +139,10 @@ def _judged_at_most(
 ) -> pl.Expr:
     """How many judged documents (relevant, non-relevant or pooled) rank at k or above."""
     return sum(
-        (_count_at_most(column, k) for column in (positions, nonrel_positions, pooled_positions)),
+        (
+            parts.count_at_most(column, k)
+            for column in (positions, nonrel_positions, pooled_positions)
+        ),
         start=pl.lit(0, dtype=pl.Int64),
     )
 
@@ -183,8 +172,8 @@ def judged_at(
         >>> df.select(judged.judged_at(k=10)).item()  # 2 of the 5 documents returned
         0.4
     """
-    _check_cutoff(k, "Judged")
-    depth = _count(n_ret) if k is None else pl.min_horizontal(_count(n_ret), k)
+    parts.check_cutoff(k, "Judged")
+    depth = parts.count(n_ret) if k is None else pl.min_horizontal(parts.count(n_ret), k)
     seen = _judged_at_most(positions, nonrel_positions, pooled_positions, depth)
     return pl.when(depth > 0).then(seen / depth).otherwise(0.0)
 
@@ -212,10 +201,10 @@ def unjudged_at(
         >>> df.select(judged.unjudged_at(k=10)).item()  # ranks 2, 3 and 5 of 10
         0.3
     """
-    _check_cutoff(k, "Unjudged")
-    returned = pl.min_horizontal(_count(n_ret), k)
-    assessed = _count_at_most(positions, k) + _count_at_most(nonrel_positions, k)
-    return _divided_by(returned - assessed, k)
+    parts.check_cutoff(k, "Unjudged")
+    returned = pl.min_horizontal(parts.count(n_ret), k)
+    assessed = parts.count_at_most(positions, k) + parts.count_at_most(nonrel_positions, k)
+    return parts.divided_by(returned - assessed, k)
 
 
 def num_nonrel_judged_ret(nonrel_positions: IntoExpr = "nonrel_positions") -> pl.Expr:
@@ -230,7 +219,7 @@ def num_nonrel_judged_ret(nonrel_positions: IntoExpr = "nonrel_positions") -> pl
         >>> df.select(judged.num_nonrel_judged_ret()).to_series().to_list()
         [2.0, 0.0]
     """
-    return _n_retrieved_relevant(nonrel_positions).cast(pl.Float64)
+    return parts.n_retrieved_relevant(nonrel_positions).cast(pl.Float64)
 
 
 _POWERS_CAP = 1 << 20
@@ -287,9 +276,9 @@ def rbp_residual(
         >>> df.select(judged.rbp_residual(p=0.5)).item()  # rank 3 unjudged: 0.5³ + 0.5 · 0.5²
         0.25
     """
-    _check_persistence(p)
-    returned = _count(n_ret)
-    judged_ranks = pl.concat_list([_ranks(positions), _ranks(nonrel_positions)])
+    parts.check_persistence(p)
+    returned = parts.count(n_ret)
+    judged_ranks = pl.concat_list([parts.ranks(positions), parts.ranks(nonrel_positions)])
     # Ranks from 0: the exponents of p of the unjudged documents, in rank order.
     unjudged = pl.int_ranges(0, returned).list.set_difference(judged_ranks - 1).list.sort()
     settled = _powers(p)[-1]
@@ -298,4 +287,4 @@ def rbp_residual(
     beyond = _power(p, pl.concat_list([returned])).list.first().fill_null(settled)
     residual = beyond + (1.0 - p) * seen
     any_unjudged = returned > judged_ranks.list.len().cast(pl.Int64)
-    return _positive_zero(pl.when(any_unjudged).then(residual).otherwise(0.0))
+    return parts.positive_zero(pl.when(any_unjudged).then(residual).otherwise(0.0))

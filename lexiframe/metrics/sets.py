@@ -18,16 +18,8 @@ import polars as pl
 
 from lexiframe._utils import IntoExpr, into_expr
 from lexiframe.errors import InputError
-from lexiframe.metrics.exprs import (
-    IntoCount,
-    _count,
-    _count_at_most,
-    _divided_by,
-    _n_retrieved_relevant,
-    _null,
-    _ranks,
-    _warn_missing_n,
-)
+from lexiframe.metrics import parts
+from lexiframe.metrics.parts import IntoCount
 
 ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 """The recall levels of trec_eval's ``11pt_avg`` (and of its ``iprec_at_recall``)."""
@@ -51,7 +43,7 @@ def num_ret(n_ret: IntoCount = "n_ret") -> pl.Expr:
         >>> pl.DataFrame({"n_ret": [10, 0]}).select(sets.num_ret()).to_series().to_list()
         [10.0, 0.0]
     """
-    return _count(n_ret).cast(pl.Float64)
+    return parts.count(n_ret).cast(pl.Float64)
 
 
 def num_rel(n_rel: IntoCount = "n_rel") -> pl.Expr:
@@ -63,7 +55,7 @@ def num_rel(n_rel: IntoCount = "n_rel") -> pl.Expr:
         >>> pl.DataFrame({"n_rel": [4]}).select(sets.num_rel()).item()
         4.0
     """
-    return _count(n_rel).cast(pl.Float64)
+    return parts.count(n_rel).cast(pl.Float64)
 
 
 def num_rel_ret(positions: IntoExpr = "positions") -> pl.Expr:
@@ -76,7 +68,7 @@ def num_rel_ret(positions: IntoExpr = "positions") -> pl.Expr:
         >>> df.select(sets.num_rel_ret()).to_series().to_list()
         [2.0, 0.0]
     """
-    return _n_retrieved_relevant(positions).cast(pl.Float64)
+    return parts.n_retrieved_relevant(positions).cast(pl.Float64)
 
 
 def set_precision(positions: IntoExpr = "positions", *, n_ret: IntoCount = "n_ret") -> pl.Expr:
@@ -90,7 +82,7 @@ def set_precision(positions: IntoExpr = "positions", *, n_ret: IntoCount = "n_re
         >>> df.select(sets.set_precision()).item()
         0.25
     """
-    return _ratio(_n_retrieved_relevant(positions), _count(n_ret))
+    return _ratio(parts.n_retrieved_relevant(positions), parts.count(n_ret))
 
 
 def set_recall(positions: IntoExpr = "positions", *, n_rel: IntoCount = "n_rel") -> pl.Expr:
@@ -104,7 +96,7 @@ def set_recall(positions: IntoExpr = "positions", *, n_rel: IntoCount = "n_rel")
         >>> df.select(sets.set_recall()).item()
         0.5
     """
-    return _ratio(_n_retrieved_relevant(positions), _count(n_rel))
+    return _ratio(parts.n_retrieved_relevant(positions), parts.count(n_rel))
 
 
 def set_f(
@@ -130,9 +122,9 @@ def set_f(
     """
     if not isinstance(beta, int | float) or isinstance(beta, bool) or beta < 0:
         raise InputError(f"beta of SetF must be a non-negative number, not {beta!r}")
-    r = _n_retrieved_relevant(positions)
-    p = r / _count(n_ret)
-    rec = r / _count(n_rel)
+    r = parts.n_retrieved_relevant(positions)
+    p = r / parts.count(n_ret)
+    rec = r / parts.count(n_rel)
     value = (beta + 1.0) * p * rec / (beta * p + rec)
     return pl.when(r > 0).then(value).otherwise(0.0)
 
@@ -161,7 +153,7 @@ def _check_level(recall: object, name: str) -> float:
 
 def _best_precision_below(positions: IntoExpr) -> pl.Expr:
     """Per relevant document i: the best precision j/p_j over j ≥ i (a list of length r)."""
-    return _ranks(positions).list.eval(
+    return parts.ranks(positions).list.eval(
         (pl.int_range(1, pl.len() + 1) / pl.element()).reverse().cum_max().reverse()
     )
 
@@ -191,8 +183,8 @@ def interpolated_precision(
         0.6666666666666666
     """
     level = _check_level(recall, "IPrec")
-    r = _n_retrieved_relevant(positions)
-    return _interpolated(_best_precision_below(positions), r, _count(n_rel), level)
+    r = parts.n_retrieved_relevant(positions)
+    return _interpolated(_best_precision_below(positions), r, parts.count(n_rel), level)
 
 
 def interpolated_precision_average(
@@ -225,12 +217,12 @@ def interpolated_precision_average(
             f"levels of IPrecAvg go in ascending order, as trec_eval reads them: {levels!r}"
         )
     best_below = _best_precision_below(positions)
-    r, m = _n_retrieved_relevant(positions), _count(n_rel)
+    r, m = parts.n_retrieved_relevant(positions), parts.count(n_rel)
     # Summed from the highest level down, in trec_eval's order (the same last bit).
     total = pl.lit(0.0)
     for level in reversed(checked):
         total = total + _interpolated(best_below, r, m, level)
-    return _divided_by(total, len(checked))
+    return parts.divided_by(total, len(checked))
 
 
 def set_relative_precision(
@@ -248,7 +240,10 @@ def set_relative_precision(
         >>> df.select(sets.set_relative_precision()).item()  # 2 of min(3, 4)
         0.6666666666666666
     """
-    return _ratio(_n_retrieved_relevant(positions), pl.min_horizontal(_count(n_ret), _count(n_rel)))
+    return _ratio(
+        parts.n_retrieved_relevant(positions),
+        pl.min_horizontal(parts.count(n_ret), parts.count(n_rel)),
+    )
 
 
 def set_ap(
@@ -266,8 +261,8 @@ def set_ap(
         >>> df.select(sets.set_ap()).item()  # 2² / (8 · 4)
         0.125
     """
-    r = _n_retrieved_relevant(positions).cast(pl.Float64)
-    return _ratio(r * r, _count(n_ret).cast(pl.Float64) * _count(n_rel).cast(pl.Float64))
+    r = parts.n_retrieved_relevant(positions).cast(pl.Float64)
+    return _ratio(r * r, parts.count(n_ret).cast(pl.Float64) * parts.count(n_rel).cast(pl.Float64))
 
 
 def utility(
@@ -303,15 +298,15 @@ def utility(
         if isinstance(weight, bool) or not isinstance(weight, int | float):
             raise InputError(f"the weights of Utility are numbers, not {weights!r}")
     w_rel_ret, w_nonrel_ret, w_rel_nonret, w_nonrel_nonret = (float(w) for w in weights)
-    r = _n_retrieved_relevant(positions).cast(pl.Float64)
-    m, returned = _count(n_rel).cast(pl.Float64), _count(n_ret).cast(pl.Float64)
+    r = parts.n_retrieved_relevant(positions).cast(pl.Float64)
+    m, returned = parts.count(n_rel).cast(pl.Float64), parts.count(n_ret).cast(pl.Float64)
     value = w_rel_ret * r + w_nonrel_ret * (returned - r) + w_rel_nonret * (m - r)
     if w_nonrel_nonret == 0.0:
         return value
     if n is None:
-        _warn_missing_n("Utility with a weight for the non-relevant documents not retrieved")
-        return value + _null()  # null on every row
-    rest = _count(n).cast(pl.Float64) - returned - m + r
+        parts.warn_missing_n("Utility with a weight for the non-relevant documents not retrieved")
+        return value + parts.null()  # null on every row
+    rest = parts.count(n).cast(pl.Float64) - returned - m + r
     return value + w_nonrel_nonret * rest
 
 
@@ -333,7 +328,7 @@ def relative_precision(
     """
     if not isinstance(k, int) or isinstance(k, bool) or k < 1:
         raise InputError(f"the cutoff of RelativeP must be a positive integer, not {k!r}")
-    return _ratio(_count_at_most(positions, k), pl.min_horizontal(_count(n_rel), k))
+    return _ratio(parts.count_at_most(positions, k), pl.min_horizontal(parts.count(n_rel), k))
 
 
 def r_precision_multiple(
@@ -352,5 +347,5 @@ def r_precision_multiple(
     """
     if not isinstance(x, int | float) or isinstance(x, bool) or not 0 <= x < float("inf"):
         raise InputError(f"the multiple of RPrecMult must be a non-negative number, not {x!r}")
-    depth = (float(x) * _count(n_rel).cast(pl.Float64) + 0.9).floor().cast(pl.Int64)
-    return _ratio(_count_at_most(positions, depth), depth)
+    depth = (float(x) * parts.count(n_rel).cast(pl.Float64) + 0.9).floor().cast(pl.Int64)
+    return _ratio(parts.count_at_most(positions, depth), depth)
