@@ -227,24 +227,13 @@ def order(
     by = as_list(by)
     lazy = frame.lazy()
     schema = lazy.collect_schema()
-    compute: Callable[[pl.DataFrame], pl.DataFrame]
     if "system_a" in schema and "system_b" in schema:
-        column = _preference_columns(schema, [measure])[0]
-        table = summarize_preferences(lazy, by=by, measures=[column]) if "query" in schema else lazy
-        needed = [*by, *_PAIR_KEYS, "n_queries", column, f"{column}_wins", f"{column}_losses"]
-        require_columns(table.collect_schema(), needed, "pair summary")
-        table = table.select(needed)
+        table, compute = _pairs_plan(lazy, schema, measure, method, damping, by)
         system_dtype = schema["system_a"]
-        compute = partial(_order_pairs, column=column, method=method, damping=damping, by=by)
     elif "system" in schema and "query" in schema:
-        require_columns(schema, [*by, "system", "query", measure], "metrics")
-        require_numeric(schema, measure, "metrics")
-        table = lazy.select(*by, "system", "query", measure)
-        system_dtype = schema["system"]
         flip = _is_cost(measure) if lower_is_better is None else bool(lower_is_better)
-        compute = partial(
-            _order_metrics, column=measure, method=method, damping=damping, by=by, flip=flip
-        )
+        table, compute = _metrics_plan(lazy, schema, measure, method, damping, by, flip)
+        system_dtype = schema["system"]
     else:
         raise SchemaError(
             "order() needs a pair table (system_a, system_b, and query or the counts of "
@@ -260,6 +249,45 @@ def order(
         "score": pl.Float64(),
     }
     return table.map_batches(compute, schema=out_schema)
+
+
+_Plan = tuple[pl.LazyFrame, Callable[[pl.DataFrame], pl.DataFrame]]
+"""The table an ordering reads, and the function that orders its collected rows."""
+
+
+def _pairs_plan(
+    lazy: pl.LazyFrame,
+    schema: pl.Schema,
+    measure: str,
+    method: Method,
+    damping: float,
+    by: list[str],
+) -> _Plan:
+    """An ordering of a pair table or pair summary: read from the summary's counts."""
+    column = _preference_columns(schema, [measure])[0]
+    table = summarize_preferences(lazy, by=by, measures=[column]) if "query" in schema else lazy
+    needed = [*by, *_PAIR_KEYS, "n_queries", column, f"{column}_wins", f"{column}_losses"]
+    require_columns(table.collect_schema(), needed, "pair summary")
+    compute = partial(_order_pairs, column=column, method=method, damping=damping, by=by)
+    return table.select(needed), compute
+
+
+def _metrics_plan(
+    lazy: pl.LazyFrame,
+    schema: pl.Schema,
+    measure: str,
+    method: Method,
+    damping: float,
+    by: list[str],
+    flip: bool,
+) -> _Plan:
+    """An ordering of a metrics table: per-query comparisons of the metric (costs flipped)."""
+    require_columns(schema, [*by, "system", "query", measure], "metrics")
+    require_numeric(schema, measure, "metrics")
+    compute = partial(
+        _order_metrics, column=measure, method=method, damping=damping, by=by, flip=flip
+    )
+    return lazy.select(*by, "system", "query", measure), compute
 
 
 def _groups(table: pl.DataFrame, by: list[str]) -> Iterable[tuple[tuple, pl.DataFrame]]:
