@@ -129,59 +129,11 @@ def report(
         )
         sign = -1.0 if name in costs else 1.0
         if baseline is not None:
-            tests = tests.filter(
-                (pl.col("system_a") == baseline) | (pl.col("system_b") == baseline)
-            )
-            sizes = tests.select(
-                *by,
-                pl.when(pl.col("system_a") == baseline)
-                .then(pl.col("system_b"))
-                .otherwise(pl.col("system_a"))
-                .alias("system"),
-                (
-                    pl.when(pl.col("system_a") == baseline).then(-1.0).otherwise(1.0)
-                    * pl.col("cohens_d")
-                    * sign
-                ).alias(f"{name}_d"),
-            )
+            tests = _against(tests, baseline)
+            sizes = _effect_sizes(tests, name, baseline, by, sign)
             out = out.join(sizes, on=[*by, "system"], how="left")
-        family = (
-            tests.select(pl.struct(by).rank("dense")).to_series().to_numpy()
-            if by
-            else np.zeros(tests.height)
-        )
-        adjusted = adjust_p_values(tests["p_value"].to_numpy(), correction, groups=family)
-        tests = tests.with_columns(
-            significant=pl.Series(adjusted < alpha),
-            winner=pl.when(pl.col("mean") * sign > 0)
-            .then(pl.col("system_a"))
-            .otherwise(pl.col("system_b")),
-            loser=pl.when(pl.col("mean") * sign > 0)
-            .then(pl.col("system_b"))
-            .otherwise(pl.col("system_a")),
-        ).filter(pl.col("significant") & (pl.col("mean") != 0))
-        if baseline is None:
-            marks = (
-                tests.join(
-                    labels.rename({"system": "loser", "label": "_loser_label"}),
-                    on=[*by, "loser"],
-                )
-                .group_by([*by, "winner"])
-                .agg(pl.col("_loser_label").sort().str.join("").alias(f"{name}_sig"))
-                .rename({"winner": "system"})
-            )
-        else:
-            marks = tests.select(
-                *by,
-                pl.when(pl.col("winner") == baseline)
-                .then(pl.col("loser"))
-                .otherwise(pl.col("winner"))
-                .alias("system"),
-                pl.when(pl.col("winner") == baseline)
-                .then(pl.lit(WORSE))
-                .otherwise(pl.lit(BETTER))
-                .alias(f"{name}_sig"),
-            )
+        wins = _significant_wins(tests, correction, alpha, by, sign)
+        marks = _marks(wins, labels, name, baseline, by)
         out = out.join(marks, on=[*by, "system"], how="left").with_columns(
             pl.col(f"{name}_sig").fill_null("")
         )
@@ -200,6 +152,76 @@ def report(
         pl.lit(correction).alias("correction"),
         pl.lit(alpha).alias("alpha"),
     ).sort([*by, "system"])
+
+
+def _against(tests: pl.DataFrame, baseline: str) -> pl.DataFrame:
+    """The pairs of ``tests`` in which the baseline is one of the two systems."""
+    return tests.filter((pl.col("system_a") == baseline) | (pl.col("system_b") == baseline))
+
+
+def _effect_sizes(
+    tests: pl.DataFrame, name: str, baseline: str, by: list[str], sign: float
+) -> pl.DataFrame:
+    """Each system's Cohen's d against the baseline (positive: better than the baseline)."""
+    return tests.select(
+        *by,
+        pl.when(pl.col("system_a") == baseline)
+        .then(pl.col("system_b"))
+        .otherwise(pl.col("system_a"))
+        .alias("system"),
+        (
+            pl.when(pl.col("system_a") == baseline).then(-1.0).otherwise(1.0)
+            * pl.col("cohens_d")
+            * sign
+        ).alias(f"{name}_d"),
+    )
+
+
+def _significant_wins(
+    tests: pl.DataFrame, correction: Correction, alpha: float, by: list[str], sign: float
+) -> pl.DataFrame:
+    """The pairs whose difference is significant after ``correction`` within each (by…)
+    family, with their ``winner`` and ``loser`` (``sign`` −1 for a cost)."""
+    family = (
+        tests.select(pl.struct(by).rank("dense")).to_series().to_numpy()
+        if by
+        else np.zeros(tests.height)
+    )
+    adjusted = adjust_p_values(tests["p_value"].to_numpy(), correction, groups=family)
+    a_wins = pl.col("mean") * sign > 0
+    return tests.with_columns(
+        significant=pl.Series(adjusted < alpha),
+        winner=pl.when(a_wins).then(pl.col("system_a")).otherwise(pl.col("system_b")),
+        loser=pl.when(a_wins).then(pl.col("system_b")).otherwise(pl.col("system_a")),
+    ).filter(pl.col("significant") & (pl.col("mean") != 0))
+
+
+def _marks(
+    wins: pl.DataFrame, labels: pl.DataFrame, name: str, baseline: str | None, by: list[str]
+) -> pl.DataFrame:
+    """The ``{name}_sig`` column: the labels of the systems each system significantly
+    beats, or against a baseline the better or worse marker."""
+    if baseline is None:
+        return (
+            wins.join(
+                labels.rename({"system": "loser", "label": "_loser_label"}),
+                on=[*by, "loser"],
+            )
+            .group_by([*by, "winner"])
+            .agg(pl.col("_loser_label").sort().str.join("").alias(f"{name}_sig"))
+            .rename({"winner": "system"})
+        )
+    return wins.select(
+        *by,
+        pl.when(pl.col("winner") == baseline)
+        .then(pl.col("loser"))
+        .otherwise(pl.col("winner"))
+        .alias("system"),
+        pl.when(pl.col("winner") == baseline)
+        .then(pl.lit(WORSE))
+        .otherwise(pl.lit(BETTER))
+        .alias(f"{name}_sig"),
+    )
 
 
 def _layout(frame: pl.DataFrame) -> tuple[list[str], list[str]]:
