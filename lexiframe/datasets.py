@@ -35,6 +35,7 @@ import numpy as np
 import polars as pl
 
 from lexiframe.errors import InputError
+from lexiframe.validate import require_positive_int
 
 IdType = Literal["str", "int"]
 """Ids of a synthetic track: TREC-like strings ('401', 'D401-000057') or integers."""
@@ -123,8 +124,7 @@ def _check_spec(
 ) -> _Spec:
     counts = {"n_systems": n_systems, "n_queries": n_queries, "depth": depth}
     for name, value in counts.items():
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise InputError(f"{name} must be a positive integer, not {value!r}")
+        require_positive_int(value, name)
     n_docs = 4 * depth if n_docs is None else n_docs
     if not isinstance(n_docs, int) or n_docs < depth:
         raise InputError(f"n_docs must be an integer >= depth ({depth}), not {n_docs!r}")
@@ -140,8 +140,7 @@ def _check_spec(
         raise InputError(f"relevant must be a range (low, high) with 1 <= low <= high: {relevant}")
     traps = {"no_relevant_queries": no_relevant_queries, "unjudged_queries": unjudged_queries}
     for name, value in traps.items():
-        if not isinstance(value, int) or value < 0:
-            raise InputError(f"{name} must be a non-negative integer, not {value!r}")
+        require_positive_int(value, name, zero=True)
     if no_relevant_queries + unjudged_queries > n_queries:
         raise InputError(
             f"no_relevant_queries + unjudged_queries ({no_relevant_queries + unjudged_queries})"

@@ -23,6 +23,7 @@ from lexiframe.errors import InputError
 from lexiframe.metrics import parts
 from lexiframe.metrics.parts import IntoCount
 from lexiframe.typing import Exposure
+from lexiframe.validate import require_positive_int
 
 
 def _or_column(value: IntoExpr | None, column: str) -> IntoExpr:
@@ -297,8 +298,7 @@ def err(
 
 
 def _check_max_grade(max_grade: int) -> None:
-    if isinstance(max_grade, bool) or not isinstance(max_grade, int) or max_grade < 1:
-        raise InputError(f"max_grade of ERR must be a positive integer, not {max_grade!r}")
+    require_positive_int(max_grade, "max_grade of ERR")
     if max_grade > ERR_MAX_GRADE_LIMIT:
         raise InputError(
             f"max_grade of ERR is at most {ERR_MAX_GRADE_LIMIT} (ERR divides by 2^max_grade, a "

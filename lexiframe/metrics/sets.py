@@ -139,8 +139,7 @@ def success(positions: IntoExpr = "positions", *, k: int) -> pl.Expr:
         >>> df.select(sets.success(k=5)).to_series().to_list()
         [1.0, 0.0]
     """
-    if not isinstance(k, int) or isinstance(k, bool) or k < 1:
-        raise InputError(f"the cutoff of Success must be a positive integer, not {k!r}")
+    parts.check_cutoff(k, "Success")
     first = into_expr(positions).list.first()
     return (first <= k).fill_null(False).cast(pl.Float64)
 
@@ -326,8 +325,7 @@ def relative_precision(
         >>> df.select(sets.relative_precision(k=10)).item()  # 2 of min(10, 4)
         0.5
     """
-    if not isinstance(k, int) or isinstance(k, bool) or k < 1:
-        raise InputError(f"the cutoff of RelativeP must be a positive integer, not {k!r}")
+    parts.check_cutoff(k, "RelativeP")
     return _ratio(parts.count_at_most(positions, k), pl.min_horizontal(parts.count(n_rel), k))
 
 

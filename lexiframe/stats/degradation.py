@@ -42,7 +42,7 @@ from lexiframe.stats._common import (
     require_table,
 )
 from lexiframe.stats.ties import tie_fraction
-from lexiframe.validate import require_columns, require_numeric
+from lexiframe.validate import require_columns, require_numeric, require_positive_int
 
 Weighting = Literal["uniform", "retrieved"]
 WEIGHTINGS: tuple[str, ...] = ("uniform", "retrieved")
@@ -216,8 +216,7 @@ def degradation_curve(
     >>> curve.equals(degradation_curve(draw, [0.0, 0.5], seed=0, n_samples=2))
     True
     """
-    if isinstance(n_samples, bool) or not isinstance(n_samples, int) or n_samples < 1:
-        raise InputError(f"n_samples must be a positive integer, not {n_samples!r}")
+    n_samples = require_positive_int(n_samples, "n_samples")
     fractions = check_fractions(fractions)
     children = generator(seed).spawn(len(fractions) * n_samples)
     parts = []

@@ -25,6 +25,7 @@ from numpy.typing import ArrayLike
 
 from lexiframe.errors import InputError
 from lexiframe.stats._common import Seed, check_fraction, generator
+from lexiframe.validate import require_positive_int
 
 _BLOCK = 1 << 22  # values of one block of replicates (pairs × replicates), 32 MB in float64
 _RELATIVE = 1e-10  # rounding allowance of a resampled sum, relative to Σ|d|
@@ -32,13 +33,7 @@ _RELATIVE = 1e-10  # rounding allowance of a resampled sum, relative to Σ|d|
 
 def check_replicates(n_replicates: object) -> int:
     """``n_replicates`` as a positive integer, or an :class:`InputError` naming it."""
-    if (
-        isinstance(n_replicates, bool)
-        or not isinstance(n_replicates, int | np.integer)
-        or n_replicates < 1
-    ):
-        raise InputError(f"n_replicates must be a positive integer, not {n_replicates!r}")
-    return int(n_replicates)
+    return require_positive_int(n_replicates, "n_replicates")
 
 
 def _matrix(differences: ArrayLike) -> np.ndarray:

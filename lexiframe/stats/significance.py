@@ -60,7 +60,7 @@ from lexiframe.stats._common import (
     metric_pairs,
 )
 from lexiframe.stats.corrections import Correction, adjust_p_values, check_correction
-from lexiframe.validate import require_columns
+from lexiframe.validate import require_columns, require_positive_int
 
 Test = Literal["auto", "sign", "t", "paired_t", "hsd", "randomized_hsd", "fisher", "bootstrap"]
 TESTS: tuple[str, ...] = (
@@ -633,8 +633,7 @@ def _randomized_hsd(
     progress: bool | None = None,
     blocking: bool = True,
 ) -> pl.DataFrame:
-    if isinstance(n_replicates, bool) or not isinstance(n_replicates, int) or n_replicates < 1:
-        raise InputError(f"n_replicates must be a positive integer, not {n_replicates!r}")
+    n_replicates = require_positive_int(n_replicates, "n_replicates")
     parts = []
     blocks = sorted(
         _blocks(table, measure, by) or [], key=lambda block: tuple(map(str, block.key.values()))

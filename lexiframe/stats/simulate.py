@@ -15,9 +15,9 @@ import numpy as np
 import polars as pl
 
 from lexiframe._utils import as_list
-from lexiframe.errors import InputError
 from lexiframe.stats._common import Seed, generator
 from lexiframe.stats.closed_forms import _check_counts, parse_tie_measure, tie_probability
+from lexiframe.validate import require_positive_int
 
 _DENSE_LIMIT = 1 << 24  # rows × n below which subsets come from random keys
 _MAX_REDRAWS = 64
@@ -35,8 +35,7 @@ def random_positions(*, n: int, m: int, size: int, seed: Seed) -> np.ndarray:
     True
     """
     n, m = _check_counts(n, m)
-    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
-        raise InputError(f"size must be a non-negative integer, not {size!r}")
+    size = require_positive_int(size, "size", zero=True)
     rng = generator(seed)
     if size * n <= _DENSE_LIMIT:
         keys = rng.random((size, n))
@@ -55,12 +54,10 @@ def random_positions(*, n: int, m: int, size: int, seed: Seed) -> np.ndarray:
     return out
 
 
-def _check_pairs(n_pairs: int) -> None:
-    if isinstance(n_pairs, bool) or not isinstance(n_pairs, int | np.integer) or n_pairs < 0:
-        raise InputError(
-            f"n_pairs (the number of ranking pairs to draw) must be a non-negative integer, "
-            f"not {n_pairs!r}"
-        )
+def _check_pairs(n_pairs: int) -> int:
+    return require_positive_int(
+        n_pairs, "n_pairs", zero=True, meaning="the number of ranking pairs to draw"
+    )
 
 
 def random_rankings(
@@ -77,9 +74,9 @@ def random_rankings(
     >>> random_rankings(n=100, m=3, n_pairs=2, seed=0).columns
     ['system', 'query', 'positions', 'n_rel', 'n_ret']
     """
-    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
-        raise InputError(f"depth must be a positive integer or None, not {depth!r}")
-    _check_pairs(n_pairs)
+    if depth is not None:
+        depth = require_positive_int(depth, "depth", optional=True)
+    n_pairs = _check_pairs(n_pairs)
     positions = random_positions(n=n, m=m, size=2 * n_pairs, seed=seed)
     depth = n if depth is None else min(depth, n)
     kept = positions <= depth

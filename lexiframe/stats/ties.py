@@ -28,7 +28,7 @@ from lexiframe.stats._common import (
     is_pair_table,
     measure_columns,
 )
-from lexiframe.validate import require_columns
+from lexiframe.validate import require_columns, require_positive_int
 
 NOT_MEASURES = (
     "n_rel",
@@ -161,8 +161,7 @@ def tie_fraction_by_level(
     │ 2     ┆ 3       ┆ 1      ┆ 0.333333     │
     └───────┴─────────┴────────┴──────────────┘
     """
-    if isinstance(max_level, bool) or not isinstance(max_level, int) or max_level < 1:
-        raise InputError(f"max_level must be a positive integer, not {max_level!r}")
+    max_level = require_positive_int(max_level, "max_level")
     by = as_list(by)
     frame = _sorted_positions(positions, by, ["n_rel"])
     groups = frame.select(pl.struct([*by, "query"]).rle_id()).to_series().to_numpy()
