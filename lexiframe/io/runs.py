@@ -77,11 +77,10 @@ def scan_run(
     *,
     system_from: SystemFrom = "field",
     rank: bool = False,
-    progress: bool | None = None,
 ) -> pl.LazyFrame:
     """Lazily read TREC run files or parquet files: :func:`read_run` as a LazyFrame.
 
-    The files are listed and their first lines checked now; they are read when the frame is
+    The files are listed now (a missing path raises now); they are read when the frame is
     collected, a group of files at a time (parquet files with Polars' own scan, with
     predicate and projection pushdown). Malformed lines raise :class:`InputError` then.
 
@@ -100,7 +99,6 @@ def scan_run(
         │ D1  ┆ 3.0   │
         └─────┴───────┘
     """
-    del progress
     return scan_table(paths, RANKED_RUN if rank else RUN, system_from)
 
 
