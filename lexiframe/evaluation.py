@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
 import polars as pl
@@ -37,6 +38,7 @@ RANKING_COLUMNS = (
     "docs",
     "grades",
     "ideal_grades",
+    "gain_positions",
     *JUDGED_COLUMNS,
 )
 
@@ -105,6 +107,8 @@ def measures(frame: Frame, names: MeasureNames, *, n: int | str | pl.Expr | None
     # A skipped query's ASL: the frame's depth=, else the longest ranking of the query.
     depth = exprs.skipped_depth(schema, [key for key in keys if key != "system"])
     context = Context(n=n, graded=graded, depth=depth)
+    if graded and "gain_positions" in schema:  # above threshold=1: the ranks of the gains
+        context = replace(context, gain_positions=pl.col("gain_positions"))
     if n is None:
         needing = [measure.name for measure in parsed if measure.needs_n]
         with warnings.catch_warnings():

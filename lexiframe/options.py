@@ -69,7 +69,14 @@ class PositionsOptions:
             some query differ in grade), where they change those values; ``True`` always.
             ``False`` on graded qrels is refused rather than let nDCG and RBP fall back to
             binary gains (binary nDCG beside graded measures: ``nDCG(gains={1: 1, 2: 1})``).
-            ERR and ``nDCG(gains=…)`` read them on any qrels: ``True``.
+            ERR and ``nDCG(gains=…)`` read them on any qrels: ``True``. The threshold
+            decides what is relevant, not what gains: as with trec_eval's ``-l``, the gain
+            measures (nDCG, G, RBP, ERR, …) take every positive grade as gain at any
+            threshold. So above ``threshold=1`` the grade columns hold every document
+            graded 1 or more (``grades`` in rank order, their ranks in ``gain_positions``,
+            every positive grade of the query in ``ideal_grades``), ``positions`` and
+            ``n_rel`` the relevant ones; ``None`` then keeps them when the qrels hold a
+            positive grade below the threshold too.
         judged: also return the judged non-relevant documents, which Bpref, infAP,
             Judged@k and Unjudged@k read: ``nonrel_positions`` (the ranks of the retrieved
             documents judged with a grade from 0 to below ``threshold``), ``n_nonrel`` (how
@@ -174,6 +181,19 @@ class PositionsOptions:
         """Whether rankings are marked with every judgment, not only the relevant ones:
         the judged non-relevant documents have ranks of their own, or are what is ranked."""
         return bool(self.judged) or self.condensed
+
+    @property
+    def gain_level(self) -> int:
+        """The lowest grade that gains (nDCG, G, RBP, ERR, …): 1 above ``threshold=1``,
+        where the threshold decides only what is relevant (trec_eval's ``-l``), else the
+        threshold.
+
+        Example:
+            >>> from lexiframe import PositionsOptions
+            >>> PositionsOptions(threshold=2).gain_level, PositionsOptions().gain_level
+            (1, 1)
+        """
+        return min(self.threshold, 1)
 
     def for_measures(self, measures: Iterable[Measure]) -> PositionsOptions:
         """These options with the columns ``measures`` declare they read (the judged

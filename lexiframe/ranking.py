@@ -92,6 +92,17 @@ class _Request:
     def reads_every_judgment(self) -> bool:
         return self.options.reads_every_judgment
 
+    @property
+    def gain_level(self) -> int:
+        """The lowest grade whose documents the grade columns hold: every positive grade
+        above ``threshold=1`` (:attr:`PositionsOptions.gain_level`), else the threshold."""
+        return self.options.gain_level if self.grades else self.threshold
+
+    @property
+    def gains_below_threshold(self) -> bool:
+        """Whether documents below the threshold gain: the frame has ``gain_positions``."""
+        return self.gain_level < self.threshold
+
 
 @overload
 def positions(
@@ -175,16 +186,19 @@ def positions(
     qrels_lf = _checked_qrels(collect(qrels_lf), names).lazy()
     if systems is None and collect(run_lf.head(1)).height == 0:
         raise InputError("the run is empty: it has no rows, so there is nothing to evaluate")
-    relevant = qrels_lf.filter(pl.col("relevance") >= threshold)
-    grades = keeps_grades(relevant, qrels_keys, options.grades, names)
+    # The judgments whose grades gain: the relevant ones, and above threshold=1 every
+    # positive grade (trec_eval's -l decides what is relevant, not what gains).
+    gainful = qrels_lf.filter(pl.col("relevance") >= options.gain_level)
+    grades = keeps_grades(gainful, qrels_keys, options.grades, names, threshold=threshold)
+    request = _Request(options, qrels_keys, grades)
+    gainful = qrels_lf.filter(pl.col("relevance") >= request.gain_level)
     every_query = qrels_lf if options.no_relevant == "keep" else None
     queries = _relevant_queries(
-        relevant, qrels_keys, grades, judged=every_query, threshold=threshold
+        gainful, qrels_keys, grades, judged=every_query, threshold=threshold
     )
-    request = _Request(options, qrels_keys, grades)
     if request.judged:
         queries = _with_nonrel_counts(queries, qrels_lf, qrels_keys, threshold)
-    judgments = qrels_lf if request.reads_every_judgment else relevant
+    judgments = qrels_lf if request.reads_every_judgment else gainful
     if isinstance(run, pl.LazyFrame):
         if systems is not None:
             raise InputError("systems= needs an in-memory run (a DataFrame), not a LazyFrame")
@@ -491,7 +505,8 @@ def _rankings(
     if not exact:
         columns = {**flags, "_ranks": ranks, "_docs": marked_docs}
         return _graded_marks(_grouped(marked, columns, request, block_keys), judgments, request)
-    if request.reads_every_judgment:  # each row has its grade (null where not judged)
+    if request.reads_every_judgment or request.gains_below_threshold:
+        # Each row has its grade (null where not judged).
         grade = pl.col("_grade").sort_by(keys, descending=descending)
         doc = pl.col("doc").sort_by(keys, descending=descending)
         if depth is not None:
@@ -590,7 +605,10 @@ def _graded_lists(
     if request.docs:
         columns["docs"] = doc.filter(relevant)
     if request.grades:
-        columns["grades"] = grade.filter(relevant)
+        gainful = grade >= request.gain_level
+        columns["grades"] = grade.filter(gainful)
+        if request.gains_below_threshold:
+            columns["gain_positions"] = ranks_where(gainful)
     if request.judged:
         columns["nonrel_positions"] = ranks_where((grade >= 0) & (grade < request.threshold))
         columns["pooled_positions"] = ranks_where(grade < 0)
@@ -638,13 +656,18 @@ def keeps_grades(
     qrels_keys: list[str],
     grades: bool | None,
     names: ColumnNames | None = None,
+    *,
+    threshold: int = 1,
 ) -> bool:
     """Whether the positions frame keeps the grade columns: asked for (``grades=True``), or
     needed by graded qrels (``grades=None``); ``grades=False`` on graded qrels is refused.
 
     Gains that are equal within every query give graded nDCG and RBP their binary values,
-    so grades are needed only where a query's relevant documents differ in grade.
-    ``relevant``: the relevant judgments in lexiframe's names (``qrels_keys``,
+    so grades are needed only where a query's relevant documents differ in grade, or,
+    above ``threshold=1``, where a document graded below the threshold gains (as in
+    trec_eval's ``-l``, every positive grade gains at any level).
+    ``relevant``: the judgments that gain (graded at least
+    :attr:`PositionsOptions.gain_level`) in lexiframe's names (``qrels_keys``,
     ``relevance``); one row per (query, distinct grade) is enough, which is what
     :mod:`lexiframe.spark` sends.
 
@@ -657,6 +680,19 @@ def keeps_grades(
     names = names or ColumnNames()
     if grades:
         return True
+    if threshold > 1:
+        below = collect(relevant.filter(pl.col("relevance") < threshold).head(1))
+        if below.height and grades is None:
+            return True
+        if below.height:
+            raise InputError(
+                f"grades=False, but at threshold={threshold} the qrels hold documents of "
+                f"grade {below['relevance'][0]} ({names.query}={below['query'][0]!r}), which "
+                f"gain in nDCG, G and RBP as in trec_eval -l {threshold}: leave grades= unset "
+                "to keep their gains, or binarise the qrels first to evaluate binary "
+                "relevance everywhere, e.g. "
+                f"qrels.with_columns(pl.col({names.relevance!r}).ge({threshold}).cast(pl.Int64))"
+            )
     if collect(relevant.select(pl.col("relevance").n_unique())).item() < 2:
         return False  # one relevant grade in all the qrels: a pass without grouping
     mixed = collect(
@@ -703,17 +739,23 @@ def _relevant_queries(
     threshold: int = 1,
 ) -> pl.LazyFrame:
     """The evaluated queries, with n_rel (and the ideal grades): those with at least one
-    relevant document, or every query of ``judged`` (n_rel = 0 for some) when given."""
+    relevant document, or every query of ``judged`` (n_rel = 0 for some) when given.
+
+    ``relevant``: the judgments whose grades gain (:attr:`_Request.gain_level`), the
+    relevant ones and above threshold=1 with ``grades`` every positive grade, which
+    ``ideal_grades`` holds; ``n_rel`` counts the relevant ones."""
+    grade = pl.col("relevance")
+    is_relevant = grade >= threshold
+    columns = {"n_rel": is_relevant.sum().cast(POSITION)}
     if judged is not None:
-        is_relevant = pl.col("relevance") >= threshold
-        columns = {"n_rel": is_relevant.sum().cast(POSITION)}
         if grades:
-            columns["ideal_grades"] = pl.col("relevance").filter(is_relevant).sort(descending=True)
+            gains = grade >= min(threshold, 1)
+            columns["ideal_grades"] = grade.filter(gains).sort(descending=True)
         return judged.group_by(qrels_keys).agg(**columns)
-    columns = {"n_rel": pl.len().cast(POSITION)}
     if grades:
-        columns["ideal_grades"] = pl.col("relevance").sort(descending=True)
-    return relevant.group_by(qrels_keys).agg(**columns)
+        columns["ideal_grades"] = grade.sort(descending=True)
+    found = relevant.group_by(qrels_keys).agg(**columns)
+    return found.filter(pl.col("n_rel") > 0) if grades and threshold > 1 else found
 
 
 def _with_nonrel_counts(
@@ -764,6 +806,9 @@ def _complete(
         filled.append(
             pl.col("grades").fill_null(pl.lit([], dtype=found.collect_schema()["grades"]))
         )
+        if request.gains_below_threshold:
+            optional.append("gain_positions")
+            filled.append(pl.col("gain_positions").fill_null(empty))
     if request.judged:
         optional += ["nonrel_positions", "n_nonrel", "pooled_positions"]
         filled += [pl.col("nonrel_positions", "pooled_positions").fill_null(empty)]

@@ -50,6 +50,9 @@ class Ranking:
     """Ranks of the retrieved documents judged with a negative grade (pooled, unassessed)."""
     n_nonrel: int = 0
     """Judged non-relevant documents of the query."""
+    gain_positions: list[int] = field(default_factory=list)
+    """Ranks of the retrieved documents whose grades are gains (``grades``): the relevant
+    ones, and above threshold 1 every positive-grade one (trec_eval's -l keeps their gains)."""
 
 
 def ranked_docs(rows: Iterable[tuple[object, float]], depth: int | None = None) -> list[object]:
@@ -85,6 +88,7 @@ def positions(
     }
     if no_relevant == "drop":
         relevant = {query: docs for query, docs in relevant.items() if docs}
+    gain_level = 1 if threshold > 1 else threshold
 
     by_ranking: dict[tuple[str, object], list[tuple[object, float]]] = {}
     systems: list[str] = []
@@ -108,13 +112,16 @@ def positions(
         for system, docs in rankings.items():
             found = [(rank, doc) for rank, doc in enumerate(docs, start=1) if doc in rel_docs]
             ranked = list(enumerate(docs, start=1))
+            gains = {doc: grade for doc, grade in grades.items() if grade >= gain_level}
+            gainful = [(rank, doc) for rank, doc in ranked if doc in gains]
             result[(system, query)] = Ranking(
                 positions=[rank for rank, _ in found],
                 n_rel=len(rel_docs),
                 n_ret=len(docs),
                 docs=[doc for _, doc in found],
-                grades=[rel_docs[doc] for _, doc in found],
-                ideal_grades=sorted(rel_docs.values(), reverse=True),
+                grades=[gains[doc] for _, doc in gainful],
+                ideal_grades=sorted(gains.values(), reverse=True),
+                gain_positions=[rank for rank, _ in gainful],
                 depth=longest if depth is None else depth,
                 nonrel_positions=[
                     rank for rank, doc in ranked if 0 <= grades.get(doc, -1) < threshold
@@ -362,7 +369,7 @@ def rbp_resid(ranking: Ranking, p: float) -> float:
 def _gains_by_rank(ranking: Ranking, graded: bool) -> tuple[list[float], list[float]]:
     """The gain at each rank 1 … ñ (0 for a non-relevant document) and the ideal gains."""
     gains = [0.0] * ranking.n_ret
-    for index, rank in enumerate(ranking.positions):
+    for index, rank in enumerate(ranking.gain_positions if graded else ranking.positions):
         gains[rank - 1] = float(ranking.grades[index]) if graded else 1.0
     ideal = [float(g) for g in ranking.ideal_grades] if graded else [1.0] * ranking.n_rel
     return gains, ideal
@@ -604,6 +611,25 @@ def measure(
             for key, default in zip(UTILITY_KEYS, (1.0, -1.0, 0.0, 0.0), strict=True)
         )
         return utility(pos, m, n_ret, weights, n)
+    # The gain measures read every positive grade, whatever the level (trec_eval's -l).
+    gain_pos = ranking.gain_positions if graded else pos
+    if family in ("G", "nDCGRel", "RnDCG"):
+        return {"G": g, "nDCGRel": ndcg_rel, "RnDCG": r_ndcg}[family](ranking, graded)
+    if family.startswith(("ERR", "nDCG", "RBP")):
+        cutoff = int(cutoff_text) if cutoff_text else None
+    if family.startswith("ERR"):
+        max_grade = int(_params(family).get("max_grade", 4))
+        return err(gain_pos, ranking.grades, cutoff, max_grade)
+    if family.startswith("nDCG(gains="):
+        gains = _params(family)["gains"]
+        return ndcg_gains(gain_pos, ranking.grades, ranking.ideal_grades, gains, cutoff)
+    if family.startswith("RBP"):
+        p = float(_params(family).get("p", 0.8))
+        if graded:
+            return rbp_graded(gain_pos, ranking.grades, ranking.ideal_grades, p)
+        return rbp(pos, p) if m else 0.0
+    if family == "nDCG" and graded:
+        return ndcg_graded(gain_pos, ranking.grades, ranking.ideal_grades, cutoff)
     if m == 0:
         # A judged query without a relevant document (no_relevant="keep"): trec_eval
         # scores it 0; the measures that need a relevant document are undefined.
@@ -621,31 +647,16 @@ def measure(
         return relative_precision(pos, m, int(cutoff_text))
     if family == "RPrecMult":
         return r_precision_multiple(pos, m, float(cutoff_text))
-    if family in ("G", "nDCGRel", "RnDCG"):
-        return {"G": g, "nDCGRel": ndcg_rel, "RnDCG": r_ndcg}[family](ranking, graded)
     if family.startswith("SetF"):
         return set_f(pos, m, n_ret, float(_params(family).get("beta", 1.0)))
     cutoff = int(cutoff_text.removeprefix("g1-")) if cutoff_text else None
     if family.startswith("TSE"):
         params = _params(family)
         return tse(pos, m, str(params.get("exposure", "rr")), n=n, p=float(params.get("p", 0.8)))
-    if family.startswith("ERR"):
-        max_grade = int(_params(family).get("max_grade", 4))
-        return err(pos, ranking.grades, cutoff, max_grade)
-    if family.startswith("nDCG(gains="):
-        gains = _params(family)["gains"]
-        return ndcg_gains(pos, ranking.grades, ranking.ideal_grades, gains, cutoff)
-    if family.startswith("RBP"):
-        p = float(_params(family).get("p", 0.8))
-        return rbp_graded(pos, ranking.grades, ranking.ideal_grades, p) if graded else rbp(pos, p)
     simple: dict[str, Callable[[], float | None]] = {
         "RR": lambda: rr(pos, cutoff),
         "AP": lambda: ap(pos, m, cutoff),
-        "nDCG": lambda: (
-            ndcg_graded(pos, ranking.grades, ranking.ideal_grades, cutoff)
-            if graded
-            else ndcg(pos, m, cutoff)
-        ),
+        "nDCG": lambda: ndcg(pos, m, cutoff),
         "P": lambda: precision(pos, cutoff),
         "R": lambda: recall(pos, m, cutoff),
         "RP": lambda: r_precision(pos, m),

@@ -312,6 +312,7 @@ def check_positions(case: Case, backend: Backend, **options: object) -> None:
         assert row["docs"] == ranking.docs, key
         assert row["grades"] == ranking.grades, key
         assert row["ideal_grades"] == ranking.ideal_grades, key
+        assert row.get("gain_positions", row["positions"]) == ranking.gain_positions, key
         if options.get("judged"):
             assert row["nonrel_positions"] == ranking.nonrel_positions, key
             assert row["pooled_positions"] == ranking.pooled_positions, key
@@ -511,8 +512,10 @@ def test_measures_of_the_default_positions_frame_equal_reference(case: Case, bac
         for name in names:
             want = reference.measure(name, ranking)
             assert same(rows[key][name], want), (key, name)
-    # The grade columns are there exactly when some query's relevant grades differ.
+    # The grade columns are there exactly when some query's relevant grades differ, or a
+    # document below the threshold gains (a positive grade below it: trec_eval's -l).
     graded = any(len(set(r.ideal_grades)) > 1 for r in case.reference().values())
+    graded |= any(0 < grade < case.threshold for _, _, grade in case.qrels)
     assert ("grades" in pos.columns) == graded
 
 
@@ -520,12 +523,17 @@ def test_measures_of_the_default_positions_frame_equal_reference(case: Case, bac
 @given(case=cases())
 @SETTINGS
 def test_positions_without_grades_are_refused_on_graded_qrels(case: Case):
-    """``grades=False`` is refused where it would turn nDCG and RBP into binary values."""
+    """``grades=False`` is refused where it would turn nDCG and RBP into binary values: on
+    graded qrels, and above threshold=1 where a positive grade below it gains."""
     graded = any(len(set(r.ideal_grades)) > 1 for r in case.reference().values())
+    below = any(0 < grade < case.threshold for _, _, grade in case.qrels)
     run, qrels = case.run_frame(), case.qrels_frame()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DroppedQueriesWarning)
-        if graded:
+        if below:
+            with pytest.raises(InputError, match=r"grades=False, but at threshold=\d the qrels"):
+                ranking_module.positions(run, qrels, grades=False, **case.options)
+        elif graded:
             with pytest.raises(InputError, match="grades=False, but the qrels are graded"):
                 ranking_module.positions(run, qrels, grades=False, **case.options)
         else:
@@ -711,7 +719,8 @@ def test_semantics_invariants(case: Case):
             for other in rows.values():
                 if other is not row and other["query"] == query and not other["positions"]:
                     assert row["ASL"] >= other["ASL"]
-        binary = reference.rbp(row["positions"], 0.8)
+        # Every document that gains (above threshold=1, every positive grade) gains 1.
+        binary = reference.rbp(row.get("gain_positions", row["positions"]), 0.8)
         assert -1e-12 <= row["RBP"] <= binary + 1e-12
     kept_got = evaluation.measures(kept, ["AP", "nDCG", "RBP"])
     assert kept.height - pos.height == kept.filter(pl.col("n_rel") == 0).height
@@ -775,3 +784,40 @@ def test_by_keys_equal_per_group_reference(tracks: tuple[Case, Case], backend: B
         ]
         assert row["n_queries"] == len(expected)
         assert same(row["AP"], sum(expected) / len(expected))
+
+
+GAIN_MEASURES = ["nDCG", "nDCG@3", "G", "nDCGRel", "RnDCG", "RBP", "RBP(p=0.5)", "ERR", "ERR@3"]
+GAIN_MEASURES += ["nDCG(gains={1: 2, 2: 5})", "AP", "P@3", "BinG"]
+
+
+@pinned(EDGE_CASES, threshold=2)
+@given(case=cases(), threshold=st.sampled_from([2, 3]))
+@SETTINGS
+def test_gain_measures_at_a_level_are_one_number_on_every_path(
+    case: Case, backend: Backend, threshold: int
+):
+    """threshold=t is trec_eval's -l t on every path (evaluate, positions then measures,
+    on each backend) and in the reference: the level decides what is relevant (AP, P@3,
+    BinG), never what gains. So every gain measure equals its value at threshold=1, but
+    RnDCG, which trec_eval scores 0 for a query without a relevant document at the level."""
+    case = replace(case, threshold=threshold, no_relevant="keep")
+    run, qrels = case.run_frame(), case.qrels_frame()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DroppedQueriesWarning)
+        evaluated = as_dict(backend.evaluate(run, qrels, GAIN_MEASURES, **case.options))
+        frame = backend.positions(run, qrels, **{**case.options, "grades": True})
+        measured = as_dict(backend.measures(frame, GAIN_MEASURES))
+        level_1 = as_dict(
+            evaluation.evaluate(run, qrels, GAIN_MEASURES, **{**case.options, "threshold": 1})
+        )
+    expected = case.reference()
+    assert set(evaluated) == set(measured) == set(expected) == set(level_1)
+    for key, ranking in expected.items():
+        for name in GAIN_MEASURES:
+            want = reference.measure(name, ranking)
+            assert same(evaluated[key][name], want), (key, name, evaluated[key][name], want)
+            assert same(measured[key][name], want), (key, name, measured[key][name], want)
+            if name in ("AP", "P@3", "BinG"):
+                continue
+            unchanged = 0.0 if name == "RnDCG" and ranking.n_rel == 0 else level_1[key][name]
+            assert same(evaluated[key][name], unchanged), (key, name, level_1[key][name])

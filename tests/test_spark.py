@@ -199,6 +199,25 @@ def test_measures_that_read_the_grades_on_binary_qrels(spark, lfs, toy):
     assert_frame_equal(got, expected, check_exact=True)
 
 
+def test_gain_measures_at_a_level_equal_one_process(spark, lfs, toy):
+    """threshold=2: the level decides what is relevant, and nDCG, G, RBP keep every positive
+    grade as gain (trec_eval's -l 2), on Spark as in one process; on binary qrels too."""
+    run, qrels = toy
+    names = ["AP", "nDCG", "nDCG@10", "G", "nDCGRel", "RnDCG", "RBP(p=0.9)", "ERR@10"]
+    keys = ["system", "query"]
+    options = {"threshold": 2, "no_relevant": "keep"}
+    binary = qrels.with_columns(pl.col("relevance").ge(1).cast(pl.Int64))
+    for judgments in (qrels, binary):
+        positions = _quiet(lf.positions, run, judgments, **options).sort(keys)
+        assert "gain_positions" in positions.columns
+        spark_positions = lfs.positions(_sdf(spark, run), _sdf(spark, judgments), **options)
+        assert_frame_equal(_back(spark_positions, positions, keys), positions, check_exact=True)
+        expected = _quiet(lf.evaluate, run, judgments, names, **options).sort(keys)
+        assert expected["nDCG"].max() > 0
+        got = lfs.evaluate(_sdf(spark, run), _sdf(spark, judgments), names, **options)
+        assert_frame_equal(_back(got, expected, keys), expected, check_exact=True)
+
+
 @pytest.mark.parametrize(
     ("qrels_by", "no_relevant"),
     [(True, "drop"), (False, "drop"), (True, "keep")],

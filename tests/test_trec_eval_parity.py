@@ -577,3 +577,132 @@ def test_a_level_needs_the_grades_and_cannot_go_below_the_threshold():
     with pytest.warns(lf.LexiframeWarning, match=r"'AP\(rel=3\)': the relevance level is above"):
         got = lf.evaluate(run, qrels, ["AP(rel=2)", "AP(rel=3)", "AP"])
     assert got.select("AP(rel=2)", "AP(rel=3)", "AP").row(0) == (1.0, 0.0, 1.0)
+
+
+GAIN_LEVEL_2 = {
+    # trec_eval -q -c -l 2 -m runid -m num_rel -m map -m P.10 -m ndcg -m ndcg_cut.5,10,100
+    # -m G -m ndcg_rel -m Rndcg -m binG (provenance in tests/data/README.md); rbp is read
+    # from the -l 2 all_trec golden: trec_eval's rbp reads its scaling's minimum and maximum
+    # uninitialised, so after ndcg or G in one call it may print another number.
+    "trec_eval": DATA / "trec_eval" / "cli" / "q.c.l2.gain.txt",
+    "toy": DATA / "toy" / "expected" / "trec_eval_cli" / "q.c.l2.gain.txt.gz",
+}
+GAIN_NAMES = ["num_rel", "map", "P_10", "ndcg", "ndcg_cut_5", "ndcg_cut_10", "ndcg_cut_100"]
+GAIN_NAMES += ["G", "ndcg_rel", "Rndcg", "binG"]
+
+
+def gain_columns() -> dict[str, str]:
+    """trec_eval's printed names of the gain golden and the columns lexiframe names them."""
+    return {
+        name: "n_rel" if name == "num_rel" else str(lf.parse_measure(name)) for name in GAIN_NAMES
+    }
+
+
+def assert_gain_level_2(name: str, got: pl.DataFrame, path: str) -> int:
+    """Every per-query value of trec_eval -l 2's gain measures, and of num_rel, map and
+    P_10 at the level; the number of values compared."""
+    checked = 0
+    goldens = parse_runs(GAIN_LEVEL_2[name])
+    assert set(goldens) == set(got["system"].unique()), path
+    for system, golden in goldens.items():
+        rows = {r["query"]: r for r in got.filter(pl.col("system") == system).iter_rows(named=True)}
+        assert set(rows) == golden.queries, (path, system)
+        for te_name, column in gain_columns().items():
+            for query, row in rows.items():
+                want = golden.per_query[te_name][query]
+                assert_close(row[column], want, f"{path}: {system} {query} {te_name}")
+                checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("name", COLLECTIONS)
+def test_the_gain_golden_tells_gains_from_the_level(name):
+    """In trec_eval's output, -l 2 changes map but not ndcg (the level decides what is
+    relevant, not what gains); on qrels.test (grades 0 and 1) some query has nothing
+    relevant at level 2 and an nDCG above 0."""
+    data = collection(name)
+    changed = 0
+    for system, golden in parse_runs(GAIN_LEVEL_2[name]).items():
+        level_1 = data.golden[system].per_query
+        for query, ndcg in golden.per_query["ndcg"].items():
+            assert ndcg == level_1["ndcg"].get(query, 0.0), (system, query)
+            changed += golden.per_query["map"][query] != level_1["map"].get(query, 0.0)
+            if name == "trec_eval" and golden.per_query["num_rel"][query] == 0:
+                assert ndcg > 0, (system, query)
+    assert changed > 0
+
+
+@pytest.mark.parametrize("name", COLLECTIONS)
+def test_gain_measures_at_a_level_are_trec_evals_minus_l(name, backend: Backend):
+    """threshold=2 is trec_eval's -l 2: the level decides what is relevant (num_rel, map,
+    P_10, binG), and nDCG, G, nDCGRel, RnDCG and RBP keep every positive grade as gain.
+    Through evaluate and through positions then measures, on every backend."""
+    data = collection(name)
+    options = {"threshold": 2, "no_relevant": "keep"}
+    names = [column for column in gain_columns().values() if column != "n_rel"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DroppedQueriesWarning)  # 888: unjudged, still dropped
+        got = backend.evaluate(data.run, data.qrels, names, **options)
+        pos = backend.positions(data.run, data.qrels, **options)
+    n_rel = pos.select("system", "query", "n_rel")
+    got = got.join(n_rel, on=["system", "query"])
+    assert assert_gain_level_2(name, got, "evaluate") > 0
+    measured = backend.measures(pos, names).join(n_rel, on=["system", "query"])
+    assert assert_gain_level_2(name, measured, "positions→measures") > 0
+
+
+@pytest.mark.parametrize("name", COLLECTIONS)
+def test_gain_measures_at_a_level_through_the_cli(name, tmp_path, capsys):
+    """lexiframe evaluate --threshold 2 prints trec_eval -l 2's values."""
+    from lexiframe.cli import main
+
+    runs, qrels = _runs_and_qrels(name)
+    target = tmp_path / "per_query.parquet"
+    measures = [f"-m={column}" for column in gain_columns().values() if column != "n_rel"]
+    options = ["--threshold", "2", "--no-relevant", "keep", "--output", str(target)]
+    assert main(["evaluate", "--qrels", qrels, *measures, *options, *runs]) == 0
+    capsys.readouterr()
+    got = pl.read_parquet(target)
+    data = collection(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DroppedQueriesWarning)
+        pos = lf.positions(data.run, data.qrels, threshold=2, no_relevant="keep")
+    got = got.join(pos.select("system", "query", "n_rel"), on=["system", "query"])
+    assert assert_gain_level_2(name, got, "lexiframe evaluate") > 0
+
+
+@pytest.mark.parametrize("name", COLLECTIONS)
+def test_gain_measures_at_a_level_through_the_drop_in(name, capsys):
+    """lexiframe trec_eval -l 2 prints the golden line for line."""
+    from lexiframe.cli import main
+
+    runs, qrels = _runs_and_qrels(name)
+    flags = ["-q", "-c", "-l", "2", "-m", "runid", "-m", "num_rel", "-m", "map", "-m", "P.10"]
+    for measure in ["ndcg", "ndcg_cut.5,10,100", "G", "ndcg_rel", "Rndcg", "binG"]:
+        flags += ["-m", measure]
+    golden = GAIN_LEVEL_2[name]
+    text = gzip.decompress(golden.read_bytes()).decode() if golden.suffix == ".gz" else None
+    expected = text if text is not None else golden.read_text()
+    printed = []
+    for run in runs:  # one trec_eval call per run, as the golden was made
+        assert main(["trec_eval", *flags, qrels, run]) == 0
+        printed.append(capsys.readouterr().out)
+    assert "".join(printed).splitlines() == expected.splitlines()
+
+
+@pytest.mark.parametrize("name", COLLECTIONS)
+def test_rbp_at_a_level_is_trec_evals_minus_l(name, backend: Backend):
+    """RBP's gains at threshold=2 are every positive grade, scaled as at level 1: the rbp
+    of trec_eval -l 2's all_trec output (the gain golden leaves rbp out)."""
+    data = collection(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DroppedQueriesWarning)
+        got = backend.evaluate(data.run, data.qrels, ["rbp"], threshold=2, no_relevant="keep")
+    checked = 0
+    for system, golden in parse_runs(LEVEL_2[name]).items():
+        rows = {r["query"]: r for r in got.filter(pl.col("system") == system).iter_rows(named=True)}
+        assert set(rows) == golden.queries
+        for query, row in rows.items():
+            assert_close(row["RBP(p=0.9)"], golden.per_query["rbp"][query], f"{system} {query}")
+            checked += 1
+    assert checked > 0

@@ -47,6 +47,10 @@ class Context:
     ranks of the documents graded at least that level."""
     n_rel: pl.Expr = field(default_factory=lambda: pl.col("n_rel"))
     """How many relevant documents the query has (at the measure's level)."""
+    gain_positions: pl.Expr = field(default_factory=lambda: pl.col("positions"))
+    """The ranks of the documents whose grades ``grades`` holds: ``positions``, or above
+    threshold=1 the frame's ``gain_positions`` (every positive grade gains at any level,
+    as with trec_eval's ``-l``)."""
 
 
 def at_level(context: Context, level: object, name: str) -> Context:
@@ -55,7 +59,8 @@ def at_level(context: Context, level: object, name: str) -> Context:
 
     The level reads the positions frame's ``grades`` (retrieved relevant documents) and
     ``ideal_grades`` (all relevant grades of the query), so it must be at least the frame's
-    ``threshold``.
+    ``threshold``. Above threshold=1 the grades are those of every positive-grade document,
+    at the ranks of ``gain_positions``.
     """
     if not isinstance(level, int) or isinstance(level, bool) or level < 1:
         raise UnknownMeasureError(f"{name}: rel= is a relevance grade of at least 1, e.g. rel=2")
@@ -67,7 +72,7 @@ def at_level(context: Context, level: object, name: str) -> Context:
         )
     kept = pl.col("grades").list.eval(pl.arg_where(pl.element() >= level))
     count = pl.col("ideal_grades").list.eval((pl.element() >= level).sum()).list.first()
-    return replace(context, positions=pl.col("positions").list.gather(kept), n_rel=count)
+    return replace(context, positions=context.gain_positions.list.gather(kept), n_rel=count)
 
 
 @dataclass(frozen=True)
@@ -284,6 +289,7 @@ def _graded_ndcg(measure: Measure, context: Context) -> pl.Expr:
     if context.graded:
         gains = measure.param("gains")
         return exprs.ndcg(
+            context.gain_positions,
             k=measure.rank,
             grades="grades",
             ideal_grades="ideal_grades",
@@ -308,30 +314,12 @@ def _gains(value: object) -> tuple[tuple[int, int | float], ...] | None:
         if grade < 1 and gain != 0:
             raise ValueError(
                 f"gains= gives grade {grade} a gain of {gain!r}, but a positions frame holds "
-                "the relevant documents only (graded 1 or more), so a non-relevant document "
+                "the documents graded 1 or more only, so a non-relevant document "
                 "cannot add a gain (trec_eval's ndcg.0=… has no equivalent here): give the "
                 "grades below 1 a gain of 0 or leave them out of the map"
             )
         pairs.append((grade, int(gain) if float(gain).is_integer() else float(gain)))
     return tuple(sorted(pairs)) or None
-
-
-def _check_gains(measure: Measure, options: PositionsOptions) -> None:
-    """Refuse a gain for a grade below the frame's threshold: the frame holds no such
-    document, so the gain would be lost without a word."""
-    lost = [
-        (grade, gain)
-        for grade, gain in measure.param("gains") or ()  # type: ignore[attr-defined]
-        if grade < options.threshold and gain != 0
-    ]
-    if lost:
-        grade, gain = lost[0]
-        raise InputError(
-            f"{measure} gives grade {grade} a gain of {gain!r}, but the positions are "
-            f"built at threshold={options.threshold}: they hold no document graded {grade}. "
-            f"Lower threshold= to {grade} (in a call of its own if other measures must "
-            f"count grade {grade} as non-relevant), or give grade {grade} a gain of 0"
-        )
 
 
 def _check_max_grade(measures: Sequence[Measure], frame: pl.DataFrame, keys: Sequence[str]) -> None:
@@ -400,16 +388,25 @@ def _graded(build: Callable[..., pl.Expr]) -> Callable[[Measure, Context], pl.Ex
 
     def measure_expr(measure: Measure, context: Context) -> pl.Expr:
         if context.graded:
-            return build(grades="grades", ideal_grades="ideal_grades")
+            return build(context.gain_positions, grades="grades", ideal_grades="ideal_grades")
         return build()
 
     return measure_expr
 
 
+def _r_ndcg(measure: Measure, context: Context) -> pl.Expr:
+    # trec_eval's Rndcg is 0 for a query without a relevant document at the level (-l),
+    # though every positive grade gains.
+    value = _graded(gain_measures.r_ndcg)(measure, context)
+    return pl.when(context.n_rel > 0).then(value).otherwise(0.0)
+
+
 def _graded_rbp(measure: Measure, context: Context) -> pl.Expr:
     p = measure.number("p")
     if context.graded:
-        return exprs.rbp(p=p, grades="grades", ideal_grades="ideal_grades")
+        return exprs.rbp(
+            context.gain_positions, p=p, grades="grades", ideal_grades="ideal_grades"
+        )
     return exprs.rbp(p=p)
 
 
@@ -453,7 +450,6 @@ FAMILIES: tuple[Family, ...] = (
         converters={"gains": _gains},
         param_text={"gains": _as_dict},
         needs=lambda m: Needs(grades=True, requires_grades=m.param("gains") is not None),
-        check_options=_check_gains,
         example="nDCG@10",
     ),
     Family(
@@ -513,6 +509,7 @@ FAMILIES: tuple[Family, ...] = (
         source="Chapelle, Metzler, Zhang and Grinspan (CIKM 2009); TREC Web track gdeval "
         "(ir_measures ERR@k)",
         build=lambda m, c: exprs.err(
+            c.gain_positions,
             grades="grades",
             k=m.rank,
             max_grade=m.whole("max_grade"),
@@ -875,7 +872,7 @@ FAMILIES: tuple[Family, ...] = (
         r"\Big[\sum_{j \in J} "
         r"\mathrm{nDCG@}j + [\tilde n > m + 1]\, \mathrm{nDCG}\Big]",
         source="trec_eval Rndcg",
-        build=_graded(gain_measures.r_ndcg),
+        build=_r_ndcg,
         aliases=("Rndcg",),
         needs=Needs(grades=True),
         example="RnDCG",

@@ -344,11 +344,14 @@ def _check_qrels(
         F.sum(F.col(grade).isNull().cast("long")).alias("_null"),
         F.max(grade).alias("_grade"),
     )
-    relevant = F.col("_grade") >= options["threshold"]
+    # The judgments that gain: above threshold=1, every positive grade (trec_eval's -l).
+    threshold = options["threshold"]
+    relevant = F.col("_grade") >= min(threshold, 1)
+    differ = (F.min("_grade") < F.max("_grade")) | (F.min("_grade") < threshold)
     mixed = (
         per_key.filter(relevant)
         .groupBy(*qrels_by, options["query"])
-        .agg((F.min("_grade") < F.max("_grade")).cast("long").alias("_mixed"))
+        .agg(differ.cast("long").alias("_mixed"))
         .agg(F.coalesce(F.sum("_mixed"), F.lit(0)).alias("_mixed"))
     )
     counts = (
@@ -379,15 +382,16 @@ def _check_qrels(
 
 
 def _graded(qrels: SparkFrame, qrels_by: list[str], options: dict[str, Any]) -> bool:
-    """Whether some query's relevant documents differ in grade, decided by
-    :func:`lexiframe.ranking.keeps_grades` over one row per (by…, query, relevant grade),
+    """Whether some query's relevant documents differ in grade (or, above threshold=1, a
+    positive grade below the threshold gains), decided by
+    :func:`lexiframe.ranking.keeps_grades` over one row per (by…, query, grade that gains),
     as :func:`lexiframe.positions` decides it; ``grades=False`` on graded qrels is refused
     with its message."""
     from pyspark.sql import functions as F
 
     relevance = options["relevance"]
     levels = (
-        qrels.filter(F.col(relevance) >= options["threshold"])
+        qrels.filter(F.col(relevance) >= min(options["threshold"], 1))
         .select(
             *qrels_by, F.col(options["query"]).alias("query"), F.col(relevance).alias("relevance")
         )
@@ -395,7 +399,11 @@ def _graded(qrels: SparkFrame, qrels_by: list[str], options: dict[str, Any]) -> 
     )
     names = ranking.ColumnNames(query=options["query"], relevance=relevance)
     return ranking.keeps_grades(
-        _arrow.collect(levels).lazy(), [*qrels_by, "query"], options["grades"], names
+        _arrow.collect(levels).lazy(),
+        [*qrels_by, "query"],
+        options["grades"],
+        names,
+        threshold=options["threshold"],
     )
 
 
