@@ -696,8 +696,9 @@ def test_semantics_invariants(case: Case):
     - a skipped ranking's ASL is the depth it is scored at, and no better than any ranking
       of its query that retrieved no relevant document;
     - graded RBP lies in [0, binary RBP] (its gains are at most 1);
-    - keeping judged queries without relevant documents adds rows that score 0, so the sums
-      of trec_eval's measures do not change, only the number of queries;
+    - keeping judged queries without relevant documents adds rows that score 0 (AP always;
+      nDCG and RBP unless, above threshold=1, the ranking retrieved a document of a lower
+      positive grade, which gains as in trec_eval -l), and leaves the other rows' values;
     - the smallest accepted n is each ranking plus the relevant documents it missed.
     """
     run, qrels = case.run_frame(), case.qrels_frame()
@@ -722,10 +723,20 @@ def test_semantics_invariants(case: Case):
         # Every document that gains (above threshold=1, every positive grade) gains 1.
         binary = reference.rbp(row.get("gain_positions", row["positions"]), 0.8)
         assert -1e-12 <= row["RBP"] <= binary + 1e-12
-    kept_got = evaluation.measures(kept, ["AP", "nDCG", "RBP"])
+    kept_got = kept.join(evaluation.measures(kept, ["AP", "nDCG", "RBP"]), on=["system", "query"])
     assert kept.height - pos.height == kept.filter(pl.col("n_rel") == 0).height
+    added = kept_got.filter(pl.col("n_rel") == 0)
+    gainless = (
+        added.filter(pl.col("gain_positions").list.len() == 0)
+        if "gain_positions" in added.columns
+        else added
+    )
+    assert (added["AP"] == 0).all()
+    for name in ("nDCG", "RBP"):
+        assert (gainless[name] == 0).all()
     for name in ("AP", "nDCG", "RBP"):
-        assert math.isclose(kept_got[name].sum(), got[name].sum(), abs_tol=1e-12)
+        rest = kept_got.filter(pl.col("n_rel") > 0)[name].sum()
+        assert math.isclose(rest, got[name].sum(), abs_tol=1e-12)
     if pos.height:
         needed = (pos["n_ret"] + pos["n_rel"] - pos["positions"].list.len()).max()
         evaluation.measures(pos, ["TSE"], n=int(needed))
