@@ -221,7 +221,7 @@ def test_the_first_parameters_given_for_a_measure_win():
         ("G.1=2,2=4", "gains per grade (1=2,2=4) are not computed for trec_eval's G"),
         ("ndcg_rel.1=1,2=5", "lexiframe's nDCGRel takes the grades as gains"),
         ("Rndcg.2=7", "nDCG takes such gains (ndcg.2=7)"),
-        ("rbp.p=0.8,1=1,2=5", "gains per grade (1=1,2=5) are not computed for trec_eval's rbp"),
+        ("rbp.p=0.8,1=1,2=5", "rbp, which scales them by a minimum and maximum it reads"),
         ("binG.1=2", "binG takes no parameters"),
         ("set_F.0.5,2", "set_F takes one non-negative beta"),
         # trec_eval sorts gains by their difference cut to a whole number: 0.5 and grade

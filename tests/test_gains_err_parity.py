@@ -25,6 +25,8 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import lexiframe as lf
 from lexiframe.cli import main
@@ -278,3 +280,25 @@ def test_trec_evals_parameterised_spellings():
     ]:
         with pytest.raises(lf.UnknownMeasureError, match=re.escape(reason)):
             lf.parse_measure(spelling)
+
+
+@given(
+    gains=st.dictionaries(
+        st.integers(1, 6), st.integers(-3, 12).map(lambda g: g / 2), min_size=1, max_size=5
+    ),
+    levels=st.sets(st.integers(1, 7), max_size=6),
+)
+@settings(max_examples=200, deadline=None)
+def test_trec_evals_gain_order_is_exact_when_gains_are_a_whole_number_apart(gains, levels):
+    """trec_eval's sort cuts the difference of two gains to a whole number: where every two
+    distinct gains of a query are 1 or more apart, its ideal DCG takes the positive gains
+    best first, as lexiframe computes it (the toy's test above shows the other case)."""
+    from lexiframe.metrics.trec_eval import ideal_gain_order
+
+    pairs = sorted((grade, float(gain)) for grade, gain in gains.items())
+    top = max({0, *levels, *gains})
+    values = [gains.get(g, float(g)) for g in range(top + 1)]
+    exact = sorted(gains.get(g, float(g)) for g in levels if gains.get(g, float(g)) > 0)
+    apart = all(a == b or abs(a - b) >= 1 for a in values for b in values)
+    if apart:
+        assert ideal_gain_order(pairs, levels) == exact[::-1]

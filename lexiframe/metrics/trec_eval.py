@@ -360,6 +360,12 @@ def _refuse_parameters(name: str, text: str) -> None:
     gains = [pair for pair in params.split(",") if pair.partition("=")[0].lstrip("-").isdigit()]
     if gains:
         family = _GAIN_PAIRS[root]
+        if root == "rbp":
+            raise UnknownMeasureError(
+                f"{name!r}: gains per grade ({','.join(gains)}) are not computed for "
+                "trec_eval's rbp, which scales them by a minimum and maximum it reads "
+                "uninitialised; lexiframe's RBP takes the grades scaled by the top grade"
+            )
         raise UnknownMeasureError(
             f"{name!r}: gains per grade ({','.join(gains)}) are not computed for trec_eval's "
             f"{root}: lexiframe's {family} takes the grades as gains; nDCG takes such gains "
