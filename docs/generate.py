@@ -244,9 +244,19 @@ def measures_reference() -> str:
         "`nDCG(gains={1: 1, 2: 3})@10` cuts both sums at 10. Grades left out of the map keep "
         "their grade as gain; negative gains count in the DCG, and the ideal DCG takes the "
         "query's positive gains, best first. Binary nDCG on graded qrels is "
-        "`nDCG(gains={1: 1, 2: 1})` (one entry per relevant grade). A grade below the "
-        "positions frame's `threshold=` (non-relevant documents) cannot have a gain: the "
-        "frame does not hold those documents.",
+        "`nDCG(gains={1: 1, 2: 1})` (one entry per relevant grade). A grade below 1 "
+        "(non-relevant documents) cannot have a gain: the frame does not hold those "
+        "documents. trec_eval sorts gains comparing their difference cut to a whole number; "
+        "a map whose ideal DCG it would take out of order (gains less than 1 apart, e.g. "
+        "`{1: 2.5, 2: 2}`) is refused rather than given another number: scale the gains "
+        "(nDCG is the same for gains scaled by one factor).",
+        "",
+        "**Gains at a relevance level.** `threshold=` (trec_eval's `-l`) decides what is "
+        "relevant, not what gains: nDCG, G, nDCGRel, RnDCG, RBP and ERR take every positive "
+        "grade as gain at any threshold, as trec_eval's `ndcg`, `G`, `ndcg_rel`, `Rndcg` and "
+        "`rbp` do under `-l`. At `threshold=2`, a grade-1 document is not relevant for AP or "
+        "P@10 but still gains in nDCG, so nDCG equals its value at `threshold=1` (RnDCG is 0 "
+        "for a query without a document at the level, as in trec_eval).",
         "",
     ]
     return "\n".join(lines)
@@ -629,6 +639,12 @@ of its last line.
   parameters (`utility_2,-1,0,0`, `rbp_resid_p=0.8`) the last two keep the stand-in's
   value, and so does the drop-in. `Rndcg` is 0 for a query without a relevant document at
   the `-l` level, as in trec_eval, though its gains are the grades.
+- `-m NAME.PARAMS` with trec_eval's parameters: `set_F.0.5` is `SetF(beta=0.5)`,
+  `ndcg.1=1,2=5` is `nDCG(gains={1: 1, 2: 5})`, `rbp.p=0.8` is `RBP(p=0.8)`. Gains per
+  grade for `G`, `ndcg_rel`, `Rndcg`, `rbp` and `rbp_resid` (`G.1=2,2=4`) are refused with
+  that reason (lexiframe's gains there are the grades), as is a gain map that trec_eval's
+  sort takes out of order (its comparison cuts the difference of two gains to a whole
+  number, so gains less than 1 apart tie: `ndcg.1=2.5,2=2`).
 - A judgment with a negative grade marks a pooled document left unassessed, as in
   trec_eval: `infAP` counts it, `unj` counts it as unjudged, and `-J` removes it.
 
@@ -640,6 +656,13 @@ prints `nan` (and a `nan` mean), where lexiframe prints 0; several runs in one c
 formats of `-R`/`-T` other than TREC's are not read, `-D` above 0 (trec_eval's debugging
 output of its internals) is refused, a `utility` weight for the non-relevant documents not
 retrieved needs `-N`, and `-Z` (z-scores against a file of means) is not offered.
+trec_eval 10's `rbp` reads the minimum and maximum of its gain scaling uninitialised, so
+after `ndcg` or `G` in one call it can print another number (`-m ndcg -m rbp` against
+`-m rbp`); the drop-in prints the value of `rbp` alone. trec_eval 10 ranks by the score
+as a double, as the drop-in does; pytrec_eval (trec_eval 9's code inside ir_measures and
+PyTerrier) ranks by a 32-bit float, so scores that are equal at float precision tie there
+(and are ordered by document id) and not here: values can differ from pytrec_eval's on runs
+with such scores.
 
 How each trec_eval measure reads (generated from `lexiframe.metrics.trec_eval`: a measure
 the registry understands under trec_eval's name joins this table by itself):

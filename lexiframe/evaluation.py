@@ -235,8 +235,11 @@ def evaluate(
     one batch of rows rather than the whole run, with the same result.
 
     The positions frame keeps the grades when the qrels are graded, so nDCG and RBP give
-    trec_eval's graded values, as on every path; it holds the judged non-relevant documents
-    (``judged=True``) when a measure reads them (Bpref, infAP, Judged@k, Unjudged@k), and
+    trec_eval's graded values, as on every path. ``threshold=`` is trec_eval's ``-l``: it
+    decides what is relevant (AP, P@k), not what gains: nDCG, G, RBP and ERR take every
+    positive grade as gain at any threshold (``threshold=2`` gives trec_eval ``-l 2``'s
+    ndcg). The frame holds the judged non-relevant documents (``judged=True``) when a
+    measure reads them (Bpref, infAP, Judged@k, Unjudged@k), and
     the grades whenever a measure cannot do without them (``AP(rel=2)``, ERR,
     ``nDCG(gains=…)``), as each measure declares (:meth:`PositionsOptions.for_measures`).
     ``options`` and the keyword arguments ``positions_options`` are those of

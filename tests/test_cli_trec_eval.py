@@ -30,6 +30,10 @@ PARAMS = [
     *("-m", "Rprec_mult.0.05,0.5,3", "-m", "relative_P.2,7", "-m", "rbp_resid.p=0.8"),
 ]
 GAIN = ["rbp_resid", "G", "Rndcg", "ndcg_rel", "binG", "utility", "set_relative_P", "set_map"]
+FRACTIONS = ["-q", "-c", "-m", "runid", "-m", "set_F.0.5", "-m", "ndcg.1=1,2=1.5"]
+LEVEL_GAINS = ["-q", "-c", "-l", "2", "-m", "runid", "-m", "num_rel", "-m", "map", "-m", "P.10"]
+LEVEL_GAINS += ["-m", "ndcg", "-m", "ndcg_cut.5,10,100", "-m", "G", "-m", "ndcg_rel"]
+LEVEL_GAINS += ["-m", "Rndcg", "-m", "binG"]
 
 # (flags, golden file, qrels and runs). The toy's goldens are trec_eval run once per run
 # file, concatenated in file order; lexiframe reads all runs in one call.
@@ -83,6 +87,12 @@ CASES = [
         TOY / "expected/trec_eval_cli/pooled.q.c.gain.txt.gz",
         [str(TOY / "qrels.pooled.txt"), *TOY_RUNS],
     ),
+    # set_F's beta, and fractional gains that trec_eval's sort keeps in order.
+    (FRACTIONS, TREC / "cli/q.c.setF.ndcg_frac.txt", TREC_ARGS),
+    (FRACTIONS, TOY / "expected/trec_eval_cli/q.c.setF.ndcg_frac.txt.gz", TOY_ARGS),
+    # Gain measures at -l 2: every positive grade gains.
+    (LEVEL_GAINS, TREC / "cli/q.c.l2.gain.txt", TREC_ARGS),
+    (LEVEL_GAINS, TOY / "expected/trec_eval_cli/q.c.l2.gain.txt.gz", TOY_ARGS),
 ]
 # trec_eval -J: the same lines, but for the values it prints as nan (see test below).
 CONDENSED_CASES = [
@@ -206,6 +216,17 @@ def test_the_first_parameters_given_for_a_measure_win():
         ("relstring", "not computed by lexiframe"),
         ("P.5,x", "cutoffs are comma-separated whole numbers"),
         ("P.5,5", "positive and distinct"),
+        # Parameters trec_eval takes that lexiframe does not compute: the reason, never
+        # "not computed" for a measure lexiframe has.
+        ("G.1=2,2=4", "gains per grade (1=2,2=4) are not computed for trec_eval's G"),
+        ("ndcg_rel.1=1,2=5", "lexiframe's nDCGRel takes the grades as gains"),
+        ("Rndcg.2=7", "nDCG takes such gains (ndcg.2=7)"),
+        ("rbp.p=0.8,1=1,2=5", "rbp, which scales them by a minimum and maximum it reads"),
+        ("binG.1=2", "binG takes no parameters"),
+        ("set_F.0.5,2", "set_F takes one non-negative beta"),
+        # trec_eval sorts gains by their difference cut to a whole number: 0.5 and grade
+        # 0's 0 tie, and its ideal DCG stops at grade 0 (it prints 0 for query 301).
+        ("ndcg.1=0.5", "trec_eval compares gains by their difference cut to a whole"),
     ],
 )
 def test_bad_measures_are_refused_with_exit_status_2(argument, message, capsys):

@@ -17,12 +17,16 @@ trec_eval prints 4 decimals and gdeval 5: values agree within half a unit of the
 
 from __future__ import annotations
 
+import math
+import re
 import warnings
 from functools import cache
 from pathlib import Path
 
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import lexiframe as lf
 from lexiframe.cli import main
@@ -223,3 +227,78 @@ def test_err_and_gains_through_the_command_line(name, tmp_path, capsys):
     compare_gdeval(values(got, "ERR@10"), gdeval(name, "k10"))
     goldens = parse_runs(ndcg_golden_path(name, "1=-1,2=2.5"))
     compare_trec_eval(values(got, GAINS["1=-1,2=2.5"]), goldens, "ndcg_1=-1,2=2.5")
+
+
+# trec_eval -q -c -m runid -m ndcg.1=2.5,2=2 qrels.txt runs/sys000 (provenance in
+# tests/data/README.md)
+ORDER_GOLDEN = DATA / "toy" / "expected" / "trec_eval_cli" / "q.c.ndcg.1=2.5,2=2.sys000.txt"
+
+
+def test_trec_evals_order_of_fractional_gains_is_what_lexiframe_refuses():
+    """trec_eval sorts its gains by their difference cut to a whole number (2.5 and 2
+    compare equal), so its ideal DCG takes grade 2 (gain 2) before grade 1 (gain 2.5). The
+    model of that order (``ideal_gain_order``) gives trec_eval's printed values query by
+    query; lexiframe refuses such gains rather than print another number."""
+    from lexiframe.metrics.trec_eval import ideal_gain_order
+
+    gains = {0: 0.0, 1: 2.5, 2: 2.0}
+    assert ideal_gain_order([(1, 2.5), (2, 2.0)], [1, 2]) == [2.0, 2.5]
+    data = collection("toy")
+    run = data.run.filter(pl.col("system") == "sys000")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DroppedQueriesWarning)
+        frame = lf.positions(run, data.qrels, no_relevant="keep", grades=True)
+    golden = parse_runs(ORDER_GOLDEN)["sys000"].per_query["ndcg_1=2.5,2=2"]
+    assert set(golden) == set(frame["query"])
+    differs = 0
+    for row in frame.iter_rows(named=True):
+        ranked = zip(row["positions"], row["grades"], strict=True)
+        dcg = sum(gains[grade] / math.log2(rank + 1) for rank, grade in ranked)
+        counts = {g: row["ideal_grades"].count(g) for g in set(row["ideal_grades"])}
+        order = ideal_gain_order([(1, 2.5), (2, 2.0)], counts)
+        by_gain = {gains[g]: g for g in counts}
+        ideal = [gain for gain in order for _ in range(counts[by_gain[gain]])]
+        idcg = sum(gain / math.log2(i + 2) for i, gain in enumerate(ideal))
+        value = dcg / idcg if idcg else 0.0
+        assert abs(value - golden[row["query"]]) <= TREC_EVAL_TOLERANCE, row["query"]
+        differs += order != sorted(order, reverse=True)
+    assert differs > 0  # the order matters on this track
+    with pytest.raises(lf.InputError, match="difference cut to a whole number"):
+        lf.evaluate(run, data.qrels, ["nDCG(gains={1: 2.5, 2: 2})"])
+    # Gains 1 apart or more keep their order in trec_eval's sort: computed.
+    assert lf.evaluate(run, data.qrels, ["nDCG(gains={1: 3.5, 2: 2})"]).height > 0
+
+
+def test_trec_evals_parameterised_spellings():
+    assert str(lf.parse_measure("set_F.0.5")) == "SetF(beta=0.5)"
+    assert str(lf.parse_measure("set_F_2")) == "SetF(beta=2.0)"
+    for spelling, reason in [
+        ("G.1=2,2=4", "gains per grade (1=2,2=4) are not computed for trec_eval's G"),
+        ("ndcg_rel_1=1,2=5", "lexiframe's nDCGRel takes the grades as gains"),
+        ("rbp_resid.p=0.8,2=3", "not computed for trec_eval's rbp_resid"),
+        ("binG.1=2", "binG takes no parameters"),
+    ]:
+        with pytest.raises(lf.UnknownMeasureError, match=re.escape(reason)):
+            lf.parse_measure(spelling)
+
+
+@given(
+    gains=st.dictionaries(
+        st.integers(1, 6), st.integers(-3, 12).map(lambda g: g / 2), min_size=1, max_size=5
+    ),
+    levels=st.sets(st.integers(1, 7), max_size=6),
+)
+@settings(max_examples=200, deadline=None)
+def test_trec_evals_gain_order_is_exact_when_gains_are_a_whole_number_apart(gains, levels):
+    """trec_eval's sort cuts the difference of two gains to a whole number: where every two
+    distinct gains of a query are 1 or more apart, its ideal DCG takes the positive gains
+    best first, as lexiframe computes it (the toy's test above shows the other case)."""
+    from lexiframe.metrics.trec_eval import ideal_gain_order
+
+    pairs = sorted((grade, float(gain)) for grade, gain in gains.items())
+    top = max({0, *levels, *gains})
+    values = [gains.get(g, float(g)) for g in range(top + 1)]
+    exact = sorted(gains.get(g, float(g)) for g in levels if gains.get(g, float(g)) > 0)
+    apart = all(a == b or abs(a - b) >= 1 for a in values for b in values)
+    if apart:
+        assert ideal_gain_order(pairs, levels) == exact[::-1]

@@ -802,8 +802,8 @@ GAINS_RANKING = ([1, 3], [1, 2], [2, 2, 1], 10)
         ("nDCG(gains={1: -1, 2: 3})", ([1], [1], [2, 2, 1], 10), -1 / (3 + 3 / LOG3)),
         # No positive gain at all: the ideal DCG is 0 and so is nDCG (not −inf).
         ("nDCG(gains={1: -1, 2: 0})", GAINS_RANKING, 0.0),
-        # Gains less than 1 apart: the exact ideal order (trec_eval's prints 0 here).
-        ("nDCG(gains={1: 0.5})", ([2], [1], [1, 1], 10), (1 / LOG3) / (1 + 1 / LOG3)),
+        # Gains less than 1 apart that trec_eval's sort keeps in order: computed.
+        ("nDCG(gains={1: 1, 2: 1.5})", GAINS_RANKING, 1.75 / (1.5 + 1.5 / LOG3 + 1 / 2)),
         # r = 0 and an empty ranking: 0.
         ("nDCG(gains={1: 1, 2: 3})", ([], [], [2, 1], 10), 0.0),
         ("nDCG(gains={1: 1, 2: 3})@5", ([], [], [2, 1], 0), 0.0),
@@ -813,6 +813,14 @@ def test_ndcg_with_gains_by_hand(name, ranking, expected):
     got = lf.measures(graded_frame(ranking), [name])[name].item()
     assert got == pytest.approx(expected, abs=1e-12)
     assert math.copysign(1.0, got) > 0 or got < 0  # a 0 is +0.0
+
+
+def test_ndcg_with_gains_trec_eval_takes_out_of_order_is_refused():
+    """trec_eval compares gains by their difference cut to a whole number: grade 1's 0.5
+    ties with grade 0's 0, and its ideal DCG stops at grade 0 (it prints 0 here, where the
+    exact order gives (1/log2 3)/(1 + 1/log2 3)); lexiframe refuses rather than differ."""
+    with pytest.raises(lf.InputError, match=r"gains \[0.0, 0.5\] of query='q' out of order"):
+        lf.measures(graded_frame(([2], [1], [1, 1], 10)), ["nDCG(gains={1: 0.5})"])
 
 
 # ERR with G = 4: R(g) = (2^g − 1)/16, so R(1) = 1/16, R(2) = 3/16, R(4) = 15/16.

@@ -22,7 +22,13 @@ def add_track_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--depth", type=int, help="evaluate the top DEPTH documents of each ranking"
     )
-    parser.add_argument("--threshold", type=int, default=1, help="lowest relevant grade (1)")
+    parser.add_argument(
+        "--threshold",
+        type=int,
+        default=1,
+        help="lowest relevant grade (1); every positive grade still gains in nDCG, G, RBP, "
+        "ERR, as with trec_eval -l",
+    )
     parser.add_argument("--n", type=int, help="corpus size, for TSE/SL3/RecallError imputation")
     parser.add_argument(
         "--system-from",

@@ -322,6 +322,13 @@ def _gains(value: object) -> tuple[tuple[int, int | float], ...] | None:
     return tuple(sorted(pairs)) or None
 
 
+def _trec_eval():
+    """The trec_eval spellings module (it reads this one)."""
+    from lexiframe.metrics import trec_eval
+
+    return trec_eval
+
+
 def _check_max_grade(measures: Sequence[Measure], frame: pl.DataFrame, keys: Sequence[str]) -> None:
     """Refuse a frame with a grade above the ``max_grade`` of an ERR measure (gdeval refuses
     such qrels: the stopping probability would pass 1)."""
@@ -375,11 +382,12 @@ def _weight(value: object) -> float:
     return float(value)
 
 
-_UTILITY_WEIGHTS = ("rel_ret", "nonrel_ret", "rel_nonret", "nonrel_nonret")
+UTILITY_WEIGHTS = ("rel_ret", "nonrel_ret", "rel_nonret", "nonrel_nonret")
+"""The parameters of Utility, in trec_eval's order of utility's four weights."""
 
 
 def _utility(measure: Measure, context: Context) -> pl.Expr:
-    weights = [measure.number(key) for key in _UTILITY_WEIGHTS]
+    weights = [measure.number(key) for key in UTILITY_WEIGHTS]
     return sets.utility(context.positions, n_rel=context.n_rel, weights=weights, n=context.n)
 
 
@@ -439,7 +447,9 @@ FAMILIES: tuple[Family, ...] = (
         "trec_eval (positions frames of graded qrels keep them). gains= maps grades to gains "
         "as trec_eval's ndcg.1=1,2=3 (read as nDCG(gains={1: 1, 2: 3})): unlisted grades "
         "keep their grade, negative gains count, the ideal DCG takes the positive ones; "
-        "nDCG(gains={1: 1, 2: 1}) is binary nDCG on grades 1 and 2.",
+        "nDCG(gains={1: 1, 2: 1}) is binary nDCG on grades 1 and 2. trec_eval sorts gains by "
+        "their difference cut to a whole number: gains it would take out of order in the "
+        "ideal DCG (less than 1 apart, e.g. {1: 2.5, 2: 2}) are refused.",
         formula=r"\mathrm{nDCG} = \frac{\sum_{i \le r} g_i / \log_2(p_i + 1)}"
         r"{\sum_{j \le m} g^*_j / \log_2(j + 1)}",
         source="trec_eval ndcg, ndcg_cut_k; Järvelin and Kekäläinen (2002)",
@@ -450,6 +460,7 @@ FAMILIES: tuple[Family, ...] = (
         converters={"gains": _gains},
         param_text={"gains": _as_dict},
         needs=lambda m: Needs(grades=True, requires_grades=m.param("gains") is not None),
+        check_frame=lambda *args: _trec_eval().check_gain_order(*args),
         example="nDCG@10",
     ),
     Family(
@@ -764,7 +775,7 @@ FAMILIES: tuple[Family, ...] = (
             "nonrel_nonret": sets.UTILITY_WEIGHTS[3],
             **_AT_LEVEL,
         },
-        converters={key: _weight for key in _UTILITY_WEIGHTS},
+        converters={key: _weight for key in UTILITY_WEIGHTS},
         example="Utility(nonrel_ret=-0.5)",
         needs=lambda m: Needs(n=m.param("nonrel_nonret") != 0.0),
     ),
@@ -953,23 +964,6 @@ _NAME_PART = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 for _family in FAMILIES:
     register(_family)
 
-# trec_eval's spellings of cut-off measures: P_10, recall_1000, ndcg_cut_10, map_cut_100,
-# success_5, iprec_at_recall_0.10.
-_TREC_EVAL_CUTOFFS = {
-    "p": "P",
-    "recall": "R",
-    "ndcg_cut": "nDCG",
-    "map_cut": "AP",
-    "success": "Success",
-    "iprec_at_recall": "IPrec",
-    "unj": "Unjudged",
-    "relative_p": "RelativeP",
-    "rprec_mult": "RPrecMult",
-}
-_TREC_EVAL_CUTOFF = re.compile(
-    rf"({'|'.join(map(re.escape, _TREC_EVAL_CUTOFFS))})_(\d*\.?\d+)", re.IGNORECASE
-)
-
 _NAME = re.compile(
     r"^(?P<family>[A-Za-z][A-Za-z0-9_]*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>[^@]+))?$"
 )
@@ -1090,7 +1084,7 @@ def parse_measure(name: str | Measure) -> Measure:
         return name
     if not isinstance(name, str):
         raise TypeError(f"a measure is a name such as 'nDCG@10', not {type(name).__name__}")
-    text = _from_trec_eval(name, name.strip())
+    text = _trec_eval().from_trec_eval(name, name.strip())
     match = _NAME.match(text)
     if not match:
         raise _unknown(name, "it does not read as NAME, NAME@k or NAME(param=value)")
@@ -1108,70 +1102,6 @@ def parse_measure(name: str | Measure) -> Measure:
         cutoff=_parse_cutoff(name, family, match.group("cutoff")),
         params=_parse_params(name, family, match.group("params")),
     )
-
-
-def _from_trec_eval(name: str, text: str) -> str:
-    """A trec_eval spelling (``P_10``, ``rbp_p=0.8``, ``11pt_avg``, ``utility_1,-1,0,0``,
-    ``ndcg_1=1,2=3``) as the registry's name; any other text as it is."""
-    trec_eval = _TREC_EVAL_CUTOFF.fullmatch(text)
-    if trec_eval:
-        return f"{_TREC_EVAL_CUTOFFS[trec_eval.group(1).lower()]}@{trec_eval.group(2)}"
-    # trec_eval's rbp and rbp_resid (its default persistence is 0.9), and rbp_p=0.8 (as it
-    # prints -m rbp.p=0.8).
-    rbp = re.fullmatch(r"rbp(_resid)?(?:[._]p=(\d*\.?\d+))?", text)
-    if rbp:
-        return f"{'RBPResid' if rbp.group(1) else 'RBP'}(p={rbp.group(2) or '0.9'})"
-    # trec_eval's 11pt_avg, and 11pt_avg_0.2,0.5,0.8 (as it prints -m 11pt_avg.0.2,0.5,0.8).
-    eleven = re.fullmatch(r"11pt_avg(?:[._]([^@()]+))?", text)
-    if eleven:
-        levels = _trec_eval_numbers(name, eleven.group(1), "11pt_avg.0.2,0.5,0.8")
-        return "IPrecAvg" if levels is None else f"IPrecAvg(levels={list(levels)!r})"
-    # trec_eval's utility_1,-1,0,0 (as it prints -m utility.1,-1,0,0): four weights.
-    weights = re.fullmatch(r"utility[._]([^@()]+)", text)
-    if weights:
-        values = _trec_eval_numbers(name, weights.group(1), "utility.1,-1,0,0") or ()
-        if len(values) != 4:
-            raise _unknown(name, "trec_eval's utility takes four weights, e.g. utility.1,-1,0,0")
-        named = zip(_UTILITY_WEIGHTS, values, strict=True)
-        pairs = ", ".join(f"{key}={value!r}" for key, value in named)
-        return f"Utility({pairs})"
-    # trec_eval's ndcg with gains: -m ndcg.1=1,2=3, which it prints as ndcg_1=1,2=3.
-    gains = re.fullmatch(r"ndcg[._]([^@()]*=[^@()]*)", text)
-    if gains:
-        return f"nDCG(gains={_trec_eval_gains(name, gains.group(1))!r})"
-    return text
-
-
-def _trec_eval_numbers(name: str, text: str | None, example: str) -> tuple[float, ...] | None:
-    """trec_eval's comma-separated numeric parameters (``0.2,.5,0.8``), or ``None``."""
-    if text is None:
-        return None
-    try:
-        values = tuple(float(item) for item in text.split(","))
-    except ValueError:
-        raise _unknown(
-            name, f"trec_eval's parameters are comma-separated numbers, e.g. {example}"
-        ) from None
-    if not all(math.isfinite(value) for value in values):
-        raise _unknown(name, f"trec_eval's parameters are finite numbers, e.g. {example}")
-    return values
-
-
-def _trec_eval_gains(name: str, text: str) -> dict[int, float]:
-    """trec_eval's gain pairs ``1=1,2=3.5`` as a map of grades to gains."""
-    gains: dict[int, float] = {}
-    for pair in text.split(","):
-        grade, _, gain = pair.partition("=")
-        try:
-            level, value = int(grade), float(gain)
-        except ValueError:
-            raise _unknown(
-                name, "trec_eval's ndcg gains are grade=gain pairs, e.g. ndcg.0=0,1=1,2=3"
-            ) from None
-        if level in gains:
-            raise _unknown(name, f"grade {level} is given a gain twice")
-        gains[level] = value
-    return gains
 
 
 def parse_measures(names: str | Measure | Iterable[str | Measure]) -> list[Measure]:

@@ -1,5 +1,10 @@
 """trec_eval's measure names, in the order trec_eval prints them, and their registry measures.
 
+It also reads trec_eval's spellings as registry names (:func:`from_trec_eval`: ``P_10`` is
+``P@10``, ``rbp_p=0.8`` is ``RBP(p=0.8)``), for :func:`lexiframe.metrics.parse_measure`.
+A new measure that trec_eval names is added here beside its expression module and its
+registry entry.
+
 trec_eval names a measure by a root (``P``, ``ndcg_cut``, ``map``) and optional parameters
 after a dot (``P.5,10``, ``rbp.p=0.8``); it prints one value per cutoff (``P_5``, ``P_10``)
 and expands nicknames (``official``, ``all_trec``, ``set``). This module knows that
@@ -11,12 +16,18 @@ trec_eval's spelling (``map``, ``P_10``, ``recip_rank``, ``num_ret``) or as
 
 from __future__ import annotations
 
+import math
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
-from lexiframe.errors import UnknownMeasureError
-from lexiframe.metrics.registry import Measure, parse_measure
+import polars as pl
+
+from lexiframe._utils import format_row
+from lexiframe.errors import InputError, UnknownMeasureError
+from lexiframe.metrics.registry import UTILITY_WEIGHTS, Measure, _unknown, parse_measure
 
 Kind = Literal["runid", "num_q", "long", "double", "gm", "cut", "relstring"]
 """How trec_eval prints and averages a measure: ``long`` values print as integers and sum
@@ -227,3 +238,209 @@ def markdown_names() -> str:
             target = ", ".join(names)
         lines.append(f"| `{measure.name}` | {prints} | {target} |")
     return "\n".join(lines) + "\n"
+
+
+# trec_eval's spellings of cut-off measures: P_10, recall_1000, ndcg_cut_10, map_cut_100,
+# success_5, iprec_at_recall_0.10.
+TREC_EVAL_CUTOFFS = {
+    "p": "P",
+    "recall": "R",
+    "ndcg_cut": "nDCG",
+    "map_cut": "AP",
+    "success": "Success",
+    "iprec_at_recall": "IPrec",
+    "unj": "Unjudged",
+    "relative_p": "RelativeP",
+    "rprec_mult": "RPrecMult",
+}
+TREC_EVAL_CUTOFF = re.compile(
+    rf"({'|'.join(map(re.escape, TREC_EVAL_CUTOFFS))})_(\d*\.?\d+)", re.IGNORECASE
+)
+
+
+
+def from_trec_eval(name: str, text: str) -> str:
+    """A trec_eval spelling (``P_10``, ``rbp_p=0.8``, ``11pt_avg``, ``utility_1,-1,0,0``,
+    ``ndcg_1=1,2=3``, ``set_F_0.5``) as the registry's name; any other text as it is. A
+    spelling with parameters lexiframe does not compute is refused with the reason.
+
+    Example:
+        >>> from_trec_eval("P_10", "P_10"), from_trec_eval("set_F.0.5", "set_F.0.5")
+        ('P@10', 'SetF(beta=0.5)')
+    """
+    trec_eval = TREC_EVAL_CUTOFF.fullmatch(text)
+    if trec_eval:
+        return f"{TREC_EVAL_CUTOFFS[trec_eval.group(1).lower()]}@{trec_eval.group(2)}"
+    # trec_eval's rbp and rbp_resid (its default persistence is 0.9), and rbp_p=0.8 (as it
+    # prints -m rbp.p=0.8).
+    rbp = re.fullmatch(r"rbp(_resid)?(?:[._]p=(\d*\.?\d+))?", text)
+    if rbp:
+        return f"{'RBPResid' if rbp.group(1) else 'RBP'}(p={rbp.group(2) or '0.9'})"
+    # trec_eval's 11pt_avg, and 11pt_avg_0.2,0.5,0.8 (as it prints -m 11pt_avg.0.2,0.5,0.8).
+    eleven = re.fullmatch(r"11pt_avg(?:[._]([^@()]+))?", text)
+    if eleven:
+        levels = _trec_eval_numbers(name, eleven.group(1), "11pt_avg.0.2,0.5,0.8")
+        return "IPrecAvg" if levels is None else f"IPrecAvg(levels={list(levels)!r})"
+    # trec_eval's utility_1,-1,0,0 (as it prints -m utility.1,-1,0,0): four weights.
+    weights = re.fullmatch(r"utility[._]([^@()]+)", text)
+    if weights:
+        values = _trec_eval_numbers(name, weights.group(1), "utility.1,-1,0,0") or ()
+        if len(values) != 4:
+            raise _unknown(name, "trec_eval's utility takes four weights, e.g. utility.1,-1,0,0")
+        named = zip(UTILITY_WEIGHTS, values, strict=True)
+        pairs = ", ".join(f"{key}={value!r}" for key, value in named)
+        return f"Utility({pairs})"
+    # trec_eval's set_F.0.5 (printed set_F_0.5): beta, as trec_eval's F weighs it.
+    beta = re.fullmatch(r"set_F[._]([^@()]+)", text)
+    if beta:
+        values = _trec_eval_numbers(name, beta.group(1), "set_F.0.5") or ()
+        if len(values) != 1 or values[0] < 0:
+            raise _unknown(name, "trec_eval's set_F takes one non-negative beta, e.g. set_F.0.5")
+        return f"SetF(beta={values[0]!r})"
+    _refuse_parameters(name, text)
+    # trec_eval's ndcg with gains: -m ndcg.1=1,2=3, which it prints as ndcg_1=1,2=3.
+    gains = re.fullmatch(r"ndcg[._]([^@()]*=[^@()]*)", text)
+    if gains:
+        return f"nDCG(gains={_trec_eval_gains(name, gains.group(1))!r})"
+    return text
+
+
+def _trec_eval_numbers(name: str, text: str | None, example: str) -> tuple[float, ...] | None:
+    """trec_eval's comma-separated numeric parameters (``0.2,.5,0.8``), or ``None``."""
+    if text is None:
+        return None
+    try:
+        values = tuple(float(item) for item in text.split(","))
+    except ValueError:
+        raise _unknown(
+            name, f"trec_eval's parameters are comma-separated numbers, e.g. {example}"
+        ) from None
+    if not all(math.isfinite(value) for value in values):
+        raise _unknown(name, f"trec_eval's parameters are finite numbers, e.g. {example}")
+    return values
+
+
+def _trec_eval_gains(name: str, text: str) -> dict[int, float]:
+    """trec_eval's gain pairs ``1=1,2=3.5`` as a map of grades to gains."""
+    gains: dict[int, float] = {}
+    for pair in text.split(","):
+        grade, _, gain = pair.partition("=")
+        try:
+            level, value = int(grade), float(gain)
+        except ValueError:
+            raise _unknown(
+                name, "trec_eval's ndcg gains are grade=gain pairs, e.g. ndcg.0=0,1=1,2=3"
+            ) from None
+        if level in gains:
+            raise _unknown(name, f"grade {level} is given a gain twice")
+        gains[level] = value
+    return gains
+
+
+# trec_eval's measures whose parameters are gains per grade (its rel_level=gain pairs),
+# and the lexiframe family each reads as: only nDCG takes a gain map here.
+_GAIN_PAIRS = {"G": "G", "ndcg_rel": "nDCGRel", "Rndcg": "RnDCG", "rbp": "RBP"}
+_GAIN_PAIRS["rbp_resid"] = "RBPResid"
+
+
+def _refuse_parameters(name: str, text: str) -> None:
+    """Refuse, with the reason, trec_eval's parameters that lexiframe does not compute:
+    gains per grade for G, ndcg_rel, Rndcg, rbp and rbp_resid; any for binG."""
+    roots = [root for root in (*_GAIN_PAIRS, "binG") if text[len(root) : len(root) + 1] in "._"]
+    roots = [root for root in roots if text.startswith(root) and len(text) > len(root) + 1]
+    if not roots:
+        return
+    root = max(roots, key=len)
+    params = text[len(root) + 1 :]
+    if root == "binG":
+        raise UnknownMeasureError(
+            f"{name!r}: trec_eval's binG takes no parameters (trec_eval ignores them and "
+            "prints binG); name it binG"
+        )
+    gains = [pair for pair in params.split(",") if pair.partition("=")[0].lstrip("-").isdigit()]
+    if gains:
+        family = _GAIN_PAIRS[root]
+        if root == "rbp":
+            raise UnknownMeasureError(
+                f"{name!r}: gains per grade ({','.join(gains)}) are not computed for "
+                "trec_eval's rbp, which scales them by a minimum and maximum it reads "
+                "uninitialised; lexiframe's RBP takes the grades scaled by the top grade"
+            )
+        raise UnknownMeasureError(
+            f"{name!r}: gains per grade ({','.join(gains)}) are not computed for trec_eval's "
+            f"{root}: lexiframe's {family} takes the grades as gains; nDCG takes such gains "
+            f"(ndcg.{','.join(gains)})"
+        )
+
+
+def _merge_sorted(items: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    """trec_eval's qsort of its gains as the C library sorts them (glibc's top-down merge
+    sort, the left item first on ties), with trec_eval's comparison: the difference of two
+    gains cut to a whole number, so that gains less than 1 apart compare equal."""
+    if len(items) <= 1:
+        return list(items)
+    half = len(items) // 2
+    left, right = _merge_sorted(items[:half]), _merge_sorted(items[half:])
+    merged: list[tuple[int, float]] = []
+    while left and right:
+        merged.append(left.pop(0) if int(left[0][1] - right[0][1]) <= 0 else right.pop(0))
+    return merged + left + right
+
+
+def ideal_gain_order(gains: Sequence[tuple[int, float]], levels: Iterable[int]) -> list[float]:
+    """The gains trec_eval's ideal DCG (ndcg, ndcg_cut) takes, one per grade, highest
+    first, for a query with documents of ``levels`` (grade 0 counted as judged): its gains
+    (``gains`` in the order given, then each other grade up to the query's highest with
+    its grade as gain) sorted as :func:`_merge_sorted` sorts them, walked from the top and
+    stopped at the first grade present whose gain is not positive.
+
+    Example:
+        >>> ideal_gain_order([(1, 1.0), (2, 3.0)], [0, 1, 2])
+        [3.0, 1.0]
+        >>> ideal_gain_order([(1, 0.5), (2, 1.0)], [0, 1, 2])  # 0.5 and 0 compare equal
+        [1.0]
+    """
+    present = {0, *levels}
+    listed = dict(gains)
+    array = list(gains) + [(g, float(g)) for g in range(max(present) + 1) if g not in listed]
+    taken = []
+    for grade, gain in reversed(_merge_sorted(array)):
+        if grade not in present:
+            continue
+        if gain <= 0:
+            break
+        taken.append(gain)
+    return taken
+
+
+def check_gain_order(measures: Sequence[Measure], frame: pl.DataFrame, keys: Sequence[str]) -> None:
+    """Refuse a gain map (``nDCG(gains=…)``, trec_eval's ``ndcg.1=…``) whose ideal DCG
+    trec_eval takes in another order than the gains' for some query of ``frame``: where
+    gains less than 1 apart compare equal in its sort (:func:`ideal_gain_order`)."""
+    mapped = [m for m in measures if m.param("gains") is not None]
+    if not mapped or "ideal_grades" not in frame.columns:
+        return
+    kinds = frame.select(pl.col("ideal_grades").list.unique().list.sort().alias("_levels"))
+    for levels in kinds.unique()["_levels"].to_list():
+        for measure in mapped:
+            gains = list(measure.param("gains"))  # type: ignore[call-overload]
+            given = dict(gains)
+            exact = sorted(
+                (given.get(g, float(g)) for g in set(levels) if given.get(g, float(g)) > 0),
+                reverse=True,
+            )
+            if ideal_gain_order(gains, levels) == exact:
+                continue
+            row = frame.filter(
+                pl.col("ideal_grades").list.unique().list.sort() == pl.lit(levels)
+            ).row(0, named=True)
+            close = sorted({given.get(g, float(g)) for g in {0, *levels}})
+            raise InputError(
+                f"{measure}: trec_eval compares gains by their difference cut to a whole "
+                f"number, so that its ideal DCG takes gains {close} of "
+                f"{format_row({k: row[k] for k in keys if k != 'system'})} out of order; "
+                "lexiframe "
+                "does not reproduce that order. Scale the gains so that distinct gains "
+                "differ by 1 or more, and give every grade its gain (nDCG is the same for "
+                "gains scaled by one factor)"
+            )
