@@ -12,6 +12,7 @@ from lexiframe.errors import InputError, SchemaError
 from lexiframe.io.files import system_name
 from lexiframe.io.layouts import Layout, trec_rank
 from lexiframe.typing import SystemFrom
+from lexiframe.validate import check_grades
 
 
 def parquet_plan(files: Sequence[Path], layout: Layout, system_from: SystemFrom) -> pl.LazyFrame:
@@ -69,6 +70,10 @@ def _conform(
             columns[name] = column.cast(pl.String)
         else:
             expected = layout.output_schema[name]
+            if name == "relevance" and dtype.is_float():
+                # Whole-number grades stored as floats are read; others are refused.
+                plan = check_grades(plan, name, f"qrels parquet file {str(path)!r}")
+                dtype = pl.Int64()
             numeric_ok = dtype.is_numeric() if expected == pl.Float64 else dtype.is_integer()
             if not numeric_ok:
                 kind = "numeric" if expected == pl.Float64 else "integer"
