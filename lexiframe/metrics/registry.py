@@ -18,6 +18,7 @@ from typing import Literal
 
 import polars as pl
 
+from lexiframe._utils import shorten
 from lexiframe.errors import InputError, SchemaError, UnknownMeasureError
 from lexiframe.metrics import exprs, judged, sets
 from lexiframe.metrics import gain as gain_measures
@@ -796,7 +797,7 @@ def known_names() -> list[str]:
 def _unknown(name: str, why: str) -> UnknownMeasureError:
     examples = ", ".join(family.example or family.name for family in FAMILIES)
     return UnknownMeasureError(
-        f"unknown measure {name!r}: {why}. Known measures: {', '.join(known_names())} "
+        f"unknown measure {shorten(repr(name))}: {why}. Known measures: {', '.join(known_names())} "
         f"(e.g. {examples}); preferences: sgnLP, rrLP, sgnLR"
     )
 
