@@ -311,6 +311,8 @@ def track(tmp_path_factory):
         lf.io.write_trec_run(mine.filter(~half), sharded / f"b_{system}.gz")
     one = root / "all.gz"
     one.write_bytes(b"".join(path.read_bytes() for path in files.runs))
+    parquet = root / "all.parquet"  # all systems in one parquet file, in row groups
+    run.write_parquet(parquet, row_group_size=500)
     scattered = root / "scattered.txt"  # rankings' rows not together: split between pieces
     lf.io.write_trec_run(run, scattered)
     lines = scattered.read_text().splitlines(keepends=True)
@@ -320,13 +322,14 @@ def track(tmp_path_factory):
         "one-file-per-run": list(files.runs),
         "sharded-by-query": sorted(sharded.iterdir()),
         "one-file": [one],
+        "one-parquet-file": [parquet],
         "scattered": [scattered],
         "whole": run,
     }
 
 
 @pytest.mark.parametrize(
-    "layout", ["one-file-per-run", "sharded-by-query", "one-file", "scattered"]
+    "layout", ["one-file-per-run", "sharded-by-query", "one-file", "one-parquet-file", "scattered"]
 )
 @pytest.mark.parametrize("batch_bytes", [1, 2_000, 1 << 30])
 def test_every_layout_gives_the_positions_of_the_whole_run(track, layout, batch_bytes):
@@ -338,8 +341,9 @@ def test_every_layout_gives_the_positions_of_the_whole_run(track, layout, batch_
     assert_frame_equal(got.sort(KEYS), expected)
 
 
-def test_a_large_file_is_read_in_pieces_of_whole_rankings(track):
-    pieces = list(lf.io.read_run_batches(track["one-file"], batch_bytes=1))
+@pytest.mark.parametrize("layout", ["one-file", "one-parquet-file"])
+def test_a_large_file_is_read_in_pieces_of_whole_rankings(track, layout):
+    pieces = list(lf.io.read_run_batches(track[layout], batch_bytes=1))
     assert len(pieces) > 1
     keys = pl.concat(piece.select(KEYS).unique() for piece in pieces)
     assert not keys.is_duplicated().any()

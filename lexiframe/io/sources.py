@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import polars as pl
@@ -13,7 +13,7 @@ from lexiframe._utils import lazy_frames
 from lexiframe.errors import InputError
 from lexiframe.io.files import Paths, check_system_names, find_files, is_parquet, quote_files
 from lexiframe.io.layouts import Layout
-from lexiframe.io.parquet import parquet_plan
+from lexiframe.io.parquet import parquet_pieces, parquet_plan
 from lexiframe.io.trec import read_text, text_parts
 from lexiframe.typing import SystemFrom
 
@@ -79,9 +79,16 @@ def table_parts(
             rows += part[1].height
             yield part
     for path in parquet:
-        frame = collect(parquet_plan([path], layout, system_from))
-        rows += frame.height
-        yield [path], frame
+        if path.stat().st_size > batch_bytes:  # in pieces of whole rankings, lazily
+            rows_per_piece = max(batch_bytes // 4, 1 << 10)
+            pieces: Iterable[pl.DataFrame] = parquet_pieces(
+                path, layout, system_from, rows_per_piece
+            )
+        else:
+            pieces = [collect(parquet_plan([path], layout, system_from))]
+        for frame in pieces:
+            rows += frame.height
+            yield [path], frame
     if rows == 0:
         raise InputError(f"the {layout.table} files hold no rows: {quote_files(files)}")
 

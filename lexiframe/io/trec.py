@@ -424,14 +424,14 @@ def _pieces(job: _Job, layout: Layout, text_bytes: int) -> Iterator[pl.DataFrame
         lines_before += text.count(b"\n")
         if carried is not None:
             frame = pl.concat([carried, frame])
-        frame, carried = _split_last_ranking(frame)
+        frame, carried = split_last_ranking(frame)
         if frame.height:
             yield frame
     if carried is not None and carried.height:
         yield carried
 
 
-def _split_last_ranking(frame: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+def split_last_ranking(frame: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The rows before the last ranking's run of rows at the end, and that run."""
     if frame.height == 0:
         return frame, frame
