@@ -7,6 +7,7 @@
     python benchmarks/run.py --scaling                # 1x, 2x, 4x rows, then systems
     python benchmarks/run.py --steps read positions   # some steps only
     python benchmarks/run.py --processes              # whole processes: the CLI, start-up
+    python benchmarks/run.py --layouts 1 4            # metrics-only peak memory per file layout
     python benchmarks/run.py --shape mid --processes --pref-eval path/to/pref_eval.py
 
 Data come from lexiframe's seeded synthetic-track generator, written once under
@@ -560,6 +561,81 @@ def table(results: list[Result], steps: dict | None = None) -> str:
     return "\n".join(lines)
 
 
+# --- file layouts: peak memory of metrics-only streaming -------------------------------------
+
+LAYOUTS = ("one-file-per-run", "sharded-by-query", "one-file")
+
+
+def layout_files(data: Data, layout: str) -> list[Path]:
+    """The run of ``data`` laid out as ``layout``, written once beside it: each system's
+    file (the generator's), each system's queries split into two files by query
+    (``a_sys000.gz`` holds the first half of its queries, ``b_sys000.gz`` the rest), or
+    every system in one file (the gzipped files concatenated, as ``cat`` would)."""
+    runs = data.runs("trec.gz")
+    if layout == "one-file-per-run":
+        return runs
+    folder = data.root / layout
+    if layout == "one-file":
+        target = folder / "all.gz"
+        if not target.exists():
+            folder.mkdir(exist_ok=True)
+            partial = folder / ".all.gz.partial"
+            with open(partial, "wb") as out:
+                for path in runs:
+                    out.write(path.read_bytes())  # gzip members follow each other
+            partial.rename(target)
+        return [target]
+    if not (folder / "done").exists():
+        import polars as pl
+
+        import lexiframe as lf
+
+        folder.mkdir(exist_ok=True)
+        for path in runs:
+            run = lf.read_run(path)
+            queries = sorted(run["query"].unique().to_list())
+            first = set(queries[: len(queries) // 2])
+            in_first = pl.col("query").is_in(list(first))
+            lf.io.write_trec_run(run.filter(in_first), folder / f"a_{path.name}")
+            lf.io.write_trec_run(run.filter(~in_first), folder / f"b_{path.name}")
+        (folder / "done").touch()
+    return sorted(path for path in folder.iterdir() if path.name.endswith(".gz"))
+
+
+def run_layouts(scales: list[int], root: Path) -> list[Result]:
+    """``lexiframe evaluate`` with metrics only (the classic ones, -o parquet), one-shot, on
+    the robust04 shape with ``scale`` times its queries, laid out three ways: its peak RSS
+    and wall time, each a fresh process."""
+    import tempfile
+
+    systems, queries, depth, id_type = SHAPES["robust04"]
+    out = Path(tempfile.mkdtemp(prefix="lexiframe-bench-"))
+    results = []
+    for scale in scales:
+        shape = (systems, queries * scale, depth, id_type)
+        folder = root / "-".join(map(str, shape))
+        subprocess.run(
+            [sys.executable, __file__, "--write-data", str(folder), "--shape-of", *map(str, shape)],
+            check=True,
+        )
+        data = Data(folder)
+        label = f"robust04 {scale}x {systems}x{queries * scale}x{depth}"
+        for layout in LAYOUTS:
+            files = layout_files(data, layout)
+            command = _lexiframe(
+                "evaluate", *map(str, files), "--qrels", str(data.qrels("trec.gz"))
+            )
+            command += [part for name in CLASSIC for part in ("-m", name)]
+            command += ["--output", str(out / "per-query.parquet")]
+            seconds, _, peak, note = _time_process(command)
+            note = note or f"{len(files)} files"
+            results.append(Result(label, layout, seconds, peak, note))
+            print(
+                f"{label:>32} {layout:<18} {seconds:8.1f} s  {peak:.2f} GB  {note}", file=sys.stderr
+            )
+    return results
+
+
 def run_shape(
     label: str, shape: tuple[int, int, int, str], steps: list[str], root: Path, repeat: int
 ) -> list[Result]:
@@ -594,6 +670,15 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--pref-eval", type=Path, help="pref_eval.py, timed with --processes")
     parser.add_argument(
+        "--layouts",
+        nargs="+",
+        type=int,
+        metavar="SCALE",
+        help="peak memory of `lexiframe evaluate` (metrics only) on the robust04 shape with "
+        "SCALE times its queries, for one file per run, runs sharded by query into two "
+        "files, and all systems in one file (e.g. --layouts 1 4 16)",
+    )
+    parser.add_argument(
         "--engine",
         choices=["polars", "spark"],
         default="polars",
@@ -622,6 +707,9 @@ def main(argv: list[str] | None = None) -> None:
         print(spark_engine.run_spark(label, root, systems * queries * depth, args.steps))
         return
     results: list[Result] = []
+    if args.layouts:
+        print(table(run_layouts(args.layouts, args.data), {}))
+        return
     if args.processes:
         label = f"{args.shape} {systems}x{queries}x{depth}"
         results = run_processes(label, SHAPES[args.shape], args.data, args.repeat, args.pref_eval)

@@ -599,10 +599,30 @@ def cli_reference() -> str:
     lines += _trec_eval_names()
     lines += [
         "On bad input the command prints `lexiframe: error: ...` on standard error and exits "
-        "with status 2. Ctrl-C prints `lexiframe: interrupted` and exits with status 130; "
-        "files are written to a temporary name and renamed when complete, so an interrupted "
-        "run leaves no partial file. `lexiframe` alone prints the help; `lexiframe --version` "
-        "the version. Warnings print as `note: ...` on standard error.",
+        "with status 2, quoting at most about 100 characters of a bad line with its file and "
+        "line number. Ctrl-C prints `lexiframe: interrupted` and exits with status 130; "
+        "SIGTERM and SIGHUP exit with 143 and 129 (128 + the signal). `lexiframe` alone prints "
+        "the help; `lexiframe --version` the version. Warnings print as `note: ...` on "
+        "standard error. A run given as `-` is read from standard input; a named pipe or "
+        "`/dev/stdin` is read too.",
+        "",
+        "Outputs are all or nothing. Every output path (`--output`, `--summary`, "
+        "`--orderings`) is checked before any work: its folder exists or is made, is "
+        "writable and takes the name, and the path is no folder, no input and no other "
+        "output. Each table is written to a hidden temporary file beside its target, and "
+        "all are renamed over their targets only when all are written: a failure (a full "
+        "disk, a file-size limit) or a signal before that removes every temporary file and "
+        "replaces no output, and the error names the outputs. A target that is a symbolic "
+        "link stays one (the file it points to is replaced), and an existing file keeps its "
+        "permission bits.",
+        "",
+        "Run files are read a batch at a time, in bounded memory whatever their layout: one "
+        "file per run, runs sharded by query over several files, all systems in one file "
+        "(read in pieces of whole rankings). A ranking whose rows are in two batches (a "
+        "query of one system split between files, or rows scattered through a file) is "
+        "ranked again at the end from its rows alone; when they are many, a note says how "
+        "many rows that holds at once. Two files holding the same ranking with a document "
+        "in both are named in the error (two runs with one run tag?).",
         "",
     ]
     return "\n".join(lines)

@@ -353,7 +353,7 @@ def test_parquet_schema_errors(tmp_path: Path, frame: pl.DataFrame, fragments: l
 def test_parquet_qrels_relevance_must_be_integer(tmp_path: Path) -> None:
     path = tmp_path / "qrels.parquet"
     pl.DataFrame({"query": ["1"], "doc": ["d"], "relevance": [0.5]}).write_parquet(path)
-    with pytest.raises(SchemaError, match=r"'relevance'.*integer"):
+    with pytest.raises(InputError, match=r"'relevance'.*whole numbers.*relevance=0.5"):
         read_qrels(path)
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import polars as pl
@@ -12,6 +13,7 @@ from lexiframe.errors import InputError, SchemaError
 from lexiframe.io.files import system_name
 from lexiframe.io.layouts import Layout, trec_rank
 from lexiframe.typing import SystemFrom
+from lexiframe.validate import check_grades
 
 
 def parquet_plan(files: Sequence[Path], layout: Layout, system_from: SystemFrom) -> pl.LazyFrame:
@@ -24,6 +26,39 @@ def parquet_plan(files: Sequence[Path], layout: Layout, system_from: SystemFrom)
             raise InputError(f"cannot read parquet file {str(path)!r}: {error}") from None
         plans.append(_conform(plan, schema, path, layout, system_from))
     return pl.concat(plans, how="vertical")
+
+
+def parquet_pieces(
+    path: Path, layout: Layout, system_from: SystemFrom, rows: int
+) -> Iterator[pl.DataFrame]:
+    """A large parquet file in pieces of about ``rows`` rows, each of whole rankings (the
+    rows of the ranking a piece ends with move on to the next one, as for text files)."""
+    import pyarrow.parquet as pq
+
+    from lexiframe.io.trec import split_last_ranking
+
+    schema = parquet_plan([path], layout, system_from).collect_schema()
+    raw = pl.scan_parquet(path).collect_schema()
+    ranked = "rank" in layout.output and "rank" not in raw
+    plain = dataclasses.replace(layout, output=tuple(n for n in layout.output if n != "rank"))
+    carried: pl.DataFrame | None = None
+    for batch in pq.ParquetFile(path).iter_batches(batch_size=rows):
+        piece = pl.from_arrow(batch)
+        assert isinstance(piece, pl.DataFrame)
+        conformed = _conform(piece.lazy(), raw, path, plain if ranked else layout, system_from)
+        frame = conformed.collect()
+        if carried is not None:
+            frame = pl.concat([carried, frame])
+        frame, carried = split_last_ranking(frame)
+        if frame.height:
+            yield _ranked(frame, ranked, schema)
+    if carried is not None and carried.height:
+        yield _ranked(carried, ranked, schema)
+
+
+def _ranked(frame: pl.DataFrame, ranked: bool, schema: pl.Schema) -> pl.DataFrame:
+    frame = frame.with_columns(trec_rank().alias("rank")) if ranked else frame
+    return frame.select(schema.names())
 
 
 def _conform(
@@ -69,6 +104,10 @@ def _conform(
             columns[name] = column.cast(pl.String)
         else:
             expected = layout.output_schema[name]
+            if name == "relevance" and dtype.is_float():
+                # Whole-number grades stored as floats are read; others are refused.
+                plan = check_grades(plan, name, f"qrels parquet file {str(path)!r}")
+                dtype = pl.Int64()
             numeric_ok = dtype.is_numeric() if expected == pl.Float64 else dtype.is_integer()
             if not numeric_ok:
                 kind = "numeric" if expected == pl.Float64 else "integer"

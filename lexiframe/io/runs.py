@@ -116,8 +116,10 @@ def read_run_batches(
     """Read run files a batch of whole files at a time: :func:`read_run` in pieces.
 
     Each frame holds the rows of whole files: TREC text files up to ``batch_bytes`` of
-    gzipped text (a plain file counts a fifth of its size; a larger file is a batch of its
-    own), parquet files one at a time. Memory then holds one batch, not the whole run:
+    gzipped text (a plain file counts a fifth of its size), parquet files one at a time. A
+    text file larger than a batch comes in pieces of whole rankings: a piece ends where
+    the rows of one (system, query) end, so that a ranking whose rows follow each other in
+    the file is in one frame. Memory then holds one batch, not the whole run:
     :func:`lexiframe.evaluate` given paths evaluates the run this way, as the command line
     does.
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import polars as pl
@@ -13,8 +13,8 @@ from lexiframe._utils import lazy_frames
 from lexiframe.errors import InputError
 from lexiframe.io.files import Paths, check_system_names, find_files, is_parquet, quote_files
 from lexiframe.io.layouts import Layout
-from lexiframe.io.parquet import parquet_plan
-from lexiframe.io.trec import iter_text, read_text
+from lexiframe.io.parquet import parquet_pieces, parquet_plan
+from lexiframe.io.trec import read_text, text_parts
 from lexiframe.typing import SystemFrom
 
 
@@ -60,20 +60,35 @@ def iter_table(
     paths: Paths, layout: Layout, system_from: SystemFrom, batch_bytes: int
 ) -> Iterator[pl.DataFrame]:
     """The table a batch of whole files at a time: text files by ``batch_bytes`` of
-    compressed text, parquet files one by one."""
+    compressed text (a larger file in pieces of whole rankings), parquet files one by one."""
+    for _, frame in table_parts(paths, layout, system_from, batch_bytes):
+        yield frame
+
+
+def table_parts(
+    paths: Paths, layout: Layout, system_from: SystemFrom, batch_bytes: int
+) -> Iterator[tuple[list[Path], pl.DataFrame]]:
+    """:func:`iter_table`, each frame with the files its rows come from."""
     _check_system_from(system_from)
     files = _find(paths, layout, system_from)
     text = [path for path in files if not is_parquet(path)]
     parquet = [path for path in files if is_parquet(path)]
     rows = 0
     if text:
-        for frame in iter_text(text, layout, system_from, batch_bytes):
-            rows += frame.height
-            yield frame
+        for part in text_parts(text, layout, system_from, batch_bytes, split_files=True):
+            rows += part[1].height
+            yield part
     for path in parquet:
-        frame = collect(parquet_plan([path], layout, system_from))
-        rows += frame.height
-        yield frame
+        if path.stat().st_size > batch_bytes:  # in pieces of whole rankings, lazily
+            rows_per_piece = max(batch_bytes // 4, 1 << 10)
+            pieces: Iterable[pl.DataFrame] = parquet_pieces(
+                path, layout, system_from, rows_per_piece
+            )
+        else:
+            pieces = [collect(parquet_plan([path], layout, system_from))]
+        for frame in pieces:
+            rows += frame.height
+            yield [path], frame
     if rows == 0:
         raise InputError(f"the {layout.table} files hold no rows: {quote_files(files)}")
 

@@ -31,8 +31,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import polars as pl
+from isal import igzip
 
 from lexiframe._compat import collect
+from lexiframe._utils import shorten
 from lexiframe.errors import InputError
 from lexiframe.io.files import system_name
 from lexiframe.io.gzipped import decompress, head, is_gzip
@@ -117,7 +119,7 @@ def _fast_plan(source: Path | bytes, separator: str, layout: Layout) -> pl.LazyF
     return lines.select(*outputs, bad.fill_null(False).alias(_BAD))
 
 
-def _line_plan(path: Path) -> pl.LazyFrame:
+def _line_plan(path: Path | bytes) -> pl.LazyFrame:
     """Every line of a file as one string, with its 1-based line number."""
     return pl.scan_csv(
         path,
@@ -142,7 +144,9 @@ def _tokens() -> pl.Expr:
     )
 
 
-def _general_plan(path: Path, layout: Layout, *, diagnose: bool = False) -> pl.LazyFrame:
+def _general_plan(
+    path: Path | bytes, layout: Layout, *, diagnose: bool = False
+) -> pl.LazyFrame:
     """Whole lines split on runs of whitespace; blank lines are dropped.
 
     ``__bad`` marks a line with the wrong number of fields or a field that is not a number;
@@ -196,30 +200,37 @@ def _quote(quoted: dict[str, object] | None, limit: int = _QUOTED) -> str:
     return repr(text) + (f"… ({length} characters)" if length > limit else "")
 
 
-def _diagnose(path: Path, layout: Layout) -> None:
-    """Raise an :class:`InputError` naming the first malformed line of ``path``, if any."""
+def _diagnose(
+    source: Path | bytes, layout: Layout, *, name: Path | None = None, lines_before: int = 0
+) -> None:
+    """Raise an :class:`InputError` naming the first malformed line of ``source``, if any
+    (``source`` may be a piece of the file ``name`` that starts after ``lines_before``
+    lines)."""
+    file = source if name is None else name
     try:
-        bad = collect(_general_plan(path, layout, diagnose=True).filter(pl.col(_BAD)))
+        bad = collect(_general_plan(source, layout, diagnose=True).filter(pl.col(_BAD)))
     except pl.exceptions.PolarsError as error:
         hint = ""
         if "more fields" in str(error):
             hint = " (it holds a NUL byte: is it a text file?)"
-        raise InputError(f"cannot read {layout.table} file {str(path)!r}{hint}: {error}") from None
+        raise InputError(
+            f"cannot read {layout.table} file {str(file)!r}{hint}: {shorten(str(error))}"
+        ) from None
     if bad.height == 0:
         return
     first = bad.sort(_LINE_NO).row(0, named=True)
-    where = f"{layout.table} file {str(path)!r}, line {first[_LINE_NO]}"
-    more = f" ({bad.height - 1} more malformed lines)" if bad.height > 1 else ""
+    where = f"{layout.table} file {str(file)!r}, line {first[_LINE_NO] + lines_before}"
+    more = f" ({bad.height - 1} more malformed lines)" if bad.height > 1 and not name else ""
     text = first[_LINE]
     if first["__n_fields"] != len(layout.fields):
         problem = f"expected {layout.description}, found {first['__n_fields']} fields"
     else:
-        name = next(name for name in layout.types if first.get(f"__failed_{name}"))
-        value = _quote(first[f"__value_{name}"], 40)
-        kind = "a number" if layout.types[name] is pl.Float64 else "an integer"
-        problem = f"{name} {value} is not {kind}"
+        field = next(field for field in layout.types if first.get(f"__failed_{field}"))
+        value = _quote(first[f"__value_{field}"], 40)
+        kind = "a number" if layout.types[field] is pl.Float64 else "an integer"
+        problem = f"{field} {value} is not {kind}"
         if value.strip("'").lower() in ("nan", "-nan", "+nan"):
-            problem = f"{name} {value} is not a number that orders a ranking"
+            problem = f"{field} {value} is not a number that orders a ranking"
     raise InputError(f"{where}: {problem}{more}: {_quote(text)}")
 
 
@@ -265,12 +276,29 @@ def iter_text(
     layout: Layout,
     system_from: SystemFrom,
     batch_bytes: int | None = None,
+    *,
+    split_files: bool = False,
 ) -> Iterator[pl.DataFrame]:
     """Read TREC text files a batch of whole files at a time (see :func:`_batches`).
 
     The gzipped files of the next batch are decompressed in threads while this batch is
-    parsed and while the caller works on it, so that both cores stay busy.
+    parsed and while the caller works on it, so that both cores stay busy. With
+    ``split_files``, a file larger than a batch is read in pieces of whole rankings
+    (:func:`_pieces`), so that memory holds one piece however large the file.
     """
+    for _, frame in text_parts(files, layout, system_from, batch_bytes, split_files=split_files):
+        yield frame
+
+
+def text_parts(
+    files: Sequence[Path],
+    layout: Layout,
+    system_from: SystemFrom,
+    batch_bytes: int | None = None,
+    *,
+    split_files: bool = False,
+) -> Iterator[tuple[list[Path], pl.DataFrame]]:
+    """:func:`iter_text`, each frame with the files its rows come from."""
     systems = [system_name(path) if system_from == "filename" else None for path in files]
     separators = [_sniff(path, layout) for path in files]
     jobs = list(zip(files, separators, systems, strict=True))
@@ -279,12 +307,22 @@ def iter_text(
     groups = list(_batches(jobs, gzipped, limit))
     with ThreadPoolExecutor(max(1, pl.thread_pool_size())) as pool:
 
+        def in_pieces(group: list[_Job]) -> bool:
+            return split_files and len(group) == 1 and _size(group[0][0], gzipped) > limit
+
         def decompressing(group: list[_Job]) -> dict[Path, Future[bytes]]:
+            if in_pieces(group):  # streamed, never decompressed whole
+                return {}
             fast = [path for path, separator, _ in group if separator and path in gzipped]
             return {path: pool.submit(decompress, path) for path in fast}
 
         upcoming = decompressing(groups[0]) if groups else {}
         for index, group in enumerate(groups):
+            if in_pieces(group):
+                upcoming = decompressing(groups[index + 1]) if index + 1 < len(groups) else {}
+                for piece in _pieces(group[0], layout, max(limit * _PLAIN_RATIO, _PIECE_MIN)):
+                    yield [group[0][0]], piece
+                continue
             texts = {path: future.result() for path, future in upcoming.items()}
             upcoming = decompressing(groups[index + 1]) if index + 1 < len(groups) else {}
             frame = _try_collect(pl.concat(_fast_plans(group, layout, texts)))
@@ -296,7 +334,7 @@ def iter_text(
                     [_read_one(path, layout, sep, system) for path, sep, system in group]
                 )
             del texts
-            yield frame
+            yield [path for path, _, _ in group], frame
 
 
 _Job = tuple[Path, "str | None", "str | None"]  # a file, its separator, its system name
@@ -305,13 +343,24 @@ _BATCH_BYTES = 64 << 20
 """Compressed bytes of gzipped files decompressed at a time (about 5 times as much text)."""
 
 
+_PLAIN_RATIO = 5
+_PIECE_MIN = 1 << 16
+"""The smallest piece of a large file read at a time, in bytes of text."""
+"""How many bytes of text a byte of gzipped run holds, about (a batch's measure)."""
+
+
+def _size(path: Path, gzipped: set[Path]) -> int:
+    """A file's size in gzipped bytes: a plain file counts a fifth of its size."""
+    return path.stat().st_size // (1 if path in gzipped else _PLAIN_RATIO)
+
+
 def _batches(jobs: list[_Job], gzipped: set[Path], limit: int) -> Iterator[list[_Job]]:
     """The files in batches of at most ``limit`` compressed bytes (or one file); a plain
     text file counts a fifth of its size, as much as its text would take gzipped."""
     batch: list[_Job] = []
     size = 0
     for job in jobs:
-        job_size = job[0].stat().st_size // (1 if job[0] in gzipped else 5)
+        job_size = _size(job[0], gzipped)
         if batch and size + job_size > limit:
             yield batch
             batch, size = [], 0
@@ -349,3 +398,78 @@ def _read_one(
         _diagnose(path, layout)
         raise InputError(f"cannot read {layout.table} file {str(path)!r}")
     return frame
+
+
+def _pieces(job: _Job, layout: Layout, text_bytes: int) -> Iterator[pl.DataFrame]:
+    """A large file in pieces of about ``text_bytes`` of text, each of whole rankings.
+
+    The file is decompressed as a stream and cut after a line; the rows of the ranking a
+    piece ends with, (system, query) of its last row, move on to the next piece, so that a
+    ranking whose rows follow each other in the file stays in one piece. (A ranking whose
+    rows are scattered in the file ends up in several pieces: the caller sees it.)
+    """
+    path, separator, system = job
+    carried: pl.DataFrame | None = None
+    lines_before = 0
+    for text in _read_ahead(_text_chunks(path, text_bytes)):
+        frame = None
+        if separator is not None:
+            frame = _try_collect(_with_system(_fast_plan(text, separator, layout), layout, system))
+        if frame is None:
+            general = _with_system(_general_plan(text, layout), layout, system)
+            frame = _try_collect(general)
+        if frame is None:
+            _diagnose(text, layout, name=path, lines_before=lines_before)
+            raise InputError(f"cannot read {layout.table} file {str(path)!r}")
+        lines_before += text.count(b"\n")
+        if carried is not None:
+            frame = pl.concat([carried, frame])
+        frame, carried = split_last_ranking(frame)
+        if frame.height:
+            yield frame
+    if carried is not None and carried.height:
+        yield carried
+
+
+def split_last_ranking(frame: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The rows before the last ranking's run of rows at the end, and that run."""
+    if frame.height == 0:
+        return frame, frame
+    last = frame.select("system", "query").row(-1)
+    same = (pl.col("system") == last[0]) & (pl.col("query") == last[1])
+    start = frame.select((~same).arg_true().max()).item()
+    cut = 0 if start is None else start + 1
+    return frame.slice(0, cut), frame.slice(cut)
+
+
+def _text_chunks(path: Path, size: int) -> Iterator[bytes]:
+    """The text of a (possibly gzipped) file in chunks of about ``size`` bytes, each ending
+    at the end of a line."""
+    opener = igzip.open if is_gzip(path) else open
+    with opener(path, "rb") as stream:
+        rest = b""
+        while True:
+            block = stream.read(size)
+            if not block:
+                break
+            block = rest + block
+            end = block.rfind(b"\n")
+            if end < 0:
+                rest = block
+                continue
+            rest = block[end + 1 :]
+            yield block[: end + 1]
+        if rest.strip():
+            yield rest
+
+
+def _read_ahead(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    """The chunks, the next one decompressed in a thread while this one is parsed."""
+    with ThreadPoolExecutor(1) as pool:
+        upcoming = pool.submit(next, chunks, None)
+        while True:
+            chunk = upcoming.result()
+            if chunk is None:
+                return
+            upcoming = pool.submit(next, chunks, None)
+            yield chunk

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Literal
 
 import polars as pl
 
-from lexiframe._utils import format_row, quote_names
+from lexiframe._utils import format_row, quote_names, shorten
 from lexiframe.errors import InputError, SchemaError, UnknownMeasureError
 from lexiframe.metrics import exprs, judged, sets
 from lexiframe.metrics import gain as gain_measures
@@ -134,8 +134,8 @@ class Family:
     )
     """Refuse positions options under which the measure would lose what it reads (an
     :class:`~lexiframe.errors.InputError` that says why and what to change)."""
-    check_frame: Callable[[Sequence[Measure], pl.DataFrame, Sequence[str]], None] | None = (
-        field(default=None, repr=False)
+    check_frame: Callable[[Sequence[Measure], pl.DataFrame, Sequence[str]], None] | None = field(
+        default=None, repr=False
     )
     """Refuse a positions frame (one batch of it) on which the family's measures (all those
     of one call) are undefined; given the frame's key columns for the message."""
@@ -412,9 +412,7 @@ def _r_ndcg(measure: Measure, context: Context) -> pl.Expr:
 def _graded_rbp(measure: Measure, context: Context) -> pl.Expr:
     p = measure.number("p")
     if context.graded:
-        return exprs.rbp(
-            context.gain_positions, p=p, grades="grades", ideal_grades="ideal_grades"
-        )
+        return exprs.rbp(context.gain_positions, p=p, grades="grades", ideal_grades="ideal_grades")
     return exprs.rbp(p=p)
 
 
@@ -977,7 +975,7 @@ def known_names() -> list[str]:
 def _unknown(name: str, why: str) -> UnknownMeasureError:
     examples = ", ".join(family.example or family.name for family in families())
     return UnknownMeasureError(
-        f"unknown measure {name!r}: {why}. Known measures: {', '.join(known_names())} "
+        f"unknown measure {shorten(repr(name))}: {why}. Known measures: {', '.join(known_names())} "
         f"(e.g. {examples}); preferences: sgnLP, rrLP, sgnLR"
     )
 

@@ -1,0 +1,272 @@
+"""Faults while writing: outputs checked before any work and replaced all or nothing, under
+signals (SIGINT, SIGTERM, SIGHUP at several moments), a full disk (a small file-size
+limit), unwritable outputs and duplicate paths."""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from lexiframe.cli import main
+from lexiframe.datasets import write_synthetic_track
+from lexiframe.errors import OutputError
+from lexiframe.io import Outputs, check_output_path
+from tests.conftest import DATA
+
+TOY = DATA / "toy"
+RUNS = sorted(str(path) for path in (TOY / "runs").iterdir())
+QRELS = str(TOY / "qrels.txt")
+ROOT = Path(__file__).resolve().parents[1]
+AS_ROOT = os.geteuid() == 0  # root writes into read-only folders
+
+
+def evaluate(*arguments: str) -> list[str]:
+    return ["evaluate", "--qrels", QRELS, "-m", "RR", *arguments]
+
+
+def error_line(capsys) -> str:
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return err.strip().splitlines()[-1]
+
+
+def leftovers(folder: Path) -> list[str]:
+    """Temporary files left in ``folder`` (hidden ``.name.<hex>.tmp``)."""
+    return sorted(path.name for path in folder.rglob(".*.tmp"))
+
+
+# --- output paths checked before any work --------------------------------------------------
+
+
+def bad_run(tmp_path: Path) -> str:
+    """A run whose last line is malformed: an error about the outputs shows they were
+    checked before the run was read."""
+    path = tmp_path / "bad-run.txt"
+    path.write_text("401 Q0 D1 1 1.0 bm25\n401 Q0 D2 2 oops bm25\n")
+    return str(path)
+
+
+def test_the_same_path_twice_is_refused_before_any_work(tmp_path, capsys):
+    out = tmp_path / "out.csv"
+    code = main(evaluate("-o", str(out), "--summary", str(out), bad_run(tmp_path)))
+    assert code == 2
+    line = error_line(capsys)
+    assert "both be written to" in line and str(out) in line
+    assert not out.exists()
+
+
+def test_two_kinds_of_table_named_onto_another_output_are_refused(tmp_path, capsys):
+    # With metrics and preferences, -o out.csv writes out-metrics.csv: --orderings there clashes.
+    out, clash = tmp_path / "out.csv", tmp_path / "out-metrics.csv"
+    arguments = ["-m", "sgnLP", "-o", str(out), "--orderings", str(clash), *RUNS]
+    assert main(evaluate(*arguments)) == 2
+    assert "out-metrics.csv" in error_line(capsys)
+
+
+@pytest.mark.parametrize("which", ["run", "qrels"])
+def test_an_output_that_is_an_input_is_refused(tmp_path, capsys, which):
+    run = tmp_path / "run.txt"
+    run.write_text(Path(RUNS[0]).read_text())
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(Path(QRELS).read_text())
+    before = {run: run.read_bytes(), qrels: qrels.read_bytes()}
+    target = run if which == "run" else qrels
+    # A .csv name of the same file, through a link, so that the extension is writable.
+    alias = tmp_path / "alias.csv"
+    alias.symlink_to(target)
+    arguments = ["evaluate", "--qrels", str(qrels), "-m", "RR", "-o", str(alias), str(run)]
+    assert main(arguments) == 2
+    assert "is also an input" in error_line(capsys)
+    assert {path: path.read_bytes() for path in before} == before
+
+
+def test_an_output_inside_a_run_folder_given_as_input_is_refused(tmp_path, capsys):
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    (folder / "a.csv").write_text(Path(RUNS[0]).read_text())
+    arguments = ["evaluate", "--qrels", QRELS, "-o", str(folder / "a.csv"), str(folder)]
+    assert main(arguments) == 2
+    assert "is also an input" in error_line(capsys)
+
+
+def test_a_missing_folder_is_made(tmp_path, capsys):
+    out = tmp_path / "new" / "deeper" / "out.csv"
+    assert main(evaluate("-o", str(out), RUNS[0])) == 0
+    assert out.is_file()
+    assert leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    ("make", "fragment"),
+    [
+        (lambda tmp: tmp / "folder.csv", "it is a folder"),
+        (lambda tmp: tmp / "file" / "out.csv", "a file is in the way"),
+        (lambda tmp: tmp / ("x" * 300 + ".csv"), "too long"),
+        (lambda tmp: Path("/proc/lexiframe-out.csv"), "cannot write"),
+    ],
+    ids=["a-folder", "parent-is-a-file", "name-too-long", "proc"],
+)
+def test_unwritable_outputs_are_refused_before_any_work(tmp_path, capsys, make, fragment):
+    (tmp_path / "folder.csv").mkdir()
+    (tmp_path / "file").write_text("")
+    target = make(tmp_path)
+    assert main(evaluate("-o", str(target), bad_run(tmp_path))) == 2
+    line = error_line(capsys)
+    assert fragment in line and str(target) in line
+    assert ".tmp" not in line  # the user's path, never the temporary one
+    assert leftovers(tmp_path) == []
+
+
+@pytest.mark.skipif(AS_ROOT, reason="root writes into read-only folders")
+def test_a_read_only_folder_is_refused_before_any_work(tmp_path, capsys):
+    folder = tmp_path / "locked"
+    folder.mkdir()
+    folder.chmod(0o500)
+    try:
+        assert main(evaluate("-o", str(folder / "out.csv"), bad_run(tmp_path))) == 2
+        assert "permission denied" in error_line(capsys)
+    finally:
+        folder.chmod(0o700)
+
+
+def test_check_output_path_names_the_users_path(tmp_path):
+    with pytest.raises(OutputError, match="it is a folder"):
+        check_output_path(tmp_path)
+    assert check_output_path(tmp_path / "a" / "b.csv").parent.is_dir()
+
+
+# --- links and modes kept ---------------------------------------------------------------------
+
+
+def test_a_link_stays_a_link_and_a_mode_is_kept(tmp_path):
+    real = tmp_path / "real.csv"
+    real.write_text("old\n")
+    real.chmod(0o600)
+    link = tmp_path / "link.csv"
+    link.symlink_to(real)
+    summary = tmp_path / "summary.csv"
+    summary.write_text("old\n")
+    summary.chmod(0o640)
+    assert main(evaluate("-o", str(link), "--summary", str(summary), RUNS[0])) == 0
+    assert link.is_symlink() and link.resolve() == real.resolve()
+    assert real.read_text().startswith("system,query,RR")
+    assert oct(real.stat().st_mode & 0o777) == oct(0o600)
+    assert oct(summary.stat().st_mode & 0o777) == oct(0o640)
+    assert leftovers(tmp_path) == []
+
+
+# --- all or nothing -----------------------------------------------------------------------------
+
+
+def test_a_failing_write_replaces_nothing_and_says_so(tmp_path):
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    first.write_text("old a\n")
+    second.write_text("old b\n")
+
+    def full_disk(path: Path) -> None:
+        path.write_text("partial")
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OutputError) as error, Outputs() as outputs:
+        outputs.add(first, "per-query metrics")
+        outputs.add(second, "metrics summary")
+        outputs.write(first, lambda path: path.write_text("new a\n"))
+        outputs.write(second, full_disk)
+        outputs.commit()
+    message = str(error.value)
+    assert "no space left" in message and str(second) in message
+    assert "no output was replaced" in message and str(first) in message
+    assert (first.read_text(), second.read_text()) == ("old a\n", "old b\n")
+    assert leftovers(tmp_path) == []
+
+
+def run_cli(arguments: list[str], *, fsize: int | None = None, **options) -> subprocess.Popen:
+    def limit() -> None:
+        if fsize is not None:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "LEXIFRAME_PROGRESS": "0"}
+    return subprocess.Popen(
+        [sys.executable, "-m", "lexiframe", *arguments],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        preexec_fn=limit,
+        **options,
+    )
+
+
+def test_a_file_size_limit_after_the_first_output_leaves_every_output_as_it_was(tmp_path):
+    # Metrics and preferences: -o writes out-metrics.csv (small) then out-preferences.csv
+    # (larger); a file-size limit between their sizes fails the second.
+    out = tmp_path / "out.csv"
+    metrics, prefs = tmp_path / "out-metrics.csv", tmp_path / "out-preferences.csv"
+    arguments = [*evaluate("-m", "sgnLP", "-o", str(out), *RUNS)]
+    assert main(arguments) == 0
+    sizes = metrics.stat().st_size, prefs.stat().st_size
+    assert sizes[0] < sizes[1]
+    metrics.write_text("old metrics\n")
+    prefs.write_text("old preferences\n")
+    process = run_cli(arguments, fsize=(sizes[0] + sizes[1]) // 2)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 2, err.decode()
+    message = err.decode().strip().splitlines()[-1]
+    assert "too large" in message and str(prefs) in message
+    assert "no output was replaced" in message
+    assert metrics.read_text() == "old metrics\n"
+    assert prefs.read_text() == "old preferences\n"
+    assert leftovers(tmp_path) == []
+
+
+@pytest.fixture(scope="module")
+def medium_track(tmp_path_factory):
+    """A track that takes the command a few seconds: time to send it signals."""
+    root = tmp_path_factory.mktemp("medium")
+    return write_synthetic_track(root, n_systems=20, n_queries=60, depth=1000, format="trec.gz")
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+@pytest.mark.parametrize("delay", [1.0, 2.0, 3.0, 4.0])
+def test_a_signal_at_any_moment_leaves_no_temporary_file_and_no_mixed_outputs(
+    tmp_path, medium_track, signum, delay
+):
+    outputs = [tmp_path / "out.csv", tmp_path / "summary.csv", tmp_path / "orderings.csv"]
+    for path in outputs:
+        path.write_text("old\n")
+    arguments = ["evaluate", "--qrels", str(medium_track.qrels), "-m", "AP", "-m", "nDCG@10"]
+    arguments += ["-o", str(outputs[0]), "--summary", str(outputs[1])]
+    arguments += ["--orderings", str(outputs[2]), *map(str, medium_track.runs)]
+    process = run_cli(arguments)
+    time.sleep(delay)
+    process.send_signal(signum)
+    _, err = process.communicate(timeout=300)
+    text = err.decode()
+    # Killed outright (-signum) only while Python starts, before any output is planned.
+    assert process.returncode in (0, 128 + signum, -signum), text
+    if process.returncode > 0:
+        assert "Traceback" not in text
+        assert text.strip().splitlines()[-1] in (
+            "lexiframe: interrupted",
+            f"lexiframe: stopped by {signal.Signals(signum).name}",
+        )
+    states = {path.read_text() == "old\n" for path in outputs}
+    assert len(states) == 1  # all old or all new, never a mix
+    assert leftovers(tmp_path) == []
+
+
+def test_sigterm_exit_status(tmp_path, medium_track):
+    arguments = ["evaluate", "--qrels", str(medium_track.qrels), *map(str, medium_track.runs)]
+    process = run_cli(arguments)
+    time.sleep(2.5)  # past Python's start-up
+    process.terminate()
+    _, err = process.communicate(timeout=300)
+    if process.returncode != 0:  # a fast machine may finish first
+        assert process.returncode == 143
+        assert err.decode().strip().endswith("stopped by SIGTERM")
