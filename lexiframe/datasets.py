@@ -83,6 +83,24 @@ class TrackFiles:
 
 
 @dataclass(frozen=True)
+class DemoFiles:
+    """The files written by :func:`write_demo`: the demo track as TREC text and parquet.
+
+    Attributes:
+        runs: ``runs/sys000.txt`` … ``runs/sys007.txt``, one TREC run file per system.
+        qrels: ``qrels.txt``, the TREC qrels.
+        run_parquet: ``run.parquet``, every system's run in one table (system, query, doc,
+            score), for Spark and ``lf.scan_run``.
+        qrels_parquet: ``qrels.parquet`` (query, doc, relevance).
+    """
+
+    runs: tuple[Path, ...]
+    qrels: Path
+    run_parquet: Path
+    qrels_parquet: Path
+
+
+@dataclass(frozen=True)
 class _Spec:
     n_systems: int
     n_queries: int
@@ -582,3 +600,38 @@ def demo_track() -> Track:
     )
     quality = track.quality.with_columns(coarse=coarse)
     return Track(run=run.sort("system", "query", "rank"), qrels=track.qrels, quality=quality)
+
+
+def write_demo(directory: str | Path = ".") -> DemoFiles:
+    """Write the demo track (:func:`demo_track`) into ``directory``, for the documentation's
+    examples and your own first steps; ``lexiframe demo --write DIR`` does the same.
+
+    Writes ``runs/sys000.txt`` … ``runs/sys007.txt`` (TREC run files), ``qrels.txt`` (TREC
+    qrels), and the same data as ``run.parquet`` and ``qrels.parquet``. Folders are made
+    when missing; existing files of these names are replaced, each atomically.
+
+    Example:
+        >>> import tempfile
+        >>> from lexiframe.io import read_qrels, read_run
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     files = write_demo(tmp)
+        ...     run, qrels = read_run(files.runs), read_qrels(files.qrels)
+        ...     keys = ["system", "query", "doc"]
+        ...     same = run.sort(keys).equals(read_run(files.run_parquet).sort(keys))
+        >>> len(files.runs), run["system"].n_unique(), qrels["query"].n_unique(), same
+        (8, 8, 26, True)
+    """
+    from lexiframe.io import write_frame, write_trec_qrels, write_trec_run
+
+    root = Path(directory)
+    track = demo_track()
+    runs = tuple(
+        write_trec_run(rows, root / "runs" / f"{system}.txt")
+        for (system,), rows in track.run.partition_by("system", as_dict=True).items()
+    )
+    return DemoFiles(
+        runs=runs,
+        qrels=write_trec_qrels(track.qrels, root / "qrels.txt"),
+        run_parquet=write_frame(track.run.drop("rank"), root / "run.parquet"),
+        qrels_parquet=write_frame(track.qrels, root / "qrels.parquet"),
+    )

@@ -112,6 +112,16 @@ def _long_orderings(orderings: dict[str, pl.DataFrame]) -> pl.DataFrame:
 
 
 def run_demo(args: argparse.Namespace) -> int:
+    if args.write is not None:
+        files = datasets.write_demo(args.write)
+        folder = Path(args.write)
+        print(
+            f"wrote the demo track into {str(folder)!r}: runs/ ({len(files.runs)} TREC run "
+            "files), qrels.txt, run.parquet, qrels.parquet\n"
+            f"try: lexiframe evaluate --qrels {folder / 'qrels.txt'} -m AP -m sgnLP "
+            f"{folder / 'runs'}/"
+        )
+        return 0
     track = datasets.demo_track()
     print(
         "lexiframe demo: a SYNTHETIC TREC-style track made by lexiframe.datasets.demo_track()\n"
@@ -296,6 +306,12 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     demo = commands.add_parser(
         "demo", help="evaluate the bundled synthetic track and print a summary"
+    )
+    demo.add_argument(
+        "--write",
+        metavar="DIR",
+        help="write the demo track into DIR instead (runs/sys000.txt …, qrels.txt, "
+        "run.parquet, qrels.parquet; DIR is made if missing) and evaluate nothing",
     )
     demo.set_defaults(handler=run_demo)
     ev = commands.add_parser(

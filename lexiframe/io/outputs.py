@@ -246,11 +246,13 @@ def _signals_held() -> Iterator[None]:
 def atomic(path: PathLike) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; rename it over ``path`` only on success.
 
-    The temporary file is removed on any failure or interruption, so that a failed write
-    leaves neither a partial ``path`` nor a stray file; a link stays a link and an existing
-    file keeps its permission bits.
+    ``path`` is checked first (:func:`check_output_path`: its folder is made if missing,
+    and an error names ``path``, never the temporary name). The temporary file is removed
+    on any failure or interruption, so that a failed write leaves neither a partial
+    ``path`` nor a stray file; a link stays a link and an existing file keeps its
+    permission bits.
     """
-    target = Path(path)
+    target = check_output_path(path)
     real = Path(os.path.realpath(target))
     temporary = temporary_beside(real)
     try:

@@ -301,7 +301,8 @@ def _latex_escape(text: str) -> str:
 def to_latex(frame: pl.DataFrame, *, digits: int = 4, caption: str | None = None) -> str:
     r"""Render a :func:`report` frame as a LaTeX ``table`` (markers as superscripts).
 
-    ``▲``/``▼`` become ``$^{\blacktriangle}$``/``$^{\blacktriangledown}$`` (amssymb).
+    ``▲``/``▼`` become ``$^{\blacktriangle}$``/``$^{\blacktriangledown}$``, which need
+    ``\usepackage{amssymb}`` in the document's preamble (the table says so in a comment).
 
     >>> import polars as pl
     >>> table = pl.DataFrame({"label": ["a", "b"], "system": ["x_1", "y"], "n_queries": [6, 6],
@@ -309,6 +310,7 @@ def to_latex(frame: pl.DataFrame, *, digits: int = 4, caption: str | None = None
     ...                       "correction": ["holm"] * 2, "alpha": [0.05] * 2})
     >>> print(to_latex(table))
     \begin{table}
+    % \blacktriangle and \blacktriangledown need \usepackage{amssymb}
     \centering
     \begin{tabular}{llr}
     \hline
@@ -326,6 +328,7 @@ def to_latex(frame: pl.DataFrame, *, digits: int = 4, caption: str | None = None
     columns = "l" * (2 + len(by)) + "r" * len(measures)
     lines = [
         r"\begin{table}",
+        r"% \blacktriangle and \blacktriangledown need \usepackage{amssymb}",
         r"\centering",
         rf"\begin{{tabular}}{{{columns}}}",
         r"\hline",
