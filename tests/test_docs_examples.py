@@ -75,7 +75,7 @@ def blocks(text: str) -> list[Block]:
 def shell_commands(code: str) -> list[str]:
     """The commands of a shell block: continuation lines joined, comments dropped, ``a &&
     b`` split."""
-    joined = re.sub(r"\\\n\s*", " ", code)
+    joined = re.sub(r"\s*\\\n\s*", " ", code)
     commands = []
     for line in joined.splitlines():
         line = line.split(" #", 1)[0].strip() if not line.lstrip().startswith("#") else ""
