@@ -296,7 +296,8 @@ TUTORIAL_STEPS: list[tuple[str, str]] = [
     (
         "A TREC track is a folder of run files, one per system (`query Q0 doc rank score "
         "system`), and a qrels file (`query 0 doc relevance`). lexiframe ships a synthetic "
-        "track of 8 systems and 25 queries with graded judgments; write it out as such files:",
+        "track of 8 systems and 26 judged queries (25 of them with a relevant document) "
+        "with graded judgments; write it out as such files:",
         """\
 import warnings
 from pathlib import Path
@@ -515,7 +516,13 @@ def tutorial() -> str:
 
 
 def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
+    """Help text as Markdown: one line, pipes escaped, and angle brackets outside code
+    spans as entities (``<stem>`` would otherwise be read as an HTML tag and vanish)."""
+    text = " ".join(text.split()).replace("|", "\\|")
+    pieces = text.split("`")
+    for index in range(0, len(pieces), 2):  # outside `code`
+        pieces[index] = pieces[index].replace("<", "&lt;").replace(">", "&gt;")
+    return "`".join(pieces)
 
 
 def _help(action: argparse.Action) -> str:

@@ -96,3 +96,12 @@ def lazy_frames(
                 return
 
     return register_io_source(source, schema=schema, explain_name=name)
+
+
+def markdown_cell(text: str) -> str:
+    r"""``text`` as one cell of a Markdown table: its pipes escaped (a run tag may hold one).
+
+    >>> print(markdown_cell("bm25|rm3"))
+    bm25\|rm3
+    """
+    return text.replace("|", "\\|").replace("\n", " ")

@@ -132,3 +132,52 @@ def test_plurals_in_messages():
     assert str(record[0].message).startswith("1 query of the run is not evaluated")
     assert "1 without a relevant document" in str(record[0].message)
     assert "1 query " in str(record[0].message)
+
+
+def test_measures_lists_every_name_with_one_line(capsys):
+    assert main(["measures"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    names = [line.split()[0] for line in lines]
+    assert {"AP", "nDCG@10", "ASL@g1-10", "sgnLP", "rrLP", "sgnLR"} <= set(names)
+    assert len(lines) == len(lf.metrics.families()) + 3
+
+
+def test_a_misspelt_measure_gets_a_suggestion(capsys):
+    assert main(["evaluate", *RUNS, "--qrels", QRELS, "-m", "nDGC"]) == 2
+    assert "did you mean 'nDCG'?" in capsys.readouterr().err
+    with pytest.raises(lf.UnknownMeasureError, match="did you mean 'Bpref'"):
+        lf.metrics.parse_measure("bperf")
+
+
+def test_an_unknown_flag_is_reported_by_its_command(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["evaluate", *RUNS, "--qrels", QRELS, "--mesure", "AP"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: lexiframe evaluate")
+    assert "unrecognized arguments: --mesure AP (did you mean --measure?)" in err
+
+
+def test_metric_is_another_spelling_of_measure(capsys):
+    assert main(["evaluate", *RUNS, "--qrels", QRELS, "--metric", "AP", "-q"]) == 0
+    assert "AP" in capsys.readouterr().out
+
+
+def test_q_with_preferences_only_and_no_file_is_refused(capsys):
+    assert main(["evaluate", *RUNS, "--qrels", QRELS, "-m", "sgnLP", "-q"]) == 2
+    err = capsys.readouterr().err
+    assert "-q prints the metrics of each query" in err
+    assert "-o FILE" in err
+
+
+def test_rrlp_and_sgnlp_orderings_are_said_to_agree(capsys):
+    assert main(["evaluate", *RUNS, "--qrels", QRELS, "-m", "sgnLP", "-m", "rrLP"]) == 0
+    out = capsys.readouterr().out
+    assert "rrLP's mc4 ordering is sgnLP's" in out
+    table = out.split("System orderings")[1]
+    rows = [
+        line.split("|")
+        for line in table.splitlines()
+        if line.startswith("| ") and "rank" not in line
+    ]
+    assert rows and all(row[2].strip() == row[3].strip() for row in rows)  # as said

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import difflib
 import os
 import signal
 import sys
@@ -20,7 +21,7 @@ import polars as pl
 
 from lexiframe import __version__, datasets, io
 from lexiframe._batched import positions_of_files
-from lexiframe._utils import plural
+from lexiframe._utils import plural, quote_names
 from lexiframe.aggregate import METHODS, Method, order, summarize_preferences
 from lexiframe.cli import _spark as spark_options
 from lexiframe.cli import compare, trec_eval
@@ -136,6 +137,11 @@ def run_demo(args: argparse.Namespace) -> int:
     per_query = measures(frame, DEMO_MEASURES)
     print("\nMean per system over the evaluated queries (ASL: lower is better):")
     print(_table(summarize(per_query).sort("RR", descending=True)))
+    print(
+        "(TSE is 0 on a query where a relevant document was not retrieved, as the corpus size "
+        "was not given: with --n, lexiframe evaluate places those documents at the bottom of "
+        "the corpus)"
+    )
 
     prefs = preferences(frame, ["sgnLP", "sgnLR"])
     pair_summary = summarize_preferences(prefs)
@@ -240,6 +246,12 @@ def run_evaluate(args: argparse.Namespace) -> int:
     spark_options.check_arguments(args)
     metric_names, preference_names = split_measures(args.measure or DEFAULT_MEASURES)
     check_track_arguments(args)
+    if args.per_query and not metric_names and not (args.output or args.summary or args.orderings):
+        raise InputError(
+            f"-q prints the metrics of each query, and {quote_names(preference_names)} "
+            "compare two rankings: write the per-query preferences with -o FILE (or drop -q "
+            "for the tables)"
+        )
     kinds = (["metrics"] if metric_names else []) + (["preferences"] if preference_names else [])
     if args.spark:  # Spark reads the inputs and writes the files (targets may be URIs)
         from lexiframe.spark.cli import run_on_spark
@@ -291,6 +303,11 @@ def run_evaluate(args: argparse.Namespace) -> int:
             print(f"… {more} (write them with --summary)")
     print("\nSystem orderings (rank 1 is best):")
     print(_table(side_by_side(orderings)))
+    if {"sgnLP", "rrLP"} <= set(preference_names) and args.order != "mean":
+        print(
+            f"(rrLP's {args.order} ordering is sgnLP's: {args.order} reads only which system "
+            "each query prefers, and rrLP has sgnLP's sign; --order mean reads its values)"
+        )
     for what, target in written:
         print(f"{what} written to {target}", file=sys.stderr)
     return 0
@@ -326,12 +343,13 @@ def build_parser() -> argparse.ArgumentParser:
     add_track_arguments(ev)
     ev.add_argument(
         "--measure",
+        "--metric",
         "-m",
         action="append",
         help=f"measure name, repeatable (default: {' '.join(DEFAULT_MEASURES)}); metrics such "
         "as RR, AP, nDCG@10, 'nDCG(gains={1: 1, 2: 3})', ERR@10, P@10, R@1000, RP, "
         "'RBP(p=0.8)', TSE, \"TSE(exposure='ap')\", SL3, ASL, ASL@g1-10; preferences sgnLP, "
-        "rrLP, sgnLR",
+        "rrLP, sgnLR (all of them: lexiframe measures)",
     )
     ev.add_argument(
         "--output",
@@ -369,7 +387,38 @@ def build_parser() -> argparse.ArgumentParser:
     ev.set_defaults(handler=run_evaluate)
     trec_eval.add_parser(commands)
     compare.add_parser(commands)
+    listing = commands.add_parser(
+        "measures",
+        help="list the measure names -m takes, one line each",
+        description="The measures of lexiframe evaluate -m and lexiframe compare -m, with "
+        "their examples and one line each (those of --measures-from files too); trec_eval's "
+        "own names are listed in lexiframe trec_eval --help.",
+    )
+    listing.add_argument(
+        "--measures-from",
+        action="append",
+        metavar="FILE",
+        default=[],
+        help="also list the measures a Python file defines with lexiframe.define_measure",
+    )
+    listing.set_defaults(handler=run_measures)
     return parser
+
+
+def run_measures(args: argparse.Namespace) -> int:
+    """Print each measure's name, an example spelling and its one-line summary."""
+    from lexiframe.metrics import families
+    from lexiframe.preferences import MEASURES
+
+    rows = [
+        (family.example or family.name, family.summary.split(". ")[0].rstrip(".") + ".")
+        for family in families()
+    ]
+    rows += [(measure.name, f"Preference: {measure.description}.") for measure in MEASURES]
+    width = max(len(example) for example, _ in rows)
+    for example, summary in rows:
+        print(f"{example:<{width}}  {summary}")
+    return 0
 
 
 INTERRUPTED = 130
@@ -404,6 +453,23 @@ def _stop_signals_raise() -> Iterator[None]:
             signal.signal(getattr(signal, name), handler)
 
 
+def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
+    """Parse the command line; an unknown flag is reported by its command's parser (its
+    usage, not the top level's), with the closest flag it has."""
+    args, extra = parser.parse_known_args(argv)
+    if not extra:
+        return args
+    command = parser
+    if args.command is not None:
+        action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        command = action.choices[args.command]
+    flags = [flag for action in command._actions for flag in action.option_strings]
+    unknown = next((item for item in extra if item.startswith("-")), extra[0])
+    close = difflib.get_close_matches(unknown.split("=", 1)[0], flags, n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    command.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``lexiframe`` command.
 
@@ -416,7 +482,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         with _stop_signals_raise():
-            args = parser.parse_args(argv)
+            args = _parse(parser, argv)
             if args.command is None:
                 parser.print_help()
                 return 0

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import polars as pl
 
+from lexiframe._utils import markdown_cell
 from lexiframe.cli._shared import (
     add_track_arguments,
     check_track_arguments,
@@ -115,7 +116,8 @@ def pairs_markdown(tests: pl.DataFrame, *, correction: str, digits: int = 4) -> 
         "|" + "|".join(["---"] * 3 + ["---:"] * (len(header) - 4) + ["---"]) + "|",
     ]
     for row in tests.iter_rows(named=True):
-        lines.append("| " + " | ".join(_cells(row, digits, interval)) + " |")
+        cells = map(markdown_cell, _cells(row, digits, interval))
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 

@@ -10,6 +10,7 @@ the documentation pages of the measures are generated from :data:`FAMILIES` by
 from __future__ import annotations
 
 import ast
+import difflib
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -972,6 +973,18 @@ def known_names() -> list[str]:
     return [family.name for family in families()]
 
 
+def _did_you_mean(name: str) -> str:
+    """``" (did you mean 'nDCG'?)"`` for a name close to a known one (any case), else ``""``."""
+    spellings = {
+        spelling.lower(): family.name
+        for family in families()
+        for spelling in (family.name, *family.aliases)
+    }
+    spellings.update({name.lower(): name for name in ("sgnLP", "rrLP", "sgnLR")})
+    close = difflib.get_close_matches(name.lower(), list(spellings), n=1, cutoff=0.6)
+    return f" (did you mean {spellings[close[0]]!r}?)" if close else ""
+
+
 def _unknown(name: str, why: str) -> UnknownMeasureError:
     examples = ", ".join(family.example or family.name for family in families())
     return UnknownMeasureError(
@@ -1094,7 +1107,8 @@ def parse_measure(name: str | Measure) -> Measure:
             "lexiframe evaluate -m takes both kinds)"
         )
     if family is None:
-        raise _unknown(name, f"no measure is called {match.group('family')!r}")
+        asked = match.group("family")
+        raise _unknown(name, f"no measure is called {asked!r}{_did_you_mean(asked)}")
     return Measure(
         family=family,
         cutoff=_parse_cutoff(name, family, match.group("cutoff")),

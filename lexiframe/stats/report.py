@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import polars as pl
 
-from lexiframe._utils import as_list, plural, quote_names
+from lexiframe._utils import as_list, markdown_cell, plural, quote_names
 from lexiframe.errors import InputError, SchemaError
 from lexiframe.stats._common import Seed, check_fraction, eager, measure_columns, require_table
 from lexiframe.stats.corrections import Correction, adjust_p_values, check_correction
@@ -268,11 +268,12 @@ def to_markdown(frame: pl.DataFrame, *, digits: int = 4) -> str:
     by, measures = _layout(frame)
     header = ["", *by, "system", *measures]
     lines = [
-        "| " + " | ".join(header).strip() + " |",
+        "| " + " | ".join(map(markdown_cell, header)).strip() + " |",
         "|" + "|".join(["---"] * (1 + len(by) + 1) + ["---:"] * len(measures)) + "|",
     ]
     for row in frame.iter_rows(named=True):
-        cells = [str(row["label"]), *(str(row[b]) for b in by), str(row["system"])]
+        keys = [str(row["label"]), *(str(row[b]) for b in by), str(row["system"])]
+        cells = [markdown_cell(key) for key in keys]
         for name in measures:
             value = row[name]
             text = "" if value is None else f"{value:.{digits}f}"
