@@ -149,7 +149,9 @@ def run_pages(pages: list[list[dict[str, object]]], timeout: int = 300) -> None:
 
 
 def _needs_spark(page_steps: list[dict[str, object]]) -> bool:
-    return any("spark" in str(step["code"]).lower() for step in page_steps if step["kind"] != "script")
+    return any(
+        "spark" in str(step["code"]).lower() for step in page_steps if step["kind"] != "script"
+    )
 
 
 def _spark_missing() -> str | None:
