@@ -117,7 +117,8 @@ def measures(frame: Frame, names: MeasureNames, *, n: int | str | pl.Expr | None
             columns = [measure.expr(context) for measure in parsed]
         if needing:
             warnings.warn(
-                f"{quote_names(needing)} need the corpus size n to place the relevant "
+                f"{quote_names(needing)} {'needs' if len(needing) == 1 else 'need'} the corpus "
+                "size n to place the relevant "
                 "documents a ranking did not retrieve; without n= those values are null. "
                 "Pass n= (an integer or a column).",
                 MissingCorpusSizeWarning,

@@ -139,11 +139,12 @@ def test_missing_qrels_file_is_an_error(tmp_path, capsys):
 def test_measures_needing_n_print_one_note_without_n_and_refuse_a_small_n(capsys):
     assert evaluate("-m", "SL3", "-m", "RR") == 0
     err = capsys.readouterr().err
-    assert err.count("need the corpus size n") == 1
+    assert err.count("needs the corpus size n") == 1
+    assert "Pass the corpus size with --n." in err  # the flag, not the API's n=
     # The systems that missed a relevant document have no SL3 mean: they rank last, not first.
     assert "their mean is null and they rank last" in err
     assert evaluate("-m", "SL3", "--n", "5") == 2  # toy rankings hold 100 documents
-    assert "n=5 is too small" in capsys.readouterr().err
+    assert "--n 5 is too small" in capsys.readouterr().err
 
 
 def test_asl_of_skipped_queries_equals_the_library(tmp_path):

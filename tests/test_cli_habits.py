@@ -181,3 +181,12 @@ def test_rrlp_and_sgnlp_orderings_are_said_to_agree(capsys):
         if line.startswith("| ") and "rank" not in line
     ]
     assert rows and all(row[2].strip() == row[3].strip() for row in rows)  # as said
+
+
+def test_spark_without_pyspark_is_one_line_and_status_2(monkeypatch, capsys):
+    monkeypatch.setitem(__import__("sys").modules, "pyspark", None)  # as if not installed
+    code = main(["evaluate", "--spark", "local[1]", *RUNS, "--qrels", QRELS, "-m", "AP"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("lexiframe: error: --spark needs PySpark: pip install")
+    assert len(err.strip().splitlines()) == 1

@@ -28,6 +28,7 @@ from lexiframe.cli import compare, trec_eval
 from lexiframe.cli._shared import (
     add_track_arguments,
     check_track_arguments,
+    in_cli_words,
     load_measure_files,
     split_measures,
     track_options,
@@ -254,6 +255,12 @@ def run_evaluate(args: argparse.Namespace) -> int:
         )
     kinds = (["metrics"] if metric_names else []) + (["preferences"] if preference_names else [])
     if args.spark:  # Spark reads the inputs and writes the files (targets may be URIs)
+        try:
+            import pyspark  # noqa: F401
+        except ImportError:
+            raise InputError(
+                "--spark needs PySpark: pip install 'lexiframe[spark]' (and Java 17 or newer)"
+            ) from None
         from lexiframe.spark.cli import run_on_spark
 
         tables, summary, orderings, written = run_on_spark(args, metric_names, preference_names)
@@ -499,7 +506,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     except (LexiframeError, OSError) as error:
-        print(f"lexiframe: error: {error}", file=sys.stderr)
+        print(f"lexiframe: error: {in_cli_words(str(error))}", file=sys.stderr)
         return 2
 
 

@@ -4,6 +4,7 @@ names split into metrics and preferences, and how warnings reach the terminal.""
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import traceback
 import warnings
@@ -126,6 +127,26 @@ def split_measures(names: Sequence[str]) -> tuple[list[str], list[str]]:
     return list(dict.fromkeys(metrics)), list(dict.fromkeys(prefs))
 
 
+CLI_WORDS = (
+    (r"Pass n= \(an integer or a column\)\.", "Pass the corpus size with --n."),
+    (r"without n= ", "without --n "),
+    (r"\bn=(\d+) is too small", r"--n \1 is too small"),
+    (r"Pass the corpus size n= \(--n at the command line\)", "Pass the corpus size --n"),
+    (r"seed=, e\.g\. seed=0,", "--seed, e.g. --seed 0,"),
+    (r" lexiframe\.coverage\(run, qrels\) counts them per system\.", ""),
+    (r"drop the duplicates, e\.g\. with \.unique\(\[[^]]*\]\)", "drop the duplicate lines"),
+)
+"""Python's words in lexiframe's messages and what a command-line user types instead: the
+one place where the command translates argument names to its flags."""
+
+
+def in_cli_words(message: str) -> str:
+    """``message`` with the API's argument names replaced by the command's flags."""
+    for api, cli in CLI_WORDS:
+        message = re.sub(api, cli, message)
+    return message
+
+
 @contextmanager
 def warnings_as_notes() -> Iterator[None]:
     """lexiframe's warnings raised inside the block, printed as ``note:`` lines on stderr
@@ -134,4 +155,4 @@ def warnings_as_notes() -> Iterator[None]:
         warnings.simplefilter("always", LexiframeWarning)
         yield
     for warning in caught:
-        print(f"note: {warning.message}", file=sys.stderr)
+        print(f"note: {in_cli_words(str(warning.message))}", file=sys.stderr)

@@ -40,12 +40,8 @@ class SparkJobError(LexiframeError):
 def session(args: argparse.Namespace) -> tuple[SparkSession, bool]:
     """A Spark session on ``args.spark`` with the command's settings, and whether it was
     started here (a session already running, as under spark-submit, is used as it is)."""
-    try:
-        from pyspark.sql import SparkSession
-    except ImportError:  # pragma: no cover - the extra is installed where tests run
-        raise SystemExit(
-            "lexiframe: error: --spark needs PySpark: pip install 'lexiframe[spark]'"
-        ) from None
+    from pyspark.sql import SparkSession  # its absence is refused by the command
+
     active = SparkSession.getActiveSession()
     if active is not None:
         return active, False
