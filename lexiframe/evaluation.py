@@ -13,10 +13,10 @@ from lexiframe import validate
 from lexiframe._batched import positions_of_files
 from lexiframe._utils import as_list, caller_stacklevel, format_row, plural, quote_names
 from lexiframe.aggregate import summarize_preferences
-from lexiframe.errors import InputError, MissingCorpusSizeWarning, SchemaError
+from lexiframe.errors import InputError, LexiframeError, MissingCorpusSizeWarning, SchemaError
 from lexiframe.io.files import Paths, is_paths
 from lexiframe.io.qrels import read_qrels
-from lexiframe.metrics import Context, Measure, exprs, parse_measures, parts
+from lexiframe.metrics import Context, Measure, exprs, parse_measure, parse_measures, parts
 from lexiframe.options import PositionsKwargs, PositionsOptions
 from lexiframe.ranking import positions as build_positions
 from lexiframe.typing import SystemFrom
@@ -317,7 +317,9 @@ def summarize(
     system_b) instead: see :func:`lexiframe.summarize_preferences`.
 
     Every (system, query) of a frame from :func:`measures` counts, skipped queries
-    included (they score their worst case), as trec_eval's ``-c`` does.
+    included (they score their worst case), as trec_eval's ``-c`` does. A measure that is
+    null without the corpus size ``n`` (SL3, RecallError, ``TSE(exposure='linear')``) is
+    averaged over the queries where it has a value, counted in ``n_queries_<measure>``.
 
     Args:
         frame: per-query measures: ``by…, system, query`` and measure columns.
@@ -357,8 +359,17 @@ def summarize(
             )
     else:
         columns = as_list(measures)
-    return (
-        frame.group_by(keys)
-        .agg(pl.len().cast(pl.UInt32).alias("n_queries"), *(pl.col(c).mean() for c in columns))
-        .sort(keys)
-    )
+    aggregations = [pl.len().cast(pl.UInt32).alias("n_queries")]
+    for column in columns:
+        aggregations.append(pl.col(column).mean())
+        if _may_be_null(column):
+            aggregations.append(pl.col(column).count().cast(pl.UInt32).alias(f"n_queries_{column}"))
+    return frame.group_by(keys).agg(aggregations).sort(keys)
+
+
+def _may_be_null(column: str) -> bool:
+    """Whether the measure named ``column`` is null on some queries without ``n``."""
+    try:
+        return parse_measure(column).needs_n
+    except LexiframeError:  # not a measure's name: a column of the caller's own
+        return False

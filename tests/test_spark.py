@@ -335,6 +335,18 @@ def test_metric_summaries_and_orders(lfs, track_positions):
             assert_frame_equal(got_order, expected_order, check_exact=True)
 
 
+def test_a_summary_counts_the_queries_of_a_measure_null_without_n(lfs, track_positions):
+    positions, spark_positions = track_positions
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", lf.MissingCorpusSizeWarning)
+        expected = lf.summarize(lf.measures(positions, ["SL3", "AP"]), by="track")
+        got = lfs.summarize(lfs.measures(spark_positions, ["SL3", "AP"]), by="track")
+    assert expected.columns == ["track", "system", "n_queries", "SL3", "n_queries_SL3", "AP"]
+    assert (expected["n_queries_SL3"] < expected["n_queries"]).any()  # some SL3 are null
+    got = pl.from_arrow(got.toArrow()).cast(dict(expected.schema))
+    assert_frame_equal(got, expected, rel_tol=1e-12, abs_tol=0)
+
+
 # --- the driver's checks --------------------------------------------------------------------
 
 

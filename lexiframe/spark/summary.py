@@ -43,9 +43,10 @@ def summarize(
 
     empty = _arrow.empty_polars(frame)
     # The one-process function on an empty frame checks the columns and picks them.
+    summary_columns = evaluation.summarize(empty, by=by, measures=measures).columns
     columns = [
         name
-        for name in evaluation.summarize(empty, by=by, measures=measures).columns
+        for name in summary_columns
         if name in empty.columns and name not in ("system", "system_a", "system_b")
     ]
     by = as_list(by)
@@ -64,7 +65,10 @@ def summarize(
     else:
         keys = [*by, "system"]
         aggregations = [F.count(F.lit(1)).alias("n_queries")]
-        aggregations += [F.avg(F.col(name)).alias(name) for name in columns]
+        for name in columns:
+            aggregations.append(F.avg(F.col(name)).alias(name))
+            if f"n_queries_{name}" in summary_columns:  # the queries with a value
+                aggregations.append(F.count(F.col(name)).alias(f"n_queries_{name}"))
     return frame.groupBy(*keys).agg(*aggregations).orderBy(*keys)
 
 
