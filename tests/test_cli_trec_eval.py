@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+import lexiframe as lf
 from lexiframe.cli import main
 from lexiframe.cli.trec_eval import resolve
 from lexiframe.errors import UnknownMeasureError
@@ -115,6 +116,20 @@ def golden(path: Path) -> list[str]:
     return path.read_text().splitlines()
 
 
+def with_runids(lines: list[str], runids: list[str]) -> list[str]:
+    """trec_eval's lines of several runs, one after the other, with a ``runid`` line first
+    in each run's ``all`` lines, as the drop-in prints it for several runs."""
+    out, block, previous = [], 0, ""
+    for line in lines:
+        query = line.split("\t")[1]
+        if query == "all" and previous != "all":
+            out.append(f"{'runid':<22}\tall\t{runids[block]}")
+            block += 1
+        out.append(line)
+        previous = query
+    return out
+
+
 def drop_in(capsys, *arguments: str) -> list[str]:
     assert main(["trec_eval", *arguments]) == 0
     return capsys.readouterr().out.splitlines()
@@ -132,6 +147,8 @@ def test_lines_are_trec_evals(flags, path, files, capsys):
     if "all_trec" in flags:
         assert printed >= CORE
     expected = [line for line in golden(path) if line.split("\t")[0].rstrip() in printed]
+    if len(files) > 2 and "runid" not in printed:  # several runs: each block says its runid
+        expected = with_runids(expected, [lf.read_run(file)["system"][-1] for file in files[1:]])
     got = drop_in(capsys, *flags, *files)
     assert got == expected
 
@@ -148,6 +165,8 @@ def test_condensed_lines_are_trec_evals_where_it_prints_a_number(measures, path,
     flags = ["-J", "-q", "-c", *measures]
     printed = {line.printed for line in resolve(measure_args(flags))}
     expected = [line for line in golden(path) if line.split("\t")[0].rstrip() in printed]
+    if len(files) > 2 and "runid" not in printed:
+        expected = with_runids(expected, [lf.read_run(file)["system"][-1] for file in files[1:]])
     got = drop_in(capsys, *flags, *files)
     assert len(got) == len(expected)
     differ = [(mine, theirs) for mine, theirs in zip(got, expected, strict=True) if mine != theirs]
@@ -278,3 +297,17 @@ def test_the_catalogue_is_trec_evals_order_and_all_trec_is_a_subset():
     assert len(set(names)) == len(names)
     assert all(name in CATALOGUE for name in names)
     assert available(CATALOGUE["map"]) and not available(CATALOGUE["relstring"])
+
+
+def test_several_runs_say_their_runid_and_a_parquet_of_systems_is_one_run_each(tmp_path, capsys):
+    runs = sorted(str(path) for path in (TOY / "runs").iterdir())
+    lf.read_run(runs[:2]).write_parquet(tmp_path / "two.parquet")
+    got = drop_in(capsys, "-m", "map", str(TOY / "qrels.txt"), str(tmp_path / "two.parquet"))
+    one_by_one = [drop_in(capsys, "-m", "map", str(TOY / "qrels.txt"), run)[0] for run in runs[:2]]
+    assert got == [
+        f"{'runid':<22}\tall\tsys000",
+        one_by_one[0],
+        f"{'runid':<22}\tall\tsys001",
+        one_by_one[1],
+    ]
+    assert drop_in(capsys, "-m", "map", str(TOY / "qrels.txt"), runs[0]) == [one_by_one[0]]

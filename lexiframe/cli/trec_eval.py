@@ -38,7 +38,9 @@ from lexiframe.metrics.trec_eval import (
 DESCRIPTION = (
     "trec_eval's command line: its flags, measure names and output format (`measure`, "
     "query, value; `all` lines; runid and num_q), for the measures lexiframe computes. "
-    "Several runs print one block each, in the order given. Measures of a nickname "
+    "Several runs print one block each, in the order given, each with its runid line "
+    "first among its `all` lines; a parquet run holding several systems is one run per "
+    "system. Measures of a nickname "
     "(official, all_trec) that lexiframe does not compute are left out; one asked for by "
     "name is an error."
 )
@@ -411,17 +413,29 @@ def _check_formats(args: argparse.Namespace) -> None:
 def run_trec_eval(args: argparse.Namespace) -> int:
     """The ``trec_eval`` subcommand: read, evaluate every run, then print (all or nothing)."""
     from lexiframe import io
+    from lexiframe.io.files import find_files, is_parquet
 
     _check_formats(args)
     lines = resolve(args.measure or [])
     qrels = io.read_qrels(args.qrels)
-    runs, runids = [], []
+    runs, runids, sources = [], [], []
     for path in args.runs:
         run = io.read_run(path)
         if run.height == 0:
             raise InputError(f"{path}: the run holds no line")
+        parquet = all(is_parquet(file) for file in find_files([path], "run"))
+        if parquet and run["system"].n_unique() > 1:
+            # A table of several systems (trec_eval reads no parquet): one run per system.
+            for (system,), own in run.group_by("system", maintain_order=True):
+                runs.append(own)
+                runids.append(str(system))
+                sources.append(f"{path} (system {system!r})")
+            continue
         runs.append(run)
         runids.append(run["system"][-1])  # trec_eval keeps the run id of the last line
+        sources.append(str(path))
+    if len(runs) > 1 and not any(line.kind == "runid" for line in lines):
+        lines = [Line("runid", "runid", ""), *lines]  # say which run each block is
     table = evaluate_runs(
         runs,
         qrels,
@@ -434,7 +448,7 @@ def run_trec_eval(args: argparse.Namespace) -> int:
     )
     judged_relevant = qrels.filter(pl.col("relevance") > 0).height if args.complete else None
     blocks = []
-    for index, (path, runid) in enumerate(zip(args.runs, runids, strict=True)):
+    for index, (path, runid) in enumerate(zip(sources, runids, strict=True)):
         own = table.filter(pl.col("run") == str(index))
         if own.height == 0:
             raise InputError(f"{path}: no query with both results and relevance information")
