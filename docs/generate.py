@@ -210,7 +210,7 @@ def measures_reference() -> str:
         f"{NOTATION.format(up='')} Each family has a page with its formula, parameters and an "
         "example.",
         "",
-        "| name | cutoff | parameters | definition |",
+        "| name | definition | cutoff | parameters |",
         "|---|---|---|---|",
     ]
     for family in FAMILIES:
@@ -222,9 +222,10 @@ def measures_reference() -> str:
         )
         link = f"[`{family.name}`](measures/{measure_page_name(family)})"
         names = " ".join([link, *(f"`{name}`" for name in family.aliases)])
+        # The definition second: on a narrow screen it is what shows beside the name.
         lines.append(
-            f"| {names} | {cutoff} | {params} | {family.summary}<br>"
-            f"<small>{family.source}</small> |"
+            f"| {names} | {family.summary}<br><small>{family.source}</small> | {cutoff} | "
+            f"{params} |"
         )
     lines += [
         "",

@@ -352,8 +352,9 @@ def tse(
 ) -> pl.Expr:
     """Total search efficiency: TSE_e = e(p̂_m), the exposure of the last relevant document.
 
-    Lexirecall paper §3.2 (Definition 2.1 with all weight on recall level m). It is 0 when the
-    last relevant document was not retrieved and ``n`` is None; the linear exposure needs
+    Lexirecall paper §3.2, eq. 3 (Definition 2.1 with all weight on recall level m). It
+    is 0 when the last relevant document was not retrieved and ``n`` is None; the linear
+    exposure needs
     ``n`` for every ranking (null and a :class:`~lexiframe.errors.MissingCorpusSizeWarning`
     without it).
 
@@ -518,7 +519,7 @@ def asl_mean(
     first: int | None = None,
     depth: IntoCount | None = None,
 ) -> pl.Expr:
-    """ASL of a query: mean ASL of its relevant documents (ASL paper §3.1, eq. 3–4).
+    """ASL of a query: mean ASL of its relevant documents (ASL paper §3.1, eq. 1–4).
 
     With ``first=k`` (ASL@g1-k), the mean over its first min(k, m) relevant documents in
     rank order, unretrieved ones last. Lower is better. A skipped query (nothing returned)

@@ -535,10 +535,10 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         name="TSE",
         summary="Total search efficiency: the exposure of the last relevant document.",
-        formula=r"\mathrm{TSE}_e = e(\hat p_m),\ e(x) = 1/x\ (\mathrm{rr}, \mathrm{ap}),\ "
-        r"1/\log_2(x + 1)\ (\mathrm{ndcg}),\ (1 - p)\,p^{\,x - 1}\ (\mathrm{rbp}),\ "
-        r"1 - x/n\ (\mathrm{linear})",
-        source="lexirecall paper §3.2, Definition 2.1",
+        formula=r"\mathrm{TSE}_e = e(\hat p_m),\quad e(x) = \begin{cases} 1/x & "
+        r"\mathrm{rr}, \mathrm{ap} \\ 1/\log_2(x + 1) & \mathrm{ndcg} \\ "
+        r"(1 - p)\,p^{\,x - 1} & \mathrm{rbp} \\ 1 - x/n & \mathrm{linear} \end{cases}",
+        source="lexirecall paper §3.2, eq. 3 (the exposures of §2.3.1, Definition 2.1)",
         build=lambda m, c: exprs.tse(
             exposure=m.param("exposure"),  # type: ignore[arg-type]
             n=c.n,
@@ -577,7 +577,7 @@ FAMILIES: tuple[Family, ...] = (
         "skipped query scores the depth (ñ = depth).",
         formula=r"\mathrm{ASL} = \frac{1}{m} \Big[\sum_{i \le r} (p_i - i + 1)"
         r" + (m - r)(\tilde n - r)\Big]",
-        source="atomized search length paper §3.1, eq. 3–4",
+        source="atomized search length paper §3.1, eq. 1–5",
         build=lambda m, c: exprs.asl_mean(first=m.rank, depth=c.depth),
         cutoff="optional",
         cutoff_prefix="g1-",
