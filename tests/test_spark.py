@@ -559,17 +559,32 @@ def test_buckets_are_chosen_from_the_data(spark, lfs, toy, monkeypatch):
     assert ranking.bucket_count(run_sdf, None) in (5, 6)  # size / (size // 5), rounded up
 
 
+def test_a_positions_frame_is_sized_by_its_inputs(spark, lfs, toy):
+    """Spark sizes what a Python function returns at about a gigabyte; the buckets of the
+    preferences of a small run are chosen from the run and qrels it was read from."""
+    from lexiframe.spark import ranking
+
+    run, qrels = toy
+    run_sdf, qrels_sdf = _sdf(spark, run), _sdf(spark, qrels)
+    pos = lfs.positions(run_sdf, qrels_sdf).cache()
+    inputs = ranking._estimated_bytes(run_sdf) + ranking._estimated_bytes(qrels_sdf)
+    assert ranking._estimated_bytes(pos) == inputs
+    pos.count()  # cached: its plan reads the cache, whose size Spark guesses too
+    assert ranking._estimated_bytes(pos) == inputs
+    assert ranking.bucket_count(pos, None) == spark.sparkContext.defaultParallelism
+
+
 def test_the_docs_app_runs_twice_and_prints(spark, toy, tmp_path, capsys):
     """docs/scaling-out.md's app, as pasted, on this session: a second run overwrites the
     per-query folder, and the summaries, the ordering and the coverage are printed."""
     from test_spark_cluster import _docs_app
 
     run, qrels = toy
-    run.write_parquet(tmp_path / "runs" / "toy.parquet", mkdir=True)
+    run.write_parquet(tmp_path / "run.parquet")
     qrels.write_parquet(tmp_path / "qrels.parquet")
     # This session's JVM resolves relative paths from its own working directory.
     source = _docs_app()
-    for name in ("runs/", "qrels.parquet", "per-query.parquet"):
+    for name in ("run.parquet", "qrels.parquet", "per-query.parquet"):
         source = source.replace(f'"{name}"', repr(str(tmp_path / name)))
     code = compile(source, "app.py", "exec")
     for _ in range(2):

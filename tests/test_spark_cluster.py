@@ -142,7 +142,7 @@ def test_the_command_and_spark_submit_on_a_standalone_cluster_equal_one_process(
     # The docs' app under spark-submit, client mode, with PYSPARK_PYTHON unset: the
     # import of lexiframe.spark sets it, and warns (the driver's output, stdout and stderr
     # together, comes back through spark-submit's standard output).
-    run.write_parquet(tmp_path / "runs" / "toy.parquet", mkdir=True)
+    run.write_parquet(tmp_path / "run.parquet")
     qrels.write_parquet(tmp_path / "qrels.parquet")
     (tmp_path / "app.py").write_text(_docs_app(), encoding="utf-8")
     submit = [str(_spark_home() / "bin" / "spark-submit"), "--master", url, "app.py"]

@@ -68,7 +68,9 @@ def bucket_count(sdf: SparkFrame, buckets: int | None) -> int:
     One group per 4 MB of the input as Spark's optimizer sizes it (the files' bytes for
     files, the rows' for data in memory), and at least one per core of the session
     (``spark.default.parallelism``): a run of 40 thousand rows on 2 cores is cut in 2 groups
-    (each a Python task), not the 200 of ``spark.sql.shuffle.partitions``.
+    (each a Python task), not the 200 of ``spark.sql.shuffle.partitions``. A frame computed
+    from others (a positions frame) is sized by the tables it is read from: Spark cannot
+    size what a Python function returns, and guesses a gigabyte for a few rows.
 
     Example:
         >>> bucket_count(run_sdf, 12)  # doctest: +SKIP
@@ -78,17 +80,28 @@ def bucket_count(sdf: SparkFrame, buckets: int | None) -> int:
         if isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 1:
             raise InputError(f"buckets must be a positive integer or None, not {buckets!r}")
         return buckets
-    cores = sdf.sparkSession.sparkContext.defaultParallelism
-    return max(1, cores, math.ceil(_estimated_bytes(sdf) / BYTES_PER_BUCKET))
+    spark = sdf.sparkSession
+    cores = spark.sparkContext.defaultParallelism
+    size = _estimated_bytes(sdf)
+    if size is None:  # a table without statistics: Spark's own default
+        return max(1, cores, int(spark.conf.get("spark.sql.shuffle.partitions") or 1))
+    return max(1, cores, math.ceil(size / BYTES_PER_BUCKET))
 
 
-def _estimated_bytes(sdf: SparkFrame) -> int:
-    """Spark's estimate of a DataFrame's size in bytes (0 when it has none)."""
+def _estimated_bytes(sdf: SparkFrame) -> int | None:
+    """The bytes of the tables a DataFrame is read from, as Spark's optimizer sizes them
+    (0 when it cannot tell, None when a table has no statistics)."""
     try:
-        stats = sdf._jdf.queryExecution().optimizedPlan().stats()
-        return int(str(stats.sizeInBytes()))  # a Scala BigInt, or already an int
+        # The analyzed plan: its leaves are the tables read, not a cache of the frame.
+        plan = sdf._jdf.queryExecution().analyzed()
+        leaves = plan.collectLeaves()
+        sizes = [int(str(leaves.apply(i).stats().sizeInBytes())) for i in range(leaves.size())]
+        unknown = int(
+            str(sdf.sparkSession._jsparkSession.sessionState().conf().defaultSizeInBytes())
+        )
     except Exception:  # Spark Connect, or a plan without statistics
         return 0
+    return None if any(size >= unknown for size in sizes) else sum(sizes)
 
 
 def partitioned(sdf: SparkFrame, query: str, buckets: int) -> SparkFrame:
