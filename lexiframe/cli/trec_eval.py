@@ -12,15 +12,16 @@ runs in one call print one block per run, as successive trec_eval calls would.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import polars as pl
 
 from lexiframe._utils import shorten
+from lexiframe.cli import decimals
 from lexiframe.errors import InputError, LexiframeWarning, UnknownMeasureError
 from lexiframe.metrics.registry import Measure, parse_measure
 from lexiframe.metrics.trec_eval import (
@@ -296,12 +297,115 @@ def _trec_eval_quirks(
     )
 
 
-def _value(kind: Kind, value: float | None) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value) and kind == "long"):
-        value = 0
-    if kind == "long":
-        return f"{int(value)}"
-    return f"{value:6.4f}"
+def format_runs(
+    table: pl.DataFrame,
+    lines: Sequence[Line],
+    runids: Sequence[str],
+    *,
+    per_query: bool,
+    judged_relevant: int | None = None,
+    fill: bool = True,
+    summary: bool = True,
+) -> list[str]:
+    """trec_eval's output for each run of a per-query table (columns as
+    :func:`evaluate_runs` names them; ``run`` is the run's index into ``runids``), formatted
+    for all runs at once: the values of every query and line of a run in one column.
+
+    ``judged_relevant``: with ``-c``, trec_eval's ``num_rel`` summary counts the judgments
+    of the qrels with a grade above 0, whatever ``-l`` says; this is that count.
+    ``fill``: a missing value is 0, as in trec_eval; otherwise it prints as ``nan`` and the
+    mean is over the values present (lexiframe's null: undefined). ``summary=False``
+    leaves out the ``all`` lines (trec_eval's ``-n``).
+    """
+    table = table.with_columns(pl.col("run").cast(pl.Int64)).sort("run", "query")
+    runs = table.group_by("run", maintain_order=True).agg(pl.len().alias("count"))
+    blocks = dict.fromkeys(range(len(runids)), "")
+    if per_query:
+        shown = [line for line in lines if line.kind not in ("runid", "num_q", "gm")]
+        for run, text in _per_query_text(table, shown, fill).iter_rows():
+            blocks[run] = text
+    if summary:
+        means = _means(table, lines, fill)
+        for index, (run, count) in enumerate(runs.iter_rows()):
+            text = []
+            for line in lines:
+                if line.kind == "runid":
+                    value = runids[run]
+                elif line.kind == "num_q":
+                    value = str(count)
+                elif line.printed == "num_rel" and judged_relevant is not None and fill:
+                    value = str(judged_relevant)
+                else:
+                    value = means[line.printed][index]
+                text.append(f"{line.printed:<22}\tall\t{value}\n")
+            blocks[run] += "".join(text)
+    return [blocks[run] for run in range(len(runids))]
+
+
+def _per_query_text(table: pl.DataFrame, shown: Sequence[Line], fill: bool) -> pl.DataFrame:
+    """One row per run: its per-query lines, query after query, lines in ``shown``'s
+    order, joined into one string."""
+    rows, width = table.height, len(shown)
+    if rows == 0 or width == 0:
+        return pl.DataFrame({"run": [], "text": []}, schema={"run": pl.Int64, "text": pl.String})
+    columns = [line.column for line in shown]
+    missing = 0.0 if fill else float("nan")
+    values = table.select(pl.col(columns).cast(pl.Float64).fill_null(missing)).to_numpy()
+    values = values.reshape(-1)  # query after query, each query's lines in order
+    is_long = np.tile([line.kind == "long" for line in shown], rows)
+    text = decimals.fixed4(pl.Series(values))
+    if is_long.any():  # counts print as integers (a missing one as 0)
+        counts = np.nan_to_num(values[is_long]).astype(np.int64)
+        text = text.scatter(np.flatnonzero(is_long), pl.Series(counts).cast(pl.String))
+    names = pl.Series([f"{line.printed:<22}" for line in shown])
+    cell = np.arange(rows * width)
+    long = pl.DataFrame(
+        {
+            "run": table["run"].gather(cell // width),
+            "name": names.gather(cell % width),
+            "query": table["query"].cast(pl.String).gather(cell // width),
+            "value": text,
+        }
+    )
+    return (
+        long.group_by("run", maintain_order=True)
+        .agg(pl.concat_str("name", "query", "value", separator="\t").str.join("\n") + "\n")
+        .rename({"name": "text"})
+    )
+
+
+def _means(table: pl.DataFrame, lines: Sequence[Line], fill: bool) -> dict[str, list[str]]:
+    """Each line's ``all`` value per run (in the runs' order), as trec_eval prints it."""
+    aggregations = {}
+    kinds = {}
+    for line in lines:
+        if line.kind in ("runid", "num_q"):
+            continue
+        column = pl.col(line.column).cast(pl.Float64)
+        if not fill:
+            value = column.mean().fill_null(float("nan"))
+        elif line.kind == "long":
+            value = column.fill_null(0).sum()
+        elif line.kind == "gm":
+            logs = column.fill_null(0).clip(lower_bound=MIN_GEO_MEAN).log()
+            value = (logs.cum_sum().last() / pl.len()).exp()
+        else:
+            # Summed query after query, as trec_eval does, so that a mean on the rounding
+            # boundary of the 4th decimal rounds the same way.
+            value = column.fill_null(0).cum_sum().last() / pl.len()
+        aggregations[line.printed] = value
+        kinds[line.printed] = "long" if fill and line.kind == "long" else "double"
+    if not aggregations:
+        return {}
+    means = table.group_by("run", maintain_order=True).agg(**aggregations).drop("run")
+    return {
+        name: (
+            means[name].cast(pl.Int64).cast(pl.String)
+            if kinds[name] == "long"
+            else decimals.fixed4(means[name])
+        ).to_list()
+        for name in means.columns
+    }
 
 
 def format_run(
@@ -314,58 +418,17 @@ def format_run(
     fill: bool = True,
     summary: bool = True,
 ) -> str:
-    """trec_eval's output for one run from its per-query table (columns as
-    :func:`evaluate_runs` names them).
-
-    ``judged_relevant``: with ``-c``, trec_eval's ``num_rel`` summary counts the judgments
-    of the qrels with a grade above 0, whatever ``-l`` says; this is that count.
-    ``fill``: a missing value is 0, as in trec_eval; otherwise it prints as ``nan`` and the
-    mean is over the values present (lexiframe's null: undefined). ``summary=False``
-    leaves out the ``all`` lines (trec_eval's ``-n``).
-    """
-    table = table.sort("query")
-    queries = table["query"].to_list()
-    out: list[str] = []
-    if per_query:
-        values = {
-            c: (table[c].fill_null(0) if fill else table[c].fill_null(float("nan"))).to_list()
-            for c in table.columns
-            if c != "run"
-        }
-        shown = [line for line in lines if line.kind not in ("runid", "num_q", "gm")]
-        for row, query in enumerate(queries):
-            for line in shown:
-                out.append(
-                    f"{line.printed:<22}\t{query}\t{_value(line.kind, values[line.column][row])}"
-                )
-    count = len(queries)
-    for line in lines if summary else []:
-        if line.kind == "runid":
-            out.append(f"{'runid':<22}\tall\t{runid}")
-            continue
-        if line.kind == "num_q":
-            out.append(f"{'num_q':<22}\tall\t{count}")
-            continue
-        column = table[line.column].cast(pl.Float64)
-        if not fill:
-            mean = column.mean()
-            out.append(f"{line.printed:<22}\tall\t{float('nan') if mean is None else mean:6.4f}")
-            continue
-        column = column.fill_null(0)
-        if line.kind == "long" and line.printed == "num_rel" and judged_relevant is not None:
-            text = f"{judged_relevant}"
-        elif line.kind == "long":
-            text = f"{int(column.sum())}"
-        elif line.kind == "gm":
-            logs = column.clip(lower_bound=MIN_GEO_MEAN).log()
-            text = f"{math.exp(logs.sum() / count) if count else 0.0:6.4f}"
-        else:
-            # Summed query after query, as trec_eval does, so that a mean on the rounding
-            # boundary of the 4th decimal rounds the same way.
-            total = column.cum_sum()[-1] if count else 0.0
-            text = f"{total / count if count else 0.0:6.4f}"
-        out.append(f"{line.printed:<22}\tall\t{text}")
-    return "".join(f"{text}\n" for text in out)
+    """trec_eval's output for one run (:func:`format_runs` of a table of one run)."""
+    (text,) = format_runs(
+        table.with_columns(run=pl.lit(0)),
+        lines,
+        [runid],
+        per_query=per_query,
+        judged_relevant=judged_relevant,
+        fill=fill,
+        summary=summary,
+    )
+    return text
 
 
 def per_query_lines(per_query: pl.DataFrame, names: Sequence[str]) -> str:
@@ -377,19 +440,21 @@ def per_query_lines(per_query: pl.DataFrame, names: Sequence[str]) -> str:
         >>> import polars as pl
         >>> table = pl.DataFrame({"system": ["a", "a"], "query": ["2", "1"], "RR": [0.5, 1.0]})
         >>> print(per_query_lines(table, ["RR"]), end="")
-        RR                    	1	1.0000
-        RR                    	2	0.5000
-        runid                 	all	a
-        num_q                 	all	2
-        RR                    	all	0.7500
+        RR                    \t1\t1.0000
+        RR                    \t2\t0.5000
+        runid                 \tall\ta
+        num_q                 \tall\t2
+        RR                    \tall\t0.7500
     """
     lines = [Line("runid", "runid", ""), Line("num_q", "num_q", "")]
     lines += [Line(name, "double", name) for name in names]
-    blocks = []
-    for (system,), own in sorted(per_query.group_by("system"), key=lambda item: item[0]):
-        table = own.select(pl.col("system").alias("run"), "query", *names)
-        blocks.append(format_run(table, lines, str(system), per_query=True, fill=False))
-    return "".join(blocks)
+    systems = per_query["system"].cast(pl.String).unique().sort()
+    table = per_query.select(
+        pl.col("system").cast(pl.String).replace_strict(systems, range(len(systems))).alias("run"),
+        "query",
+        *names,
+    )
+    return "".join(format_runs(table, lines, systems.to_list(), per_query=True, fill=False))
 
 
 def _check_formats(args: argparse.Namespace) -> None:
@@ -447,21 +512,18 @@ def run_trec_eval(args: argparse.Namespace) -> int:
         collection_size=args.collection_size,
     )
     judged_relevant = qrels.filter(pl.col("relevance") > 0).height if args.complete else None
-    blocks = []
-    for index, (path, runid) in enumerate(zip(sources, runids, strict=True)):
-        own = table.filter(pl.col("run") == str(index))
-        if own.height == 0:
+    evaluated = set(table["run"].unique().to_list())
+    for index, path in enumerate(sources):
+        if str(index) not in evaluated:
             raise InputError(f"{path}: no query with both results and relevance information")
-        blocks.append(
-            format_run(
-                own,
-                lines,
-                runid,
-                per_query=args.query,
-                judged_relevant=judged_relevant,
-                summary=not args.no_summary,
-            )
-        )
+    blocks = format_runs(
+        table,
+        lines,
+        runids,
+        per_query=args.query,
+        judged_relevant=judged_relevant,
+        summary=not args.no_summary,
+    )
     sys.stdout.write("".join(blocks))
     return 0
 
