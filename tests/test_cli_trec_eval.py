@@ -311,3 +311,37 @@ def test_several_runs_say_their_runid_and_a_parquet_of_systems_is_one_run_each(t
         one_by_one[1],
     ]
     assert drop_in(capsys, "-m", "map", str(TOY / "qrels.txt"), runs[0]) == [one_by_one[0]]
+
+
+def test_runs_in_batches_print_what_one_batch_prints(monkeypatch, capsys):
+    """Memory holds one batch of runs: evaluated a run or two at a time, every run's
+    lines are those of the runs evaluated together."""
+    from lexiframe.cli import trec_eval
+
+    flags = ["-q", "-c", "-m", "all_trec", *TOY_ARGS]
+    together = drop_in(capsys, *flags)
+    batches = []
+    evaluate_runs = trec_eval.evaluate_runs
+    monkeypatch.setattr(
+        trec_eval,
+        "evaluate_runs",
+        lambda runs, *a, **k: batches.append(len(runs)) or evaluate_runs(runs, *a, **k),
+    )
+    rows = max(lf.read_run(run).height for run in TOY_RUNS)
+    for size in (1, 2):
+        batches.clear()
+        monkeypatch.setattr(trec_eval, "BATCH_ROWS", size * rows)
+        assert drop_in(capsys, *flags) == together
+        assert len(batches) > len(TOY_RUNS) / (size + 1) and max(batches) <= size
+
+
+def test_a_bad_run_in_a_later_batch_prints_nothing(monkeypatch, tmp_path, capsys):
+    from lexiframe.cli import trec_eval
+
+    bad = tmp_path / "bad"
+    bad.write_text("q1 Q0 d1 1 not-a-score x\n")
+    monkeypatch.setattr(trec_eval, "BATCH_ROWS", 1)  # every run a batch of its own
+    assert main(["trec_eval", "-q", "-m", "map", *TOY_ARGS, str(bad)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "not-a-score" in err

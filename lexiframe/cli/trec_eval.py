@@ -12,9 +12,12 @@ runs in one call print one block per run, as successive trec_eval calls would.
 from __future__ import annotations
 
 import argparse
+import itertools
+import shutil
 import sys
+import tempfile
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -475,56 +478,94 @@ def _check_formats(args: argparse.Namespace) -> None:
         )
 
 
-def run_trec_eval(args: argparse.Namespace) -> int:
-    """The ``trec_eval`` subcommand: read, evaluate every run, then print (all or nothing)."""
+BATCH_ROWS = 2_000_000
+"""Run lines evaluated together: whole runs are read, evaluated and printed a batch at a
+time (about 0.5 GB each on runs of string ids), so that memory holds one batch."""
+
+
+@dataclass(frozen=True)
+class _Run:
+    """One run as trec_eval takes it: its rows, its runid and where it came from."""
+
+    rows: pl.DataFrame
+    runid: str
+    source: str
+
+
+def _read_runs(paths: Sequence[str]) -> Iterator[_Run]:
+    """Each run of the paths in order: a file is one run; a parquet table of several
+    systems is one run per system (trec_eval reads no parquet)."""
     from lexiframe import io
     from lexiframe.io.files import find_files, is_parquet
 
-    _check_formats(args)
-    lines = resolve(args.measure or [])
-    qrels = io.read_qrels(args.qrels)
-    runs, runids, sources = [], [], []
-    for path in args.runs:
+    for path in paths:
         run = io.read_run(path)
         if run.height == 0:
             raise InputError(f"{path}: the run holds no line")
         parquet = all(is_parquet(file) for file in find_files([path], "run"))
         if parquet and run["system"].n_unique() > 1:
-            # A table of several systems (trec_eval reads no parquet): one run per system.
             for (system,), own in run.group_by("system", maintain_order=True):
-                runs.append(own)
-                runids.append(str(system))
-                sources.append(f"{path} (system {system!r})")
+                yield _Run(own, str(system), f"{path} (system {system!r})")
             continue
-        runs.append(run)
-        runids.append(run["system"][-1])  # trec_eval keeps the run id of the last line
-        sources.append(str(path))
-    if len(runs) > 1 and not any(line.kind == "runid" for line in lines):
-        lines = [Line("runid", "runid", ""), *lines]  # say which run each block is
-    table = evaluate_runs(
-        runs,
-        qrels,
-        lines,
-        complete=args.complete,
-        level=args.level,
-        depth=args.depth,
-        judged_only=args.judged_only,
-        collection_size=args.collection_size,
-    )
+        yield _Run(run, run["system"][-1], str(path))  # trec_eval keeps the last line's id
+
+
+def _batches(runs: Iterator[_Run], rows: int) -> Iterator[list[_Run]]:
+    """Runs in batches of about ``rows`` lines (a larger run alone)."""
+    batch: list[_Run] = []
+    for run in runs:
+        if batch and sum(own.rows.height for own in batch) + run.rows.height > rows:
+            yield batch
+            batch = []
+        batch.append(run)
+    if batch:
+        yield batch
+
+
+def run_trec_eval(args: argparse.Namespace) -> int:
+    """The ``trec_eval`` subcommand: read and evaluate the runs a batch at a time, the
+    output kept aside until the last run is printed (all or nothing), then written."""
+    from lexiframe import io
+
+    _check_formats(args)
+    lines = resolve(args.measure or [])
+    qrels = io.read_qrels(args.qrels)
     judged_relevant = qrels.filter(pl.col("relevance") > 0).height if args.complete else None
-    evaluated = set(table["run"].unique().to_list())
-    for index, path in enumerate(sources):
-        if str(index) not in evaluated:
-            raise InputError(f"{path}: no query with both results and relevance information")
-    blocks = format_runs(
-        table,
-        lines,
-        runids,
-        per_query=args.query,
-        judged_relevant=judged_relevant,
-        summary=not args.no_summary,
-    )
-    sys.stdout.write("".join(blocks))
+    runs = _read_runs(args.runs)
+    first = next(runs)
+    second = next(runs, None)
+    if second is not None and not any(line.kind == "runid" for line in lines):
+        lines = [Line("runid", "runid", ""), *lines]  # say which run each block is
+    everything = itertools.chain([first], [] if second is None else [second], runs)
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
+        for batch in _batches(everything, BATCH_ROWS):
+            table = evaluate_runs(
+                [run.rows for run in batch],
+                qrels,
+                lines,
+                complete=args.complete,
+                level=args.level,
+                depth=args.depth,
+                judged_only=args.judged_only,
+                collection_size=args.collection_size,
+            )
+            evaluated = set(table["run"].unique().to_list())
+            for index, run in enumerate(batch):
+                if str(index) not in evaluated:
+                    raise InputError(
+                        f"{run.source}: no query with both results and relevance information"
+                    )
+            blocks = format_runs(
+                table,
+                lines,
+                [run.runid for run in batch],
+                per_query=args.query,
+                judged_relevant=judged_relevant,
+                summary=not args.no_summary,
+            )
+            spool.write("".join(blocks))
+        spool.seek(0)
+        shutil.copyfileobj(spool, sys.stdout)
     return 0
 
 
