@@ -8,6 +8,7 @@
     python benchmarks/run.py --steps read positions   # some steps only
     python benchmarks/run.py --processes              # whole processes: the CLI, start-up
     python benchmarks/run.py --layouts 1 4            # metrics-only peak memory per file layout
+    python benchmarks/run.py --drop-in track17 robust04 --trec-eval path/to/trec_eval
     python benchmarks/run.py --shape mid --processes --pref-eval path/to/pref_eval.py
 
 Data come from lexiframe's seeded synthetic-track generator, written once under
@@ -57,6 +58,7 @@ SHAPES = {
     "mid-30": (30, 100, 1000, "str"),  # 3 million lines too, with fewer systems (pairs)
     "recsys-20k": (10, 20_000, 100, "int"),  # a tenth of it: 20 million rows
     "recsys-50k": (10, 50_000, 100, "int"),
+    "track17": (17, 100, 1000, "str"),  # a TREC track's size: 17 runs of 100 queries
 }
 CLASSIC = ["RR", "AP", "nDCG", "R@1000", "RP"]
 ALL_MEASURES = [
@@ -487,12 +489,15 @@ def run_processes(
     return results
 
 
-def _time_process(command: list[str]) -> tuple[float, float, float, str]:
-    """Wall and CPU seconds and peak RSS (GB) of one process, and its last error line if it
-    failed."""
+def _time_process(
+    command: list[str], output: Path | None = None, env: dict[str, str] | None = None
+) -> tuple[float, float, float, str]:
+    """Wall and CPU seconds and peak RSS (GB) of one process (its children included), and
+    its last error line if it failed; its standard output goes to ``output``."""
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    err = process.stderr.read().decode() if process.stderr else ""
+    with open(output or os.devnull, "wb") as out:
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.PIPE, env=env)
+        err = process.stderr.read().decode() if process.stderr else ""
     _, status, usage = os.wait4(process.pid, 0)
     seconds = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
@@ -636,6 +641,130 @@ def run_layouts(scales: list[int], root: Path) -> list[Result]:
     return results
 
 
+# --- the trec_eval drop-in beside NIST trec_eval ----------------------------------------------
+
+DROP_IN_FLAGS = {"-q -c": ["-q", "-c"], "-c (means)": ["-c"]}
+
+
+def plain_files(data: Data) -> tuple[Path, list[Path]]:
+    """Plain-text copies of the shape's gzipped qrels and runs (trec_eval reads no gzip),
+    written once beside them."""
+    import gzip
+    import shutil
+
+    folder = data.root / "trec"
+    runs = data.runs("trec.gz")
+    if not (folder / "done").exists():
+        (folder / "runs").mkdir(parents=True, exist_ok=True)
+        pairs = [(data.qrels("trec.gz"), folder / "qrels.txt")]
+        pairs += [(run, folder / "runs" / run.name.removesuffix(".gz")) for run in runs]
+        for source, target in pairs:
+            with gzip.open(source, "rb") as text, open(target, "wb") as copy:
+                shutil.copyfileobj(text, copy)
+        (folder / "done").touch()
+    return folder / "qrels.txt", sorted((folder / "runs").iterdir())
+
+
+def _trec_eval_binary(given: Path | None) -> Path | None:
+    import shutil
+
+    if given is not None:
+        return given
+    found = shutil.which("trec_eval")
+    return Path(found) if found else None
+
+
+def _same_output(ours: Path, theirs: Path) -> str:
+    """Whether two outputs agree line for line, relstring aside (lexiframe does not print
+    it): "identical", or the first difference."""
+
+    def kept(path: Path) -> list[str]:
+        return [line for line in path.read_text().splitlines() if not line.startswith("relstring")]
+
+    a, b = kept(ours), kept(theirs)
+    if a == b:
+        return f"identical ({len(a):,} lines)"
+    first = next(
+        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
+    )
+    return f"DIFFERENT at line {first + 1}"
+
+
+def run_drop_in(shapes: list[str], root: Path, repeat: int, trec_eval: Path | None) -> list[Result]:
+    """``lexiframe trec_eval -m all_trec`` over all runs in one command, and NIST trec_eval
+    run once per run in a shell loop (as a script calls it), on the same plain-text files:
+    whole processes, in turns, the median wall time and the peak RSS of each; their
+    outputs compared line for line."""
+    import tempfile
+
+    binary = _trec_eval_binary(trec_eval)
+    out = Path(tempfile.mkdtemp(prefix="lexiframe-bench-"))
+    # Python's compiled modules as an installed package has them (the first run writes them).
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    results = []
+    for name in shapes:
+        shape = SHAPES[name]
+        folder = root / "-".join(map(str, shape))
+        subprocess.run(
+            [sys.executable, __file__, "--write-data", str(folder), "--shape-of", *map(str, shape)],
+            check=True,
+        )
+        qrels, runs = plain_files(Data(folder))
+        label = f"{name} {'x'.join(map(str, shape[:3]))}"
+        for flags_label, flags in DROP_IN_FLAGS.items():
+            ours = _lexiframe("trec_eval", *flags, "-m", "all_trec", str(qrels), *map(str, runs))
+            commands: dict[str, list[str] | None] = {
+                "lexiframe trec_eval": ours,
+                "trec_eval loop": None,
+            }
+            if binary is not None:
+                loop = 'for run in "${@:2}"; do "$1" ' + " ".join(flags)
+                loop += f' -m all_trec {qrels} "$run"; done'
+                commands["trec_eval loop"] = [
+                    "bash",
+                    "-c",
+                    loop,
+                    "bash",
+                    str(binary),
+                    *map(str, runs),
+                ]
+            _time_process(ours, None, env)  # warm: the compiled modules, the files in cache
+            times: dict[str, list[float]] = {step: [] for step in commands}
+            peaks: dict[str, float] = {}
+            for _ in range(repeat):
+                for step, command in commands.items():
+                    if command is None:
+                        continue
+                    target = out / f"{step.replace(' ', '-')}.txt"
+                    seconds, _, peak, note = _time_process(command, target, env)
+                    if note:
+                        raise SystemExit(f"{step}: {note}")
+                    times[step].append(seconds)
+                    peaks[step] = max(peaks.get(step, 0.0), peak)
+            same = (
+                _same_output(out / "lexiframe-trec_eval.txt", out / "trec_eval-loop.txt")
+                if binary is not None
+                else ""
+            )
+            for step in commands:
+                step_label = f"{step} {flags_label}"
+                if not times[step]:
+                    note = "pass --trec-eval path/to/trec_eval (github.com/usnistgov/trec_eval)"
+                    results.append(Result(label, step_label, None, None, note))
+                    continue
+                median = statistics.median(times[step])
+                note = same if step == "lexiframe trec_eval" else f"{len(runs)} processes"
+                if step == "lexiframe trec_eval" and times["trec_eval loop"]:
+                    ratio = median / statistics.median(times["trec_eval loop"])
+                    note = f"{ratio:.2f} × the trec_eval loop; output {same}"
+                results.append(Result(label, step_label, median, peaks[step], note))
+                print(
+                    f"{label:>24} {step_label:<28} {median:8.2f} s  {peaks[step]:.2f} GB  {note}",
+                    file=sys.stderr,
+                )
+    return results
+
+
 def run_shape(
     label: str, shape: tuple[int, int, int, str], steps: list[str], root: Path, repeat: int
 ) -> list[Result]:
@@ -685,6 +814,20 @@ def main(argv: list[str] | None = None) -> None:
         help="spark: lexiframe.spark and Spark's RankingEvaluator on a local session, and "
         "one process for the crossover (benchmarks/spark_engine.py)",
     )
+    parser.add_argument(
+        "--drop-in",
+        nargs="+",
+        choices=list(SHAPES),
+        metavar="SHAPE",
+        help="time `lexiframe trec_eval -m all_trec` (-q -c, then -c) beside NIST trec_eval "
+        "run once per run, whole processes on the same plain-text files (e.g. --drop-in "
+        "track17 robust04)",
+    )
+    parser.add_argument(
+        "--trec-eval",
+        type=Path,
+        help="NIST trec_eval's binary for --drop-in (default: trec_eval on the PATH)",
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--write-data", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--shape-of", nargs=4, help=argparse.SUPPRESS)
@@ -709,6 +852,9 @@ def main(argv: list[str] | None = None) -> None:
     results: list[Result] = []
     if args.layouts:
         print(table(run_layouts(args.layouts, args.data), {}))
+        return
+    if args.drop_in:
+        print(table(run_drop_in(args.drop_in, args.data, args.repeat, args.trec_eval), {}))
         return
     if args.processes:
         label = f"{args.shape} {systems}x{queries}x{depth}"
