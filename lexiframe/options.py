@@ -132,9 +132,7 @@ class PositionsOptions:
                 raise InputError(f"{name} must be True or False, not {getattr(self, name)!r}")
         for name in ("grades", "judged"):
             if getattr(self, name) is not None and not isinstance(getattr(self, name), bool):
-                raise InputError(
-                    f"{name} must be True, False or None, not {getattr(self, name)!r}"
-                )
+                raise InputError(f"{name} must be True, False or None, not {getattr(self, name)!r}")
 
     @classmethod
     def of(cls, options: PositionsOptions | None = None, **kwargs: Any) -> PositionsOptions:
@@ -156,9 +154,7 @@ class PositionsOptions:
         unknown = [key for key in kwargs if key not in _FIELDS and key not in _COLUMNS]
         if unknown:
             known = ", ".join([*_FIELDS, *_COLUMNS])
-            raise InputError(
-                f"unknown positions option {unknown[0]}=; the options are: {known}"
-            )
+            raise InputError(f"unknown positions option {unknown[0]}=; the options are: {known}")
         columns = {key: kwargs.pop(key) for key in list(kwargs) if key in _COLUMNS}
         for key, value in columns.items():
             if not isinstance(value, str):

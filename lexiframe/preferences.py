@@ -459,5 +459,3 @@ def _check_unique(frame: pl.DataFrame, groups: np.ndarray, keys: list[str]) -> N
             "the positions frame has several rows for one (by…, query, system): "
             f"{format_row(example)}; pass the extra key columns as by=, or drop the duplicates"
         )
-
-

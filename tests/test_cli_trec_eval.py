@@ -345,3 +345,21 @@ def test_a_bad_run_in_a_later_batch_prints_nothing(monkeypatch, tmp_path, capsys
     out, err = capsys.readouterr()
     assert out == ""
     assert "not-a-score" in err
+
+
+def test_a_query_without_a_relevant_document_at_the_level_gains_in_ndcg_not_rndcg(tmp_path, capsys):
+    """-l 2: q1 has a grade-1 document only. Expected lines: NIST trec_eval 10.0's output
+    for ``trec_eval -q -l 2 -m Rndcg -m ndcg`` on these two files."""
+    (tmp_path / "qrels").write_text("q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\nq2 0 d4 1\n")
+    run = "q1 Q0 d1 1 2.0 r\nq1 Q0 d2 2 1.0 r\nq2 Q0 d4 1 2.0 r\nq2 Q0 d3 2 1.0 r\n"
+    (tmp_path / "run").write_text(run)
+    files = [str(tmp_path / "qrels"), str(tmp_path / "run")]
+    got = drop_in(capsys, "-q", "-l", "2", "-m", "Rndcg", "-m", "ndcg", *files)
+    assert got == [
+        "ndcg                  \tq1\t1.0000",
+        "Rndcg                 \tq1\t0.0000",
+        "ndcg                  \tq2\t0.8597",
+        "Rndcg                 \tq2\t0.6799",
+        "ndcg                  \tall\t0.9299",
+        "Rndcg                 \tall\t0.3399",
+    ]

@@ -29,7 +29,6 @@ from lexiframe.errors import InputError, LexiframeWarning, UnknownMeasureError
 from lexiframe.metrics.registry import Measure, parse_measure
 from lexiframe.metrics.trec_eval import (
     CATALOGUE,
-    FRAME_COUNTS,
     MEASURES,
     MIN_GEO_MEAN,
     NICKNAMES,
@@ -38,6 +37,7 @@ from lexiframe.metrics.trec_eval import (
     available,
     registry_measure,
 )
+from lexiframe.options import PositionsOptions
 
 DESCRIPTION = (
     "trec_eval's command line: its flags, measure names and output format (`measure`, "
@@ -49,23 +49,16 @@ DESCRIPTION = (
     "name is an error."
 )
 
-# The counts a positions frame holds, for when the registry has no measure of that name.
-_COUNT_EXPRS = {
-    "num_ret": pl.col("n_ret").cast(pl.Int64),
-    "num_rel": pl.col("n_rel").cast(pl.Int64),
-    "num_rel_ret": pl.col("positions").list.len().cast(pl.Int64),
-}
-
 
 @dataclass(frozen=True)
 class Line:
-    """One measure value trec_eval prints: its printed name, kind and source column."""
+    """One measure value trec_eval prints: its printed name, kind, source column and the
+    root of trec_eval's name (``P`` for ``P_10``)."""
 
     printed: str
     kind: Kind
     column: str
-    graded: bool = False
-    """Its gains are the grades, whatever the relevance level (trec_eval's ndcg and rbp)."""
+    root: str = ""
 
 
 def _split(argument: str) -> tuple[str, str | None]:
@@ -132,16 +125,14 @@ def _lines(measure: TrecMeasure, params: str | None) -> list[Line]:
         return [Line(measure.name, measure.kind, "")]
     if measure.kind == "gm":
         (base,) = _lines(CATALOGUE[measure.of], None)
-        return [Line(measure.name, "gm", base.column, base.graded)]
+        return [Line(measure.name, "gm", base.column, measure.name)]
     lines = []
     for printed, param in measure.printed(params):
         found = (
             None if measure.kind == "relstring" else registry_measure(measure.name, printed, param)
         )
         if found is not None:
-            lines.append(Line(printed, measure.kind, found.name, found.needs.grades))
-        elif measure.name in FRAME_COUNTS:
-            lines.append(Line(printed, measure.kind, measure.name))
+            lines.append(Line(printed, measure.kind, found.name, measure.name))
         elif params is not None and available(measure):
             raise UnknownMeasureError(
                 f"cannot read -m {measure.name}.{shorten(params, 60)}: {_why(printed)}"
@@ -178,12 +169,7 @@ def evaluate_runs(
         [run.with_columns(pl.lit(str(index)).alias("system")) for index, run in enumerate(runs)],
         how="vertical_relaxed",
     )
-    parsed = {
-        line.column: parse_measure(line.column)
-        for line in lines
-        if line.column and line.column not in _COUNT_EXPRS
-    }
-    judged = any(measure.needs.judged for measure in parsed.values())
+    parsed = {line.column: parse_measure(line.column) for line in lines if line.column}
     needing_n = [name for name, measure in parsed.items() if measure.needs_n]
     if needing_n and collection_size is None:
         raise InputError(
@@ -191,112 +177,57 @@ def evaluate_runs(
             "collection size: give it with -N (trec_eval would count a collection of 0 "
             "documents)"
         )
-    graded = {line.column for line in lines if line.graded}
-    # ndcg with gains (-m ndcg.1=1,2=3) reads the grades on binary qrels too.
-    grades = True if any(parsed[name].needs.requires_grades for name in graded) else None
-
-    def frame_at(threshold: int) -> pl.DataFrame:
-        with warnings.catch_warnings():
-            # trec_eval ignores queries without judgments silently; so does its drop-in.
-            warnings.simplefilter("ignore", LexiframeWarning)
-            frame = positions(
-                combined,
-                qrels,
-                threshold=threshold,
-                depth=depth,
-                no_relevant="keep",
-                judged=judged,
-                grades=grades,
-                condensed=judged_only,
-            )
-        if complete:
-            return frame
-        # The queries the run answers (with -J, maybe none of their documents is judged).
-        answered = combined.select("system", "query").unique()
-        return frame.join(answered, on=["system", "query"], how="semi")
-
-    frame = frame_at(level)
-    columns = list(dict.fromkeys(line.column for line in lines if line.column))
-    table = frame.select(
-        pl.col("system").alias("run"),
-        "query",
-        *(_COUNT_EXPRS[name].alias(name) for name in columns if name in _COUNT_EXPRS),
-    )
-    binary = [name for name in columns if name not in _COUNT_EXPRS and name not in graded]
-    # trec_eval's gains are the grades whatever -l says: graded measures see every grade.
-    for names, source in ((binary, frame), (sorted(graded), None)):
-        if not names:
-            continue
-        if source is None:
-            source = frame if level == 1 else frame_at(1)
-        n = collection_size if any(parsed[name].needs_n for name in names) else None
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", LexiframeWarning)
-            values = measures(source, names, n=n)
-        table = table.join(
-            values.rename({"system": "run"}), on=["run", "query"], how="left", coalesce=True
-        )
+    # -l decides what is relevant; the gain measures still gain from every positive grade,
+    # as in trec_eval (the frame's gain_positions above level 1).
+    options = PositionsOptions(
+        threshold=level, depth=depth, no_relevant="keep", condensed=judged_only
+    ).for_measures(parsed.values())
+    with warnings.catch_warnings():
+        # trec_eval ignores queries without judgments silently; so does its drop-in.
+        warnings.simplefilter("ignore", LexiframeWarning)
+        frame = positions(combined, qrels, options)
+        if not complete:  # the queries the run answers (with -J, maybe none judged)
+            answered = combined.select("system", "query").unique()
+            frame = frame.join(answered, on=["system", "query"], how="semi")
+        n = collection_size if needing_n else None
+        table = measures(frame, list(parsed), n=n) if parsed else frame.select("system", "query")
+    table = table.rename({"system": "run"})
     return _trec_eval_quirks(
-        table,
-        frame,
-        combined,
-        lines,
-        parsed,
-        complete=complete,
-        level=level,
-        judged_only=judged_only,
+        table, combined, lines, parsed, complete=complete, judged_only=judged_only
     )
 
 
 def _trec_eval_quirks(
     table: pl.DataFrame,
-    frame: pl.DataFrame,
     combined: pl.DataFrame,
     lines: Sequence[Line],
     parsed: dict[str, Measure],
     *,
     complete: bool,
-    level: int,
     judged_only: bool,
 ) -> pl.DataFrame:
-    """The values trec_eval prints where they are not the measure's own.
-
-    With ``-c`` trec_eval scores a query the run skipped on a stand-in ranking of one
-    unjudged document (none with ``-J``, which removes it), then sets ``utility`` and
-    ``rbp_resid`` to 0 when printed under these names, without parameters; with
-    parameters (``utility_2,-1,0,0``, ``rbp_resid_p=0.8``) they keep the stand-in's value.
-    Every other measure scores that ranking as lexiframe scores an empty one. And
-    ``Rndcg`` is 0 for a query without a relevant document at the ``-l`` level (its gains,
-    the grades, are read at level 1).
-    """
+    """The values trec_eval prints where they are not the measure's own: with ``-c``, a
+    query the run skipped, as its catalogue declares it (:attr:`TrecMeasure.skipped`)."""
     stand_in = 0.0 if judged_only else 1.0  # the stand-in ranking's length
     skipped: list[pl.Expr] = []
     for line in lines if complete else ():
-        measure = parsed.get(line.column)
-        if measure is None or measure.family.name not in ("Utility", "RBPResid"):
+        trec = CATALOGUE.get(line.root)
+        if trec is None or trec.skipped is None or line.kind == "gm":
             continue
-        value = pl.col(line.column)
-        if line.printed in ("utility", "rbp_resid"):
+        column = pl.col(line.column)
+        if line.printed == trec.name:  # its bare name: 0
             value = pl.lit(0.0)
-        elif measure.family.name == "Utility":  # r = 0: ñ − r = 1 retrieved, 1 fewer missed
-            weight = float(measure.param("nonrel_ret")) - float(measure.param("nonrel_nonret"))  # type: ignore[arg-type]
-            value = value + stand_in * weight
-        else:  # rbp_resid_p=…: one unjudged document, p + (1 − p)
-            value = pl.lit(stand_in) if stand_in else value
-        skipped.append(pl.when(pl.col("_answered")).then(pl.col(line.column)).otherwise(value))
-    unjudged = [name for name, m in parsed.items() if level != 1 and m.family.name == "RnDCG"]
-    if not skipped and not unjudged:
+        else:
+            value = trec.skipped(parsed[line.column], column, stand_in)
+        skipped.append(pl.when("_answered").then(column).otherwise(value))
+    if not skipped:
         return table
     answered = combined.select(pl.col("system").alias("run"), "query", _answered=pl.lit(True))
-    flags = frame.select(
-        pl.col("system").alias("run"), "query", _relevant=pl.col("n_rel") > 0
-    ).join(answered.unique(), on=["run", "query"], how="left")
-    zeroed = [pl.when(pl.col("_relevant")).then(pl.col(name)).otherwise(0.0) for name in unjudged]
     return (
-        table.join(flags, on=["run", "query"], how="left")
+        table.join(answered.unique(), on=["run", "query"], how="left")
         .with_columns(pl.col("_answered").fill_null(False))
-        .with_columns(*skipped, *zeroed)
-        .drop("_answered", "_relevant")
+        .with_columns(*skipped)
+        .drop("_answered")
     )
 
 

@@ -144,9 +144,7 @@ def _tokens() -> pl.Expr:
     )
 
 
-def _general_plan(
-    path: Path | bytes, layout: Layout, *, diagnose: bool = False
-) -> pl.LazyFrame:
+def _general_plan(path: Path | bytes, layout: Layout, *, diagnose: bool = False) -> pl.LazyFrame:
     """Whole lines split on runs of whitespace; blank lines are dropped.
 
     ``__bad`` marks a line with the wrong number of fields or a field that is not a number;

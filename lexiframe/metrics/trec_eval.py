@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Literal
@@ -53,6 +53,11 @@ class TrecMeasure:
     """Default cutoffs of a ``cut`` measure (floats print as ``%3.2f``, e.g. ``0.10``)."""
     of: str = ""
     """For ``gm``: the measure whose per-query values are averaged geometrically."""
+    skipped: Callable[[Measure, pl.Expr, float], pl.Expr] | None = None
+    """With ``-c``, trec_eval scores a query the run skipped on a stand-in ranking of one
+    unjudged document (none with ``-J``), and most measures score it as an empty ranking.
+    Where this measure does not: 0 under its bare name, and with parameters this function
+    of the measure, its value on an empty ranking and the stand-in's length."""
 
     def printed(self, params: str | None = None) -> list[tuple[str, str | None]]:
         """The names trec_eval prints for this measure, each with its parameter text.
@@ -96,6 +101,18 @@ def _text(value: float) -> str:
     return f"{int(value)}" if float(value).is_integer() else f"{value:g}"
 
 
+def _utility_skipped(measure: Measure, value: pl.Expr, stand_in: float) -> pl.Expr:
+    """The stand-in's documents are retrieved and non-relevant: as many fewer missed."""
+    weights = (measure.param("nonrel_ret"), measure.param("nonrel_nonret"))
+    gained, lost = (float(weight) for weight in weights)  # type: ignore[arg-type]
+    return value + stand_in * (gained - lost)
+
+
+def _rbp_resid_skipped(measure: Measure, value: pl.Expr, stand_in: float) -> pl.Expr:
+    """One unjudged document: p + (1 − p) = 1."""
+    return pl.lit(stand_in) if stand_in else value
+
+
 # trec_eval 10.0's measures in the order it computes and prints them (its measures.c);
 # the preference measures of its prefs formats are left out (they read another qrels format).
 MEASURES: tuple[TrecMeasure, ...] = (
@@ -116,7 +133,7 @@ MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("infAP", "double"),
     TrecMeasure("gm_bpref", "gm", of="bpref"),
     TrecMeasure("Rprec_mult", "cut", _FIFTHS),
-    TrecMeasure("utility", "double"),
+    TrecMeasure("utility", "double", skipped=_utility_skipped),
     TrecMeasure("11pt_avg", "double"),
     TrecMeasure("binG", "double"),
     TrecMeasure("G", "double"),
@@ -140,7 +157,7 @@ MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("Rprec_mult_avgjg", "cut", _FIFTHS),
     TrecMeasure("yaap", "double"),
     TrecMeasure("rbp", "double"),
-    TrecMeasure("rbp_resid", "double"),
+    TrecMeasure("rbp_resid", "double", skipped=_rbp_resid_skipped),
     TrecMeasure("unj", "cut", (5, 10, 20)),
 )
 
@@ -164,13 +181,6 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
     ),
 }  # fmt: skip
 """trec_eval's nicknames for groups of measures (``-m official``, ``-m all_trec``)."""
-
-# What a positions frame holds directly, when the registry has no measure of that name.
-FRAME_COUNTS = {
-    "num_ret": "`n_ret` of the positions frame",
-    "num_rel": "`n_rel` of the positions frame",
-    "num_rel_ret": "the length of `positions`",
-}
 
 
 @cache
@@ -205,8 +215,6 @@ def available(measure: TrecMeasure) -> bool:
         return False
     if measure.kind == "gm":
         return available(CATALOGUE[measure.of])
-    if measure.name in FRAME_COUNTS:
-        return True
     return all(registry_measure(measure.name, *item) is not None for item in measure.printed())
 
 
@@ -232,7 +240,7 @@ def markdown_names() -> str:
             names = []
             for name, param in printed[:2]:
                 found = registry_measure(measure.name, name, param)
-                names.append(f"`{found}`" if found else FRAME_COUNTS[measure.name])
+                names.append(f"`{found}`")
             if len(printed) > 2:
                 names.append("…")
             target = ", ".join(names)
@@ -256,7 +264,6 @@ TREC_EVAL_CUTOFFS = {
 TREC_EVAL_CUTOFF = re.compile(
     rf"({'|'.join(map(re.escape, TREC_EVAL_CUTOFFS))})_(\d*\.?\d+)", re.IGNORECASE
 )
-
 
 
 def from_trec_eval(name: str, text: str) -> str:
