@@ -342,29 +342,6 @@ def _means(table: pl.DataFrame, lines: Sequence[Line], fill: bool) -> dict[str, 
     }
 
 
-def format_run(
-    table: pl.DataFrame,
-    lines: Sequence[Line],
-    runid: str,
-    *,
-    per_query: bool,
-    judged_relevant: int | None = None,
-    fill: bool = True,
-    summary: bool = True,
-) -> str:
-    """trec_eval's output for one run (:func:`format_runs` of a table of one run)."""
-    (text,) = format_runs(
-        table.with_columns(run=pl.lit(0)),
-        lines,
-        [runid],
-        per_query=per_query,
-        judged_relevant=judged_relevant,
-        fill=fill,
-        summary=summary,
-    )
-    return text
-
-
 def per_query_lines(per_query: pl.DataFrame, names: Sequence[str]) -> str:
     """``lexiframe evaluate -q``: a metrics table (system, query, measures) in trec_eval's
     ``-q`` format, one block per system (sorted): each query's values, then ``runid``,
