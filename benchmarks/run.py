@@ -45,9 +45,10 @@ import subprocess
 import sys
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 SHAPES = {
     # systems, queries, depth, id type
@@ -676,18 +677,20 @@ def _trec_eval_binary(given: Path | None) -> Path | None:
 
 def _same_output(ours: Path, theirs: Path) -> str:
     """Whether two outputs agree line for line, relstring aside (lexiframe does not print
-    it): "identical", or the first difference."""
+    it): "identical", or the first difference. Read a line at a time: this process stays
+    small, so that the processes it forks next do not count its pages in their peak RSS."""
+    import itertools
 
-    def kept(path: Path) -> list[str]:
-        return [line for line in path.read_text().splitlines() if not line.startswith("relstring")]
+    def kept(file: IO[str]) -> Iterator[str]:
+        return (line for line in file if not line.startswith("relstring"))
 
-    a, b = kept(ours), kept(theirs)
-    if a == b:
-        return f"identical ({len(a):,} lines)"
-    first = next(
-        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
-    )
-    return f"DIFFERENT at line {first + 1}"
+    lines = 0
+    with open(ours) as a, open(theirs) as b:
+        for x, y in itertools.zip_longest(kept(a), kept(b)):
+            lines += 1
+            if x != y:
+                return f"DIFFERENT at line {lines}"
+    return f"identical ({lines:,} lines)"
 
 
 def run_drop_in(shapes: list[str], root: Path, repeat: int, trec_eval: Path | None) -> list[Result]:

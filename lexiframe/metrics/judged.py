@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from functools import cache
 
+import numpy as np
 import polars as pl
 
 from lexiframe._utils import IntoExpr, into_expr
@@ -235,19 +236,6 @@ def _powers(p: float) -> tuple[float, ...]:
     return tuple(powers)
 
 
-def _power(p: float, exponents: pl.Expr) -> pl.Expr:
-    """p^k for a list column of k ≥ 0, each the product trec_eval's loop computes; where
-    the products settle, past the table, null (the caller fills in the last product)."""
-    table = _powers(p)
-    values = pl.lit(pl.Series([table], dtype=pl.List(pl.Float64)))
-    if len(table) < _POWERS_CAP:
-        return values.list.gather(exponents, null_on_oob=True)
-    # p so close to 1 that 2^20 products do not settle: past them, p^last · p^(k − last).
-    kept = exponents.list.eval(pl.element().clip(upper_bound=len(table) - 1))
-    rest = (exponents - kept).list.eval(pl.lit(p) ** pl.element())
-    return values.list.gather(kept) * rest
-
-
 def rbp_residual(
     positions: IntoExpr = "positions",
     nonrel_positions: IntoExpr = "nonrel_positions",
@@ -277,14 +265,70 @@ def rbp_residual(
         0.25
     """
     parts.check_persistence(p)
-    returned = parts.count(n_ret)
-    judged_ranks = pl.concat_list([parts.ranks(positions), parts.ranks(nonrel_positions)])
-    # Ranks from 0: the exponents of p of the unjudged documents, in rank order.
-    unjudged = pl.int_ranges(0, returned).list.set_difference(judged_ranks - 1).list.sort()
-    settled = _powers(p)[-1]
-    # Summed down the ranking (a running sum), as trec_eval adds them.
-    seen = _power(p, unjudged).list.agg(pl.element().fill_null(settled).cum_sum().last())
-    beyond = _power(p, pl.concat_list([returned])).list.first().fill_null(settled)
-    residual = beyond + (1.0 - p) * seen
-    any_unjudged = returned > judged_ranks.list.len().cast(pl.Int64)
-    return parts.positive_zero(pl.when(any_unjudged).then(residual).otherwise(0.0))
+    columns = pl.struct(
+        _relevant=into_expr(positions),
+        _nonrel=into_expr(nonrel_positions),
+        _returned=parts.count(n_ret),
+    )
+    residual = columns.map_batches(
+        lambda batch: _rbp_residuals(batch, p), return_dtype=pl.Float64, is_elementwise=True
+    )
+    return parts.positive_zero(residual)
+
+
+_CELLS = 1 << 22
+"""Ranks of rankings held at once by :func:`_rbp_residuals` (32 MB of doubles)."""
+
+
+def _rbp_residuals(batch: pl.Series, p: float) -> pl.Series:
+    """RBPResid(p) of each ranking of a struct batch (relevant ranks, non-relevant ranks,
+    n_ret), in NumPy over the lists' buffers: a matrix of p^(i−1) per rank, 0 where the
+    document is judged or past the ranking's end, added along each ranking in rank order
+    (``np.add.accumulate`` adds one term after another, as trec_eval's loop does, and a 0
+    leaves a running sum as it was)."""
+    from lexiframe._kernels import list_buffers
+
+    fields = batch.struct.unnest()
+    relevant = list_buffers(fields["_relevant"])
+    nonrel = list_buffers(fields["_nonrel"])
+    returned = fields["_returned"].fill_null(0).to_numpy().astype(np.int64)
+    width = int(returned.max()) if len(returned) else 0
+    powers = _power_table(p, width + 1)
+    seen = np.zeros(len(returned))
+    step = max(1, _CELLS // max(width, 1))
+    for start in range(0, len(returned) if width else 0, step):
+        stop = min(start + step, len(returned))
+        terms = np.tile(powers[:width], (stop - start, 1))
+        terms[np.arange(width) >= returned[start:stop, None]] = 0.0
+        for buffers in (relevant, nonrel):
+            first, last = buffers.offsets[start], buffers.offsets[stop]
+            ranks = buffers.values[first:last].astype(np.int64)
+            owner = np.repeat(np.arange(stop - start), buffers.lengths[start:stop])
+            inside = (ranks >= 1) & (ranks <= width)
+            terms[owner[inside], ranks[inside] - 1] = 0.0
+        seen[start:stop] = np.add.accumulate(terms, axis=1)[:, -1]
+    residual = powers[returned] + (1.0 - p) * seen
+    judged = relevant.lengths + nonrel.lengths
+    values = pl.Series(np.where(returned > judged, residual, 0.0))
+    null = fields.select(pl.any_horizontal(pl.all().is_null())).to_series()
+    return values.scatter(null.arg_true(), None) if null.any() else values
+
+
+@cache
+def _power_array(p: float) -> np.ndarray:
+    table = np.array(_powers(p))
+    table.flags.writeable = False
+    return table
+
+
+def _power_table(p: float, length: int) -> np.ndarray:
+    """p^k for k < length, each trec_eval's running product (the last one past where the
+    products settle)."""
+    table = _power_array(p)
+    if length <= len(table):
+        return table[:length]
+    rest = np.arange(len(table), length)
+    if len(table) < _POWERS_CAP:  # settled: every later product is the last one
+        return np.concatenate([table, np.full(len(rest), table[-1])])
+    # p so close to 1 that 2^20 products do not settle: past them, p^last · p^(k − last).
+    return np.concatenate([table, table[-1] * np.power(p, rest - (len(table) - 1))])
