@@ -332,14 +332,15 @@ def _means(table: pl.DataFrame, lines: Sequence[Line], fill: bool) -> dict[str, 
     if not aggregations:
         return {}
     means = table.group_by("run", maintain_order=True).agg(**aggregations).drop("run")
-    return {
-        name: (
-            means[name].cast(pl.Int64).cast(pl.String)
-            if kinds[name] == "long"
-            else decimals.fixed4(means[name])
-        ).to_list()
-        for name in means.columns
-    }
+    doubles = [name for name in means.columns if kinds[name] == "double"]
+    # Every double of every run formatted in one call, then cut back into columns.
+    text = decimals.fixed4(pl.Series(means.select(doubles).to_numpy().reshape(-1, order="F")))
+    runs = means.height
+    printed = {name: text[i * runs : (i + 1) * runs].to_list() for i, name in enumerate(doubles)}
+    for name in means.columns:
+        if kinds[name] == "long":
+            printed[name] = means[name].cast(pl.Int64).cast(pl.String).to_list()
+    return printed
 
 
 def per_query_lines(per_query: pl.DataFrame, names: Sequence[str]) -> str:
