@@ -363,3 +363,21 @@ def test_a_query_without_a_relevant_document_at_the_level_gains_in_ndcg_not_rndc
         "ndcg                  \tall\t0.9299",
         "Rndcg                 \tall\t0.3399",
     ]
+
+
+def test_an_error_stops_the_reading_ahead(monkeypatch, tmp_path, capsys):
+    """The next batch is read while one is evaluated; an error in either ends both."""
+    import threading
+    import time
+
+    from lexiframe.cli import trec_eval
+
+    unjudged = tmp_path / "unjudged"
+    unjudged.write_text("999999 Q0 d1 1 1.0 x\n")
+    monkeypatch.setattr(trec_eval, "BATCH_ROWS", 1)  # every run a batch of its own
+    assert main(["trec_eval", "-m", "map", str(TOY / "qrels.txt"), str(unjudged), *TOY_RUNS]) == 2
+    assert "no query with both results and relevance" in capsys.readouterr().err
+    deadline = time.monotonic() + 5
+    while any(t.name == "lexiframe-read-ahead" for t in threading.enumerate()):
+        assert time.monotonic() < deadline, "the thread reading ahead is still running"
+        time.sleep(0.05)
