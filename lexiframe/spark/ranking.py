@@ -352,6 +352,9 @@ def _check_qrels(
 
     names = [*qrels_by, options["query"], options["doc"], options["relevance"]]
     keys, grade = names[:-1], names[-1]
+    # One chain of aggregations, so that Spark reads and shuffles the judgments once: per
+    # judgment (how often it is given, its null grades), per query (whether its grades
+    # that gain differ), then over the whole table.
     per_key = qrels.groupBy(*keys).agg(
         F.count(F.lit(1)).alias("_n"),
         F.sum(F.col(grade).isNull().cast("long")).alias("_null"),
@@ -359,23 +362,23 @@ def _check_qrels(
     )
     # The judgments that gain: above threshold=1, every positive grade (trec_eval's -l).
     threshold = options["threshold"]
-    relevant = F.col("_grade") >= min(threshold, 1)
-    differ = (F.min("_grade") < F.max("_grade")) | (F.min("_grade") < threshold)
-    mixed = (
-        per_key.filter(relevant)
-        .groupBy(*qrels_by, options["query"])
-        .agg(differ.cast("long").alias("_mixed"))
-        .agg(F.coalesce(F.sum("_mixed"), F.lit(0)).alias("_mixed"))
+    gains = F.when(F.col("_grade") >= min(threshold, 1), F.col("_grade"))
+    per_query = per_key.groupBy(*qrels_by, options["query"]).agg(
+        *[
+            F.sum(F.when(F.col(k).isNull(), F.col("_n")).otherwise(0)).alias(f"_null_{k}")
+            for k in keys
+        ],
+        F.sum("_null").alias(f"_null_{grade}"),
+        F.sum((F.col("_n") > 1).cast("long")).alias("_repeated"),
+        F.min(gains).alias("_low"),
+        F.max(gains).alias("_high"),
     )
-    counts = (
-        per_key.agg(
-            *[F.sum(F.when(F.col(k).isNull(), F.col("_n")).otherwise(0)).alias(k) for k in keys],
-            F.sum("_null").alias(grade),
-            F.sum((F.col("_n") > 1).cast("long")).alias("_repeated"),
-        )
-        .crossJoin(mixed)
-        .collect()[0]
-    )
+    differ = (F.col("_low") < F.col("_high")) | (F.col("_low") < threshold)
+    counts = per_query.agg(
+        *[F.coalesce(F.sum(f"_null_{name}"), F.lit(0)).alias(name) for name in names],
+        F.coalesce(F.sum("_repeated"), F.lit(0)).alias("_repeated"),
+        F.coalesce(F.sum(differ.cast("long")), F.lit(0)).alias("_mixed"),
+    ).collect()[0]
     for name in names:
         if counts[name]:
             example = qrels.filter(F.col(name).isNull()).limit(1).collect()[0].asDict()
