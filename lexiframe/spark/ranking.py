@@ -23,9 +23,11 @@ import operator
 import os
 import sys
 import warnings
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import reduce
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import polars as pl
 import pyarrow as pa
@@ -217,11 +219,13 @@ def _prepare(
     _require(qrels, qrels_columns, "qrels")
     count = bucket_count(run, buckets)
     run, qrels = _common_query_type(run.select(*run_columns), qrels.select(*qrels_columns), names)
-    run_row, qrels_row = _first_rows(run, qrels)
+    run_row, qrels_row = _both(lambda: _first_row(run), lambda: _first_row(qrels))
     _dry_run(run_row, qrels_row, options, measures, n)  # the types, before Spark reads them
     _warn_driver_python(run.sparkSession)
-    systems = _checked_run(run, run_row, qrels_row, options)
-    mixed = _check_qrels(qrels, run_row, qrels_by, options)
+    systems, mixed = _both(
+        lambda: _checked_run(run, run_row, qrels_row, options),
+        lambda: _check_qrels(qrels, run_row, qrels_by, options),
+    )
     if options["grades"] is not True:  # decided by lexiframe where some query is graded
         options["grades"] = mixed and _graded(qrels, qrels_by, options)
     schema = _dry_run(run_row, qrels_row, options, measures, n)
@@ -251,9 +255,27 @@ def _common_query_type(
     return run, qrels
 
 
-def _first_rows(run: SparkFrame, qrels: SparkFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """The first row of the run and of the qrels (none for an empty table), in Polars."""
-    return _arrow.collect(run.limit(1)), _arrow.collect(qrels.limit(1))
+def _first_row(sdf: SparkFrame) -> pl.DataFrame:
+    """The first row of a table (none for an empty one), in Polars."""
+    return _arrow.collect(sdf.limit(1))
+
+
+_First = TypeVar("_First")
+_Second = TypeVar("_Second")
+
+
+def _both(first: Callable[[], _First], second: Callable[[], _Second]) -> tuple[_First, _Second]:
+    """Two independent Spark jobs submitted at once, from two threads: a job of few tasks
+    (the qrels' checks read one file in one task) leaves cores idle that the other uses.
+    The first's error is raised before the second's, as if they had run in turn."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        later = pool.submit(second)
+        try:
+            result = first()
+        except BaseException:
+            later.cancel()
+            raise
+        return result, later.result()
 
 
 def _dry_run(
