@@ -199,7 +199,9 @@ def order(
       decides them.
     - ``"mean"``: the mean metric over queries (metrics table), or the mean preference for
       the system over all its (opponent, query) pairs (pair tables; for sgnLP it is
-      (wins − losses) / comparisons).
+      (wins − losses) / comparisons). A system null on a query where another has a value
+      has no mean and ranks last; when that leaves no system with a mean, the ordering is
+      refused.
 
     Scores within 1e-12 tie; ties are broken by the Copeland score (systems beaten minus
     systems beating), then by system id, so ranks are 1…n without gaps.
@@ -451,6 +453,8 @@ def _order_metrics(
             where=kept.any(axis=1),
         )
         mean[lacking] = -np.inf
+        if method == "mean" and lacking.all():  # every mean is null: ranks would say nothing
+            raise InputError(_no_mean_message(column, key, by))
         score = _score(method, wins, compared, mean, damping)
         parts.append(_ordered_group(key, by, group, names, score, wins))
     result = _assemble(parts, table, table.schema["system"], by)
@@ -481,6 +485,16 @@ def _no_value_message(column: str, key: tuple, by: list[str]) -> str:
     return (
         f"no system has a value of {column!r}{where}: every value is null, so there is "
         f"nothing to order.{_needs_n_hint(column)}"
+    )
+
+
+def _no_mean_message(column: str, key: tuple, by: list[str]) -> str:
+    where = f" in {format_row(dict(zip(by, key, strict=True)))}" if by else ""
+    return (
+        f"no system has a mean of {column!r}{where}: each is null on a query where another "
+        "system has a value, so no two means would average the same queries. "
+        "Order by method='mc4', 'borda' or 'winrate' (a null loses every comparison with a "
+        f"value).{_needs_n_hint(column)}"
     )
 
 

@@ -30,6 +30,7 @@ from lexiframe.cli._shared import (
     check_track_arguments,
     in_cli_words,
     load_measure_files,
+    metric_ordering,
     split_measures,
     track_options,
     warnings_as_notes,
@@ -95,11 +96,9 @@ def _orderings(
     for name in metrics:
         if per_query is None:
             continue
-        try:
-            with warnings_as_notes():  # systems without a value rank last: said as a note
-                result[f"{name} (mean)"] = order(per_query, name, method="mean")
-        except InputError as error:  # no system has a value: no ordering, and why
-            print(f"note: no ordering by {name}: {error}", file=sys.stderr)
+        ordering = metric_ordering(name, partial(order, per_query, name, method="mean"))
+        if ordering is not None:
+            result[f"{name} (mean)"] = ordering
     return result
 
 
