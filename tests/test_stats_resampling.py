@@ -229,6 +229,16 @@ def test_discriminative_power_with_the_new_tests(toy_metrics, toy_positions):
             assert power["n_significant"][0] == (tests["p_adjusted"] < 0.05).sum()
 
 
+def test_sgnlp_and_sgnlr_keep_the_sign_test_under_the_resampling_tests(toy_positions):
+    prefs = lf.preferences(toy_positions, ["sgnLP", "sgnLR", "rrLP"])
+    for test in ("fisher", "bootstrap"):
+        for name in ("sgnLP", "sgnLR"):
+            got = significance(prefs, name, test=test, seed=0, n_replicates=200)
+            assert got.equals(significance(prefs, name, test="sign")), (test, name)
+        power = discriminative_power(prefs, ["sgnLP", "rrLP"], test=test, seed=0)
+        assert power.select("measure", "test").rows() == [("rrLP", test), ("sgnLP", "sign")]
+
+
 # --- one-way and blocked HSD -----------------------------------------------------------------
 
 
