@@ -249,8 +249,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
     if args.per_query and not metric_names and not (args.output or args.summary or args.orderings):
         raise InputError(
             f"-q prints the metrics of each query, and {quote_names(preference_names)} "
-            "compare two rankings: write the per-query preferences with -o FILE (or drop -q "
-            "for the tables)"
+            f"{'compares' if len(preference_names) == 1 else 'compare'} two rankings: write "
+            "the per-query preferences with -o FILE (or drop -q for the tables)"
         )
     kinds = (["metrics"] if metric_names else []) + (["preferences"] if preference_names else [])
     if args.spark:  # Spark reads the inputs and writes the files (targets may be URIs)
