@@ -312,8 +312,12 @@ def test_report_gives_the_effect_size_against_the_baseline(toy_metrics):
         ).row(0, named=True)
         flip = 1 if pair["system_a"] == row["system"] else -1
         assert row["AP_d"] == pytest.approx(flip * pair["cohens_d"])
+        assert row["AP_es_hsd"] == pytest.approx(flip * pair["es_hsd"])
     costs = lf.stats.report(
         toy_metrics.with_columns(cost=-pl.col("AP")), ["cost"], baseline="sys003",
         lower_is_better=["cost"],
     )  # fmt: skip
     assert costs["cost_d"].to_list() == pytest.approx(table["AP_d"].to_list(), nan_ok=True)
+    assert costs["cost_es_hsd"].to_list() == pytest.approx(
+        table["AP_es_hsd"].to_list(), nan_ok=True
+    )
