@@ -25,6 +25,7 @@ from lexiframe._compat import collect
 from lexiframe._utils import as_list, caller_stacklevel, format_row, quote_names
 from lexiframe.errors import InputError, LexiframeWarning, SchemaError, UnknownMeasureError
 from lexiframe.metrics import parse_measure
+from lexiframe.metrics.registry import needs_n_hint
 from lexiframe.preferences import MEASURES, preference_measure
 from lexiframe.validate import require_columns, require_numeric
 
@@ -469,22 +470,11 @@ def _order_metrics(
     return result
 
 
-def _needs_n_hint(column: str) -> str:
-    """The fix for a measure that is null without the corpus size, or nothing."""
-    try:
-        parsed = parse_measure(column)
-    except (UnknownMeasureError, TypeError):
-        return ""
-    if parsed.name == column and parsed.needs_n:
-        return " Pass the corpus size n= (--n at the command line) to give every ranking a value."
-    return ""
-
-
 def _no_value_message(column: str, key: tuple, by: list[str]) -> str:
     where = f" in {format_row(dict(zip(by, key, strict=True)))}" if by else ""
     return (
         f"no system has a value of {column!r}{where}: every value is null, so there is "
-        f"nothing to order.{_needs_n_hint(column)}"
+        f"nothing to order.{needs_n_hint(column)}"
     )
 
 
@@ -494,7 +484,7 @@ def _no_mean_message(column: str, key: tuple, by: list[str]) -> str:
         f"no system has a mean of {column!r}{where}: each is null on a query where another "
         "system has a value, so no two means would average the same queries. "
         "Order by method='mc4', 'borda' or 'winrate' (a null loses every comparison with a "
-        f"value).{_needs_n_hint(column)}"
+        f"value).{needs_n_hint(column)}"
     )
 
 
@@ -508,7 +498,7 @@ def _warn_incomplete(column: str, systems: list[str], method: str) -> None:
     )
     warnings.warn(
         f"{column!r} is null for some queries of {shown} where other systems have a value: "
-        f"{detail}.{_needs_n_hint(column)}",
+        f"{detail}.{needs_n_hint(column)}",
         LexiframeWarning,
         stacklevel=caller_stacklevel(),
     )
