@@ -162,3 +162,24 @@ def test_asl_of_skipped_queries_equals_the_library(tmp_path):
     assert_frame_equal(got, expected)
     skipped = got.filter((pl.col("system") == "sys002") & (pl.col("query") == "413"))
     assert skipped["ASL"].to_list() == [50.0]
+
+
+def test_a_pipe_in_a_run_tag_keeps_every_markdown_table_whole(tmp_path, capsys):
+    # A run tag such as bm25|rm3 is one cell of each table evaluate and compare print.
+    import re
+
+    runs = []
+    for path, tag in zip(RUNS[:3], ("bm25|rm3", "plain", "a|b|c"), strict=True):
+        lines = Path(path).read_text().splitlines()
+        target = tmp_path / Path(path).name
+        target.write_text("".join(line.rsplit(" ", 1)[0] + f" {tag}\n" for line in lines))
+        runs.append(str(target))
+    for argv in (["evaluate", "-m", "AP", "-m", "sgnLP"], ["compare", "-m", "AP", "-m", "sgnLP"]):
+        assert main([*argv, "--qrels", QRELS, *runs]) == 0
+        out = capsys.readouterr().out
+        assert "bm25\\|rm3" in out and "a\\|b\\|c" in out
+        widths = set()
+        for block in out.split("\n\n"):
+            rows = [line for line in block.splitlines() if line.startswith("|")]
+            widths = {len(re.findall(r"(?<!\\)\|", row)) for row in rows}
+            assert len(widths) <= 1, (argv[0], block)

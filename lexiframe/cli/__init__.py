@@ -47,6 +47,8 @@ PAIRS_SHOWN = 30
 
 
 def _table(frame: pl.DataFrame) -> str:
+    """``frame`` as a Markdown table; pipes in its text escaped (a run tag may hold one)."""
+    frame = frame.with_columns(pl.col(pl.String).str.replace_all("|", "\\|", literal=True))
     with pl.Config(
         tbl_rows=-1,
         tbl_cols=-1,
