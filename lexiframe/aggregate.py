@@ -25,6 +25,7 @@ from lexiframe._compat import collect
 from lexiframe._utils import as_list, caller_stacklevel, format_row, quote_names
 from lexiframe.errors import InputError, LexiframeWarning, SchemaError, UnknownMeasureError
 from lexiframe.metrics import parse_measure
+from lexiframe.metrics.registry import needs_n_hint
 from lexiframe.preferences import MEASURES, preference_measure
 from lexiframe.validate import require_columns, require_numeric
 
@@ -199,7 +200,9 @@ def order(
       decides them.
     - ``"mean"``: the mean metric over queries (metrics table), or the mean preference for
       the system over all its (opponent, query) pairs (pair tables; for sgnLP it is
-      (wins − losses) / comparisons).
+      (wins − losses) / comparisons). A system null on a query where another has a value
+      has no mean and ranks last; when that leaves no system with a mean, the ordering is
+      refused.
 
     Scores within 1e-12 tie; ties are broken by the Copeland score (systems beaten minus
     systems beating), then by system id, so ranks are 1…n without gaps.
@@ -451,6 +454,8 @@ def _order_metrics(
             where=kept.any(axis=1),
         )
         mean[lacking] = -np.inf
+        if method == "mean" and lacking.all():  # every mean is null: ranks would say nothing
+            raise InputError(_no_mean_message(column, key, by))
         score = _score(method, wins, compared, mean, damping)
         parts.append(_ordered_group(key, by, group, names, score, wins))
     result = _assemble(parts, table, table.schema["system"], by)
@@ -465,22 +470,21 @@ def _order_metrics(
     return result
 
 
-def _needs_n_hint(column: str) -> str:
-    """The fix for a measure that is null without the corpus size, or nothing."""
-    try:
-        parsed = parse_measure(column)
-    except (UnknownMeasureError, TypeError):
-        return ""
-    if parsed.name == column and parsed.needs_n:
-        return " Pass the corpus size n= (--n at the command line) to give every ranking a value."
-    return ""
-
-
 def _no_value_message(column: str, key: tuple, by: list[str]) -> str:
     where = f" in {format_row(dict(zip(by, key, strict=True)))}" if by else ""
     return (
         f"no system has a value of {column!r}{where}: every value is null, so there is "
-        f"nothing to order.{_needs_n_hint(column)}"
+        f"nothing to order.{needs_n_hint(column)}"
+    )
+
+
+def _no_mean_message(column: str, key: tuple, by: list[str]) -> str:
+    where = f" in {format_row(dict(zip(by, key, strict=True)))}" if by else ""
+    return (
+        f"no system has a mean of {column!r}{where}: each is null on a query where another "
+        "system has a value, so no two means would average the same queries. "
+        "Order by method='mc4', 'borda' or 'winrate' (a null loses every comparison with a "
+        f"value).{needs_n_hint(column)}"
     )
 
 
@@ -494,7 +498,7 @@ def _warn_incomplete(column: str, systems: list[str], method: str) -> None:
     )
     warnings.warn(
         f"{column!r} is null for some queries of {shown} where other systems have a value: "
-        f"{detail}.{_needs_n_hint(column)}",
+        f"{detail}.{needs_n_hint(column)}",
         LexiframeWarning,
         stacklevel=caller_stacklevel(),
     )

@@ -460,17 +460,36 @@ def test_an_ordering_of_nothing_but_nulls_is_refused():
         order(none, "SL3", method="mean")
 
 
+def test_a_mean_ordering_where_every_system_lacks_a_value_is_refused():
+    # Each system is null on a query another answers: no mean, so no order to print (the
+    # ranks would come from the tie-break alone); the comparisons of MC4 still order them.
+    lacking = NULLS.filter(pl.col("system") != "C").with_columns(
+        SL3=pl.when(pl.col("system") == "B").then(pl.col("SL3").reverse()).otherwise("SL3")
+    )  # A: 5, no value; B: no value, 10
+    with pytest.raises(lf.InputError, match=r"no system has a mean of 'SL3'.*mc4.*n="):
+        order(lacking, "SL3", method="mean")
+    with pytest.warns(lf.LexiframeWarning):
+        assert order(lacking, "SL3", method="mc4").height == 2
+
+
 def test_sl3_without_n_ranks_the_systems_that_missed_a_relevant_document_last():
     track = lf.datasets.demo_track()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", lf.LexiframeWarning)
         per_query = lf.evaluate(track.run, track.qrels, ["SL3"])
+        # every demo system misses a relevant document somewhere: no mean to order by
+        with pytest.raises(lf.InputError, match="no system has a mean"):
+            order(per_query, "SL3", method="mean")
+        # on the queries where sys007 found every relevant document, it has a mean
+        found = per_query.filter((pl.col("system") == "sys007") & pl.col("SL3").is_not_null())
+        per_query = per_query.filter(pl.col("query").is_in(found["query"].implode()))
         ordering = order(per_query, "SL3", method="mean")
     complete = per_query.group_by("system").agg(pl.col("SL3").is_not_null().all().alias("ok"))
     ok = dict(complete.iter_rows())
     ranked = ordering["system"].to_list()
     # Every system with a value on every query ranks above every system missing one.
     flags = [ok[system] for system in ranked]
+    assert any(flags) and not all(flags)
     assert flags == sorted(flags, reverse=True)
     assert ordering.filter(pl.col("score").is_null())["system"].to_list() == [
         s for s in ranked if not ok[s]

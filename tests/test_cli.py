@@ -138,11 +138,14 @@ def test_missing_qrels_file_is_an_error(tmp_path, capsys):
 
 def test_measures_needing_n_print_one_note_without_n_and_refuse_a_small_n(capsys):
     assert evaluate("-m", "SL3", "-m", "RR") == 0
-    err = capsys.readouterr().err
+    out, err = capsys.readouterr()
     assert err.count("needs the corpus size n") == 1
     assert "Pass the corpus size with --n." in err  # the flag, not the API's n=
-    # The systems that missed a relevant document have no SL3 mean: they rank last, not first.
-    assert "their mean is null and they rank last" in err
+    # Every toy system missed a relevant document: no SL3 mean, so no SL3 ordering (not one
+    # ranked by the tie-break), said in the command's words; RR is still ordered.
+    assert "note: no ordering by SL3: no system has a mean of 'SL3'" in err
+    assert "Pass the corpus size --n" in err and "method=" not in err and "n=" not in err
+    assert "| RR (mean) |" in out and "SL3 (mean)" not in out
     assert evaluate("-m", "SL3", "--n", "5") == 2  # toy rankings hold 100 documents
     assert "--n 5 is too small" in capsys.readouterr().err
 
@@ -159,3 +162,24 @@ def test_asl_of_skipped_queries_equals_the_library(tmp_path):
     assert_frame_equal(got, expected)
     skipped = got.filter((pl.col("system") == "sys002") & (pl.col("query") == "413"))
     assert skipped["ASL"].to_list() == [50.0]
+
+
+def test_a_pipe_in_a_run_tag_keeps_every_markdown_table_whole(tmp_path, capsys):
+    # A run tag such as bm25|rm3 is one cell of each table evaluate and compare print.
+    import re
+
+    runs = []
+    for path, tag in zip(RUNS[:3], ("bm25|rm3", "plain", "a|b|c"), strict=True):
+        lines = Path(path).read_text().splitlines()
+        target = tmp_path / Path(path).name
+        target.write_text("".join(line.rsplit(" ", 1)[0] + f" {tag}\n" for line in lines))
+        runs.append(str(target))
+    for argv in (["evaluate", "-m", "AP", "-m", "sgnLP"], ["compare", "-m", "AP", "-m", "sgnLP"]):
+        assert main([*argv, "--qrels", QRELS, *runs]) == 0
+        out = capsys.readouterr().out
+        assert "bm25\\|rm3" in out and "a\\|b\\|c" in out
+        widths = set()
+        for block in out.split("\n\n"):
+            rows = [line for line in block.splitlines() if line.startswith("|")]
+            widths = {len(re.findall(r"(?<!\\)\|", row)) for row in rows}
+            assert len(widths) <= 1, (argv[0], block)

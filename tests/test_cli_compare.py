@@ -88,3 +88,32 @@ def test_one_way_hsd_is_named(capsys):
 def test_random_tests_need_a_seed(capsys):
     assert main(["compare", "--qrels", QRELS, "--test", "bootstrap", *RUNS]) == 2
     assert "--seed" in capsys.readouterr().err
+
+
+def test_sgnlp_keeps_the_sign_test_and_preferences_take_auto_under_the_hsd_tests(capsys):
+    # fisher and bootstrap test rrLP; sgnLP keeps its sign test (blank interval), and
+    # under the HSD tests, which read metrics, the preferences take auto's tests.
+    prefs = ["-m", "AP", "-m", "sgnLP", "-m", "rrLP"]
+    for test, rr_test in (("fisher", "fisher"), ("bootstrap", "bootstrap"), ("hsd", "t")):
+        out = compare(capsys, *prefs, "--test", test, "--seed", "0", "--replicates", "200")
+        rows = [line for line in out.splitlines() if line.startswith(("| sgnLP |", "| rrLP |"))]
+        assert len(rows) == 12, test
+        assert all(row.endswith("| sign |") for row in rows[:6]), test
+        assert all(row.endswith(f"| {rr_test} |") for row in rows[6:]), test
+        assert "[, ]" not in out
+    out = compare(capsys, *prefs, "--test", "hsd", "--one-way")
+    assert out.count("| hsd_one_way |") == 6 and out.count("| sign |") == 6
+
+
+def test_one_way_is_refused_in_the_commands_words_outside_the_hsd_tests(capsys):
+    argv = ["compare", "--qrels", QRELS, "--test", "fisher", "--seed", "0", "--one-way", *RUNS]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "--one-way" in err and "--test hsd" in err and "blocking=" not in err
+
+
+def test_a_measure_null_without_n_says_to_pass_n(capsys):
+    assert main(["compare", "--qrels", QRELS, "-m", "AP", "-m", "SL3", *RUNS]) == 2
+    err = capsys.readouterr().err
+    assert "column 'SL3'" in err and "Pass the corpus size --n" in err
+    assert "n=" not in err and "fill or drop" not in err.lower()

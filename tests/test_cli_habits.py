@@ -166,8 +166,11 @@ def test_metric_is_another_spelling_of_measure(capsys):
 def test_q_with_preferences_only_and_no_file_is_refused(capsys):
     assert main(["evaluate", *RUNS, "--qrels", QRELS, "-m", "sgnLP", "-q"]) == 2
     err = capsys.readouterr().err
-    assert "-q prints the metrics of each query" in err
+    assert "-q prints the metrics of each query, and 'sgnLP' compares two rankings" in err
     assert "-o FILE" in err
+    argv = ["evaluate", *RUNS, "--qrels", QRELS, "-m", "sgnLP", "-m", "sgnLR", "-q"]
+    assert main(argv) == 2
+    assert "'sgnLP', 'sgnLR' compare two rankings" in capsys.readouterr().err
 
 
 def test_rrlp_and_sgnlp_orderings_are_said_to_agree(capsys):

@@ -425,6 +425,27 @@ def test_cli_evaluate_on_spark_writes_the_same_files(spark, toy, tmp_path, capsy
         assert_frame_equal(got, expected, rel_tol=1e-12, abs_tol=0)
 
 
+def test_cli_on_spark_notes_a_measure_without_an_ordering_as_one_process_does(spark, toy, capsys):
+    # SL3 and TSE(exposure='linear') without --n: no system has a mean (TSE: no value at
+    # all). Both paths print AP's ordering and a note for each, in the command's words.
+    from conftest import DATA
+
+    from lexiframe.cli import main
+
+    argv = ["evaluate", str(DATA / "toy" / "runs"), "--qrels", str(DATA / "toy" / "qrels.txt")]
+    argv += ["-m", "AP", "-m", "SL3", "-m", "TSE(exposure='linear')"]
+    printed = {}
+    for label, extra in (("here", []), ("spark", ["--spark", "local[2]"])):
+        assert main([*argv, *extra]) == 0, label
+        printed[label] = capsys.readouterr()
+        err = printed[label].err
+        assert "note: no ordering by SL3: no system has a mean of 'SL3'" in err, label
+        assert "note: no ordering by TSE(exposure='linear')" in err, label
+        assert "n=" not in err and "lexiframe." not in err, label
+    assert printed["here"].out == printed["spark"].out
+    assert "| AP (mean) |" in printed["spark"].out
+
+
 # --- reading and writing with Spark ---------------------------------------------------------
 
 

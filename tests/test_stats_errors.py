@@ -253,3 +253,14 @@ def test_retrieved_weighting_without_a_run_says_what_to_pass():
     qrels = pl.DataFrame({"query": ["1"], "doc": ["a"], "relevance": [1]})
     with pytest.raises(InputError, match=r"pass the run as run=, or use weighting='uniform'"):
         stats.degrade_labels(qrels, 0.5, seed=0, weighting="retrieved")
+
+
+def test_a_null_measure_value_says_how_to_fill_it():
+    # SL3 is null without the corpus size: the fix is n=, not filling by hand.
+    sl3 = metrics().rename({"RR": "SL3"}).with_columns(
+        SL3=pl.when(pl.col("query") == "2").then(None).otherwise(pl.col("SL3"))
+    )
+    with pytest.raises(InputError, match=r"query='2'.*Pass the corpus size n="):
+        stats.significance(sl3, "SL3")
+    with pytest.raises(InputError, match=r"query='2'.*Fill or drop it first"):
+        stats.significance(sl3.rename({"SL3": "score"}), "score")

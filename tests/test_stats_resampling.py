@@ -229,6 +229,16 @@ def test_discriminative_power_with_the_new_tests(toy_metrics, toy_positions):
             assert power["n_significant"][0] == (tests["p_adjusted"] < 0.05).sum()
 
 
+def test_sgnlp_and_sgnlr_keep_the_sign_test_under_the_resampling_tests(toy_positions):
+    prefs = lf.preferences(toy_positions, ["sgnLP", "sgnLR", "rrLP"])
+    for test in ("fisher", "bootstrap"):
+        for name in ("sgnLP", "sgnLR"):
+            got = significance(prefs, name, test=test, seed=0, n_replicates=200)
+            assert got.equals(significance(prefs, name, test="sign")), (test, name)
+        power = discriminative_power(prefs, ["sgnLP", "rrLP"], test=test, seed=0)
+        assert power.select("measure", "test").rows() == [("rrLP", test), ("sgnLP", "sign")]
+
+
 # --- one-way and blocked HSD -----------------------------------------------------------------
 
 
@@ -302,8 +312,12 @@ def test_report_gives_the_effect_size_against_the_baseline(toy_metrics):
         ).row(0, named=True)
         flip = 1 if pair["system_a"] == row["system"] else -1
         assert row["AP_d"] == pytest.approx(flip * pair["cohens_d"])
+        assert row["AP_es_hsd"] == pytest.approx(flip * pair["es_hsd"])
     costs = lf.stats.report(
         toy_metrics.with_columns(cost=-pl.col("AP")), ["cost"], baseline="sys003",
         lower_is_better=["cost"],
     )  # fmt: skip
     assert costs["cost_d"].to_list() == pytest.approx(table["AP_d"].to_list(), nan_ok=True)
+    assert costs["cost_es_hsd"].to_list() == pytest.approx(
+        table["AP_es_hsd"].to_list(), nan_ok=True
+    )

@@ -30,6 +30,7 @@ from lexiframe.cli._shared import (
     check_track_arguments,
     in_cli_words,
     load_measure_files,
+    metric_ordering,
     split_measures,
     track_options,
     warnings_as_notes,
@@ -46,6 +47,8 @@ PAIRS_SHOWN = 30
 
 
 def _table(frame: pl.DataFrame) -> str:
+    """``frame`` as a Markdown table; pipes in its text escaped (a run tag may hold one)."""
+    frame = frame.with_columns(pl.col(pl.String).str.replace_all("|", "\\|", literal=True))
     with pl.Config(
         tbl_rows=-1,
         tbl_cols=-1,
@@ -95,11 +98,9 @@ def _orderings(
     for name in metrics:
         if per_query is None:
             continue
-        try:
-            with warnings_as_notes():  # systems without a value rank last: said as a note
-                result[f"{name} (mean)"] = order(per_query, name, method="mean")
-        except InputError as error:  # no system has a value: no ordering, and why
-            print(f"note: no ordering by {name}: {error}", file=sys.stderr)
+        ordering = metric_ordering(name, partial(order, per_query, name, method="mean"))
+        if ordering is not None:
+            result[f"{name} (mean)"] = ordering
     return result
 
 
@@ -250,8 +251,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
     if args.per_query and not metric_names and not (args.output or args.summary or args.orderings):
         raise InputError(
             f"-q prints the metrics of each query, and {quote_names(preference_names)} "
-            "compare two rankings: write the per-query preferences with -o FILE (or drop -q "
-            "for the tables)"
+            f"{'compares' if len(preference_names) == 1 else 'compare'} two rankings: write "
+            "the per-query preferences with -o FILE (or drop -q for the tables)"
         )
     kinds = (["metrics"] if metric_names else []) + (["preferences"] if preference_names else [])
     if args.spark:  # Spark reads the inputs and writes the files (targets may be URIs)

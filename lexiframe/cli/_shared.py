@@ -8,12 +8,16 @@ import re
 import sys
 import traceback
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lexiframe.errors import InputError, LexiframeError, LexiframeWarning, UnknownMeasureError
 from lexiframe.options import PositionsOptions
+
+if TYPE_CHECKING:
+    import polars as pl
 
 
 def add_track_arguments(parser: argparse.ArgumentParser) -> None:
@@ -135,6 +139,8 @@ CLI_WORDS = (
     (r"seed=, e\.g\. seed=0,", "--seed, e.g. --seed 0,"),
     (r" lexiframe\.coverage\(run, qrels\) counts them per system\.", ""),
     (r"drop the duplicates, e\.g\. with \.unique\(\[[^]]*\]\)", "drop the duplicate lines"),
+    # the command orders metrics by their mean only
+    (r" Order by method='mc4', 'borda' or 'winrate' \([^)]*\)\.", ""),
 )
 """Python's words in lexiframe's messages and what a command-line user types instead: the
 one place where the command translates argument names to its flags."""
@@ -145,6 +151,18 @@ def in_cli_words(message: str) -> str:
     for api, cli in CLI_WORDS:
         message = re.sub(api, cli, message)
     return message
+
+
+def metric_ordering(name: str, compute: Callable[[], pl.DataFrame]) -> pl.DataFrame | None:
+    """The ordering by metric ``name`` that ``compute`` returns, its warnings printed as
+    notes; or None, with a note that says why there is none (e.g. every value is null
+    without --n): one measure without an ordering leaves the others'."""
+    try:
+        with warnings_as_notes():  # systems without a value rank last: said as a note
+            return compute()
+    except InputError as error:
+        print(f"note: no ordering by {name}: {in_cli_words(str(error))}", file=sys.stderr)
+        return None
 
 
 @contextmanager

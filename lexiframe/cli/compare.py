@@ -30,6 +30,7 @@ DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "RR"]
 FORMATS = ("markdown", "latex")
 TESTS = ("auto", "t", "sign", "hsd", "randomized_hsd", "fisher", "bootstrap")
 RANDOM_TESTS = ("randomized_hsd", "fisher", "bootstrap")
+FAMILY_TESTS = ("hsd", "randomized_hsd")  # they need metrics: every system on every query
 
 
 def pair_tests(
@@ -89,8 +90,9 @@ def _cells(row: dict, digits: int, interval: bool) -> list[str]:
         _number(row["cohens_d"], digits),
         _number(row["es_hsd"], digits),
     ]
-    if interval:
-        cells.append(f"[{_number(row['ci_low'], digits)}, {_number(row['ci_high'], digits)}]")
+    if interval:  # a row of another test (sgnLP's sign test) has no interval: blank
+        low, high = _number(row["ci_low"], digits), _number(row["ci_high"], digits)
+        cells.append(f"[{low}, {high}]" if low else "")
     return [*cells, str(row["test"])]
 
 
@@ -171,6 +173,11 @@ def run_compare(args: argparse.Namespace) -> int:
             f"--test {args.test} draws at random and needs --seed, e.g. --seed 0, so that "
             "its p-values can be reproduced"
         )
+    if args.one_way and args.test not in FAMILY_TESTS:
+        raise InputError(
+            f"--one-way (the one-way ANOVA) applies to --test hsd and --test randomized_hsd "
+            f"only; --test {args.test} compares each pair query by query"
+        )
     if args.replicates is not None and args.replicates < 1:
         raise InputError(
             f"--replicates must be a positive integer, e.g. 10000, not {args.replicates}"
@@ -219,7 +226,11 @@ def run_compare(args: argparse.Namespace) -> int:
         tests.append(pair_tests(per_query, metric_names, test=args.test, **test_options))
     if preference_names:
         prefs = preferences(frame, preference_names)
-        tests.append(pair_tests(prefs, preference_names, test=args.test, **test_options))
+        # the HSD tests read a metric of every system per query, which a preference is not:
+        # preferences take the sign test (sgnLP, sgnLR) or the t-test (rrLP), named per row
+        test = "auto" if args.test in FAMILY_TESTS else args.test
+        unblocked = {**test_options, "blocking": True}  # --one-way is the HSD's alone
+        tests.append(pair_tests(prefs, preference_names, test=test, **unblocked))
     every = pl.concat(tests, how="vertical_relaxed")
     if style == "latex":
         parts.append(pairs_latex(every, correction=args.correction))
@@ -264,7 +275,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         default="auto",
         help="auto (default): paired t-test for metrics, sign test for sgnLP and sgnLR, "
         "t-test for rrLP; or t, sign, hsd, randomized_hsd, fisher (Fisher's randomisation "
-        "test), bootstrap (the paired bootstrap test, with percentile intervals)",
+        "test), bootstrap (the paired bootstrap test, with percentile intervals). sgnLP and "
+        "sgnLR keep the sign test under fisher and bootstrap, and preferences take auto's "
+        "test under hsd and randomized_hsd; the pair table names each row's test",
     )
     cp.add_argument(
         "--one-way",

@@ -1116,6 +1116,23 @@ def parse_measure(name: str | Measure) -> Measure:
     )
 
 
+def needs_n_hint(column: str) -> str:
+    """The fix for a column of a measure that is null without the corpus size (SL3,
+    RecallError, ``TSE(exposure='linear')``), to end a message with; else ``""``.
+
+    Example:
+        >>> needs_n_hint("SL3").split(" to ")[0], needs_n_hint("AP")
+        (' Pass the corpus size n= (--n at the command line)', '')
+    """
+    try:
+        parsed = parse_measure(column)
+    except (UnknownMeasureError, TypeError):
+        return ""
+    if parsed.name == column and parsed.needs_n:
+        return " Pass the corpus size n= (--n at the command line) to give every ranking a value."
+    return ""
+
+
 def parse_measures(names: str | Measure | Iterable[str | Measure]) -> list[Measure]:
     """Parse one or several measure names; duplicates (after canonicalisation) are kept once."""
     if isinstance(names, str | Measure):

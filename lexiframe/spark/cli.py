@@ -13,12 +13,13 @@ from __future__ import annotations
 import argparse
 import sys
 import threading
+from functools import partial
 from typing import TYPE_CHECKING
 
 import polars as pl
 
 from lexiframe import io
-from lexiframe.cli._shared import track_options, warnings_as_notes
+from lexiframe.cli._shared import metric_ordering, track_options, warnings_as_notes
 from lexiframe.cli._spark import LOCAL_DRIVER_MEMORY
 from lexiframe.errors import InputError, LexiframeError
 from lexiframe.spark import _arrow
@@ -179,8 +180,7 @@ def _note_dropped(coverage: pl.DataFrame) -> None:
     if unjudged or no_relevant:
         print(
             f"note: queries answered but not evaluated, summed over systems: {unjudged} not "
-            f"in the qrels, {no_relevant} without a relevant document "
-            "(lexiframe.spark.coverage(run, qrels) counts them per system)",
+            f"in the qrels, {no_relevant} without a relevant document",
             file=sys.stderr,
         )
 
@@ -209,7 +209,10 @@ def _summaries(
             ordering = aggregate.order(summary["preferences"], name, method=method)
             orderings[f"{name} ({method})"] = ordering
     for name in metric_names:
-        orderings[f"{name} (mean)"] = lfs.order(tables["metrics"], name, method="mean")
+        compute = partial(lfs.order, tables["metrics"], name, method="mean")
+        by_mean = metric_ordering(name, compute)
+        if by_mean is not None:
+            orderings[f"{name} (mean)"] = by_mean
     return summary, orderings
 
 

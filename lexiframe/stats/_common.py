@@ -11,6 +11,7 @@ import polars as pl
 from lexiframe._compat import collect
 from lexiframe._utils import as_list, format_row, quote_names
 from lexiframe.errors import InputError, SchemaError
+from lexiframe.metrics.registry import needs_n_hint
 from lexiframe.validate import require_columns
 
 Seed = int | np.random.Generator
@@ -184,9 +185,11 @@ def check_no_nulls(frame: pl.DataFrame, columns: Sequence[str], keys: Sequence[s
         )
         if missing.any():
             example = frame.filter(missing).select(*keys, column).row(0, named=True)
+            # a measure null without the corpus size is filled by passing it, not by hand
+            fix = needs_n_hint(column) or " Fill or drop it first."
             raise InputError(
                 f"column {column!r} of the {table} table has a null or NaN value: "
-                f"{format_row(example)}; fill or drop it first"
+                f"{format_row(example)}.{fix}"
             )
 
 

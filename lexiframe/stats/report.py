@@ -65,10 +65,10 @@ def report(
     Returns:
         ``by…, label, system, n_queries``, then ``<measure>`` (the mean) and
         ``<measure>_sig`` (the marker) for each measure, with ``baseline=`` also
-        ``<measure>_d``, the effect size against the baseline (the paired Cohen's d of
-        :func:`lexiframe.stats.significance`, positive when the system is better; null for
-        the baseline), then ``test``, ``correction``, ``alpha``; sorted by
-        ``by…, system``. Labels are a, b, c, … in system order.
+        ``<measure>_d`` and ``<measure>_es_hsd``, the effect sizes against the baseline
+        (the paired Cohen's d and Sakai's ES_HSD of :func:`lexiframe.stats.significance`,
+        positive when the system is better; null for the baseline), then ``test``,
+        ``correction``, ``alpha``; sorted by ``by…, system``. Labels are a, b, c, … in system order.
 
     >>> import polars as pl
     >>> metrics = pl.DataFrame({
@@ -146,7 +146,9 @@ def report(
         *(
             column
             for name in names
-            for column in (name, f"{name}_sig", *([f"{name}_d"] if baseline else []))
+            for column in (
+                name, f"{name}_sig", *([f"{name}_d", f"{name}_es_hsd"] if baseline else [])
+            )
         ),
         pl.lit(resolved).alias("test"),
         pl.lit(correction).alias("correction"),
@@ -162,18 +164,17 @@ def _against(tests: pl.DataFrame, baseline: str) -> pl.DataFrame:
 def _effect_sizes(
     tests: pl.DataFrame, name: str, baseline: str, by: list[str], sign: float
 ) -> pl.DataFrame:
-    """Each system's Cohen's d against the baseline (positive: better than the baseline)."""
+    """Each system's Cohen's d and ES_HSD against the baseline (positive: better than the
+    baseline)."""
+    towards = pl.when(pl.col("system_a") == baseline).then(-1.0).otherwise(1.0) * sign
     return tests.select(
         *by,
         pl.when(pl.col("system_a") == baseline)
         .then(pl.col("system_b"))
         .otherwise(pl.col("system_a"))
         .alias("system"),
-        (
-            pl.when(pl.col("system_a") == baseline).then(-1.0).otherwise(1.0)
-            * pl.col("cohens_d")
-            * sign
-        ).alias(f"{name}_d"),
+        (towards * pl.col("cohens_d")).alias(f"{name}_d"),
+        (towards * pl.col("es_hsd")).alias(f"{name}_es_hsd"),
     )
 
 

@@ -19,6 +19,9 @@ Tests, as the papers run them:
 - ``"bootstrap"``: Sakai's paired bootstrap test, with the percentile confidence interval
   of the mean difference, :func:`lexiframe.stats.resampling.bootstrap_test`.
 
+Both resampling tests take metrics and real-valued preferences (rrLP); integer preferences
+(sgnLP, sgnLR) keep the sign test under them, and their rows say ``"sign"``.
+
 The HSD rows name their variant: ``test`` is ``"hsd_blocked"``, ``"hsd_one_way"``,
 ``"randomized_hsd_blocked"`` or ``"randomized_hsd_one_way"``.
 
@@ -158,6 +161,8 @@ def _resolve(
     if test == "auto":
         integer = dtype.is_integer()
         test = ("sign" if integer else "t") if pair_table else "paired_t"
+    elif pair_table and test in _RESAMPLED_TESTS and dtype.is_integer():
+        test = "sign"  # sgnLP, sgnLR: per-query signs, which the papers test by the sign test
     elif pair_table and test in _FAMILY_TESTS:
         raise InputError(
             f"test {test!r} needs per-query metrics (system, query, metric), not a pair "
@@ -198,9 +203,11 @@ def significance(
     ``"randomized_hsd"`` (which shows a progress bar over its replicates when ``progress``
     allows; ``None``: only in interactive use, see :func:`lexiframe.read_run`),
     ``"bootstrap"``, and ``"fisher"`` unless 2^q ≤ ``n_replicates`` (then the test is
-    exact). ``blocking=False`` makes the HSD tests one-way (``scipy.stats.tukey_hsd``,
-    R's ``TukeyHSD(aov(score ~ system))``): the variance between queries stays in the
-    error term, so fewer pairs come out significant. ``confidence`` is the level of the
+    exact). ``"fisher"`` and ``"bootstrap"`` test metrics and real-valued preferences
+    (rrLP); integer preferences (sgnLP, sgnLR) keep the sign test (``test`` says so).
+    ``blocking=False`` makes the HSD tests one-way (``scipy.stats.tukey_hsd``, R's
+    ``TukeyHSD(aov(score ~ system))``): the variance between queries stays in the error
+    term, so fewer pairs come out significant. ``confidence`` is the level of the
     bootstrap interval.
 
     Returns:
