@@ -666,13 +666,54 @@ def plain_files(data: Data) -> tuple[Path, list[Path]]:
     return folder / "qrels.txt", sorted((folder / "runs").iterdir())
 
 
-def _trec_eval_binary(given: Path | None) -> Path | None:
+TREC_EVAL_SOURCE = "https://github.com/usnistgov/trec_eval"
+TREC_EVAL_TAG = "v10.0"
+
+
+def _trec_eval_binary(given: Path | None, cache: Path) -> tuple[Path | None, str]:
+    """NIST trec_eval's binary, and why there is none when there is not.
+
+    ``given``: a binary, or a checkout of trec_eval's source to build. Otherwise trec_eval
+    on the PATH, else the one built before under ``cache``, else its public source cloned
+    into ``cache`` (tag ``v10.0``) and built there with ``make``, where git and a C compiler
+    are present."""
     import shutil
 
+    if given is not None and given.is_dir():
+        return _built(given)
     if given is not None:
-        return given
+        return given, ""
     found = shutil.which("trec_eval")
-    return Path(found) if found else None
+    if found:
+        return Path(found), ""
+    source = cache / "trec_eval"
+    if (source / "trec_eval").exists():
+        return source / "trec_eval", ""
+    if shutil.which("git") is None:
+        return None, "no trec_eval: git is missing to fetch its source (pass --trec-eval)"
+    if not source.exists():
+        cache.mkdir(parents=True, exist_ok=True)
+        clone = ["git", "clone", "--quiet", "--depth", "1", "--branch", TREC_EVAL_TAG]
+        done = subprocess.run([*clone, TREC_EVAL_SOURCE, str(source)], capture_output=True)
+        if done.returncode != 0:
+            shutil.rmtree(source, ignore_errors=True)
+            why = (done.stderr.decode().strip().splitlines() or ["git failed"])[-1]
+            return None, f"no trec_eval: cloning {TREC_EVAL_SOURCE} failed ({why[:80]})"
+    return _built(source)
+
+
+def _built(source: Path) -> tuple[Path | None, str]:
+    """trec_eval built with ``make`` in its source folder, or why not."""
+    import shutil
+
+    if not (source / "trec_eval").exists():
+        if shutil.which(os.environ.get("CC", "cc")) is None and shutil.which("gcc") is None:
+            return None, "no trec_eval: no C compiler to build it (pass --trec-eval)"
+        done = subprocess.run(["make", "-C", str(source)], capture_output=True)
+        if done.returncode != 0:
+            why = (done.stderr.decode().strip().splitlines() or ["make failed"])[-1]
+            return None, f"no trec_eval: building it in {source} failed ({why[:80]})"
+    return source / "trec_eval", ""
 
 
 def _same_output(ours: Path, theirs: Path) -> str:
@@ -700,7 +741,9 @@ def run_drop_in(shapes: list[str], root: Path, repeat: int, trec_eval: Path | No
     outputs compared line for line."""
     import tempfile
 
-    binary = _trec_eval_binary(trec_eval)
+    binary, missing = _trec_eval_binary(trec_eval, root / "trec_eval-build")
+    if missing:
+        print(missing, file=sys.stderr)
     out = Path(tempfile.mkdtemp(prefix="lexiframe-bench-"))
     # Python's compiled modules as an installed package has them (the first run writes them).
     env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
@@ -752,7 +795,7 @@ def run_drop_in(shapes: list[str], root: Path, repeat: int, trec_eval: Path | No
             for step in commands:
                 step_label = f"{step} {flags_label}"
                 if not times[step]:
-                    note = "pass --trec-eval path/to/trec_eval (github.com/usnistgov/trec_eval)"
+                    note = missing
                     results.append(Result(label, step_label, None, None, note))
                     continue
                 median = statistics.median(times[step])
@@ -829,7 +872,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--trec-eval",
         type=Path,
-        help="NIST trec_eval's binary for --drop-in (default: trec_eval on the PATH)",
+        help="NIST trec_eval for --drop-in: its binary, or a checkout of its source to build "
+        "(default: trec_eval on the PATH, else its public source cloned and built with make "
+        "under DATA/trec_eval-build; the step is skipped with the reason where that fails)",
     )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--write-data", type=Path, help=argparse.SUPPRESS)
