@@ -142,6 +142,14 @@ def test_check_output_path_names_the_users_path(tmp_path):
     assert check_output_path(tmp_path / "a" / "b.csv").parent.is_dir()
 
 
+def test_a_name_too_long_is_an_output_error_in_the_api(tmp_path):
+    # Path.is_dir raises OSError for such a name on some Python versions: not a refusal.
+    target = tmp_path / ("x" * 300 + ".csv")
+    with pytest.raises(OutputError, match="the name is too long") as info:
+        check_output_path(target, "summary")
+    assert str(target) in str(info.value)
+
+
 # --- links and modes kept ---------------------------------------------------------------------
 
 
