@@ -30,6 +30,7 @@ from lexiframe._utils import (
     lazy_frames,
     plural,
     quote_names,
+    shorten,
 )
 from lexiframe.errors import DroppedQueriesWarning, InputError
 from lexiframe.io.objects import qrels_frame, run_frame
@@ -951,7 +952,10 @@ def _warn_dropped(
         (dropped.join(unknown, on=qrels_keys, how="anti"), "without a relevant document"),
     ):
         if part.height:
-            examples = quote_names([str(e) for e in part.sort(qrels_keys).head(3)["query"]])
+            # An id is shortened: a note stays short whatever the data (a 1 MB query id).
+            examples = ", ".join(
+                shorten(repr(str(e)), 60) for e in part.sort(qrels_keys).head(3)["query"]
+            )
             reasons.append(f"{part.height} {why} (e.g. {names.query}={examples})")
     warnings.warn(
         f"{plural(dropped.height, 'query', 'queries')} of the run "

@@ -222,6 +222,14 @@ def test_a_long_bad_token_is_quoted_short(tmp_path, capsys):
     assert "line 2" in line and str(path) in line and "(10000000 characters)" in line
 
 
+def test_a_long_query_id_is_quoted_short_in_the_note_on_dropped_queries(tmp_path, capsys):
+    path = tmp_path / "run.txt"
+    path.write_text(Path(RUNS[0]).read_text() + "y" * 1_000_000 + " Q0 D1 1 1.0 s\n")
+    assert main(["evaluate", "--qrels", QRELS, "-m", "AP", str(path)]) == 0
+    note = next(line for line in capsys.readouterr().err.splitlines() if "not in the qrels" in line)
+    assert len(note) < 400 and "(1000002 characters)" in note
+
+
 def test_a_nan_score_names_its_file_and_line(tmp_path, capsys):
     path = tmp_path / "run.txt"
     path.write_text("401 Q0 D1 1 1.0 s\n401 Q0 D2 2 nan s\n")
