@@ -658,7 +658,7 @@ def keeps_grades(
     grades: bool | None,
     names: ColumnNames | None = None,
     *,
-    threshold: int = 1,
+    threshold: int = PositionsOptions.threshold,
 ) -> bool:
     """Whether the positions frame keeps the grade columns: asked for (``grades=True``), or
     needed by graded qrels (``grades=None``); ``grades=False`` on graded qrels is refused.
@@ -737,7 +737,7 @@ def _relevant_queries(
     grades: bool,
     *,
     judged: pl.LazyFrame | None = None,
-    threshold: int = 1,
+    threshold: int = PositionsOptions.threshold,
 ) -> pl.LazyFrame:
     """The evaluated queries, with n_rel (and the ideal grades): those with at least one
     relevant document, or every query of ``judged`` (n_rel = 0 for some) when given.

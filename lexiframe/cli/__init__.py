@@ -16,6 +16,7 @@ import warnings
 from collections.abc import Iterator, Sequence
 from functools import partial
 from pathlib import Path
+from typing import get_args
 
 import polars as pl
 
@@ -36,9 +37,11 @@ from lexiframe.cli._shared import (
 )
 from lexiframe.errors import InputError, LexiframeError, LexiframeWarning
 from lexiframe.evaluation import measures, summarize
+from lexiframe.options import PositionsOptions
 from lexiframe.preferences import preferences
 from lexiframe.ranking import coverage, positions
 from lexiframe.stats import metric_pairs
+from lexiframe.typing import NoRelevant
 
 DEMO_MEASURES = ["RR", "AP", "nDCG@10", "TSE", "ASL"]
 DEFAULT_MEASURES = ["RR", "AP", "nDCG@10", "P@10", "R@1000", "RP"]
@@ -384,8 +387,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument(
         "--no-relevant",
-        choices=["drop", "keep"],
-        default="drop",
+        choices=get_args(NoRelevant),
+        default=PositionsOptions.no_relevant,
         help="judged queries without a relevant document: drop them (default; they cannot "
         "tell systems apart) or keep them, scoring 0 on trec_eval's measures, so that the "
         "means are trec_eval -c's",

@@ -26,9 +26,9 @@ def add_track_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--threshold",
         type=int,
-        default=1,
-        help="lowest relevant grade (1); every positive grade still gains in nDCG, G, RBP, "
-        "ERR, as with trec_eval -l",
+        default=PositionsOptions.threshold,
+        help=f"lowest relevant grade ({PositionsOptions.threshold}); every positive grade "
+        "still gains in nDCG, G, RBP, ERR, as with trec_eval -l",
     )
     parser.add_argument("--n", type=int, help="corpus size, for TSE/SL3/RecallError imputation")
     parser.add_argument(

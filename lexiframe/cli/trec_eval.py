@@ -153,7 +153,7 @@ def evaluate_runs(
     lines: Sequence[Line],
     *,
     complete: bool = False,
-    level: int = 1,
+    level: int = PositionsOptions.threshold,
     depth: int | None = None,
     judged_only: bool = False,
     collection_size: int | None = None,
@@ -538,7 +538,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "-l",
         dest="level",
         type=int,
-        default=1,
+        default=PositionsOptions.threshold,
         metavar="LEVEL",
         help="lowest relevance grade counted as relevant (trec_eval's default 1)",
     )
