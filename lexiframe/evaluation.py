@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
+from typing import TYPE_CHECKING, TypeVar, cast, overload
 
 import polars as pl
 
@@ -270,17 +270,6 @@ def evaluate(
             raise InputError("system_from= applies to run files; this run is a frame")
         frame = build_positions(cast(pl.DataFrame, run), judgments, resolved)
     return measures(frame, parsed, n=n)
-
-
-def request_columns(parsed: Iterable[Measure], positions_options: dict[str, Any]) -> None:
-    """Add to a dict of positions keyword arguments the columns the measures read: the
-    dict form of :meth:`PositionsOptions.for_measures`, for callers that still pass one."""
-    options = PositionsOptions.of(**positions_options).for_measures(parsed)
-    for name in ("judged", "grades"):
-        if name not in positions_options and getattr(options, name) != getattr(
-            PositionsOptions(), name
-        ):
-            positions_options[name] = getattr(options, name)
 
 
 def _checked_by_families(
