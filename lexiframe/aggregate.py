@@ -231,7 +231,7 @@ def order(
         table, compute = _pairs_plan(lazy, schema, measure, method, damping, by)
         system_dtype = schema["system_a"]
     elif "system" in schema and "query" in schema:
-        flip = _is_cost(measure) if lower_is_better is None else bool(lower_is_better)
+        flip = is_cost(measure) if lower_is_better is None else bool(lower_is_better)
         table, compute = _metrics_plan(lazy, schema, measure, method, damping, by, flip)
         system_dtype = schema["system"]
     else:
@@ -394,8 +394,14 @@ def _order_pairs(
     return _assemble(parts, table, table.schema["system_a"], by)
 
 
-def _is_cost(measure: str) -> bool:
-    """Whether ``measure`` names a registry measure whose smaller values are better."""
+def is_cost(measure: str) -> bool:
+    """Whether ``measure`` names a registry measure whose smaller values are better (its
+    ``lower_is_better``, a defined measure's too).
+
+    Example:
+        >>> is_cost("ASL"), is_cost("AP"), is_cost("my_column")
+        (True, False, False)
+    """
     try:
         parsed = parse_measure(measure)
     except (UnknownMeasureError, TypeError):

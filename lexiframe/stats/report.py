@@ -17,6 +17,7 @@ import numpy as np
 import polars as pl
 
 from lexiframe._utils import as_list, markdown_cell, plural, quote_names
+from lexiframe.aggregate import is_cost
 from lexiframe.errors import InputError, SchemaError
 from lexiframe.stats._common import Seed, check_fraction, eager, measure_columns, require_table
 from lexiframe.stats.corrections import Correction, adjust_p_values, check_correction
@@ -45,7 +46,7 @@ def report(
     correction: Correction = "holm",
     alpha: float = 0.05,
     by: str | Sequence[str] | None = None,
-    lower_is_better: str | Iterable[str] = (),
+    lower_is_better: str | Iterable[str] | None = None,
     n_replicates: int = 1000,
     seed: Seed | None = None,
     blocking: bool = True,
@@ -60,7 +61,9 @@ def report(
     within each (by…, measure) family: all pairs, or with ``baseline=`` the s − 1
     comparisons with the baseline. A difference counts when the adjusted p < ``alpha``;
     the better system has the larger mean, or the smaller one for the measures named in
-    ``lower_is_better`` (e.g. ASL).
+    ``lower_is_better``; by default (``None``) those the registry declares lower is better
+    (ASL, SL3, a measure defined with ``lower_is_better=True``), as :func:`lexiframe.order`
+    reads them.
 
     Returns:
         ``by…, label, system, n_queries``, then ``<measure>`` (the mean) and
@@ -91,7 +94,11 @@ def report(
     check_correction(correction)
     by = as_list(by)
     names = list(dict.fromkeys(as_list(measures)))
-    costs = set(as_list(lower_is_better))
+    costs = set(
+        [name for name in names if is_cost(name)]
+        if lower_is_better is None
+        else as_list(lower_is_better)
+    )
     table = eager(per_query_metrics, "metrics")
     require_columns(table.schema, [*by, "system", "query"], "metrics")
     measure_columns(table.schema, names, [*by, "system", "query"], "metrics", frame=table)
