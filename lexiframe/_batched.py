@@ -34,7 +34,7 @@ from lexiframe.io.layouts import RANKED_RUN, RUN
 from lexiframe.io.runs import BATCH_BYTES
 from lexiframe.io.sources import table_parts
 from lexiframe.options import PositionsOptions
-from lexiframe.ranking import _warn_dropped, positions
+from lexiframe.ranking import positions, warn_dropped
 from lexiframe.typing import SystemFrom
 
 BYTES_PER_ROW = 100
@@ -123,7 +123,7 @@ class _Batches:
             *(pl.col(key).cast(queries.schema[key]) for key in qrels_by),
             pl.col(self.query).cast(queries.schema["query"]).alias("query"),
         )
-        _warn_dropped(queries, evaluated, self.by, qrels_keys, self.options.columns, judged)
+        warn_dropped(queries, evaluated, self.by, qrels_keys, self.options.columns, judged)
 
     def _rank(self, batch: pl.DataFrame, files: list[Path]) -> tuple[pl.DataFrame, bool]:
         """The positions of one batch, whether it dropped queries; other warnings once."""

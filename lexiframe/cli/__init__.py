@@ -106,8 +106,14 @@ def _orderings(
     return result
 
 
-def _long_orderings(orderings: dict[str, pl.DataFrame]) -> pl.DataFrame:
-    """All orderings in one long frame: ordering, system, rank, score."""
+def long_orderings(orderings: dict[str, pl.DataFrame]) -> pl.DataFrame:
+    """All orderings in one long frame: ordering, system, rank, score.
+
+    Example:
+        >>> ranks = pl.DataFrame({"system": ["a"], "rank": [1], "score": [0.5]})
+        >>> long_orderings({"AP (mean)": ranks}).row(0)
+        ('AP (mean)', 'a', 1, 0.5)
+    """
     return pl.concat(
         [
             frame.select(pl.lit(label).alias("ordering"), pl.all())
@@ -282,7 +288,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
             tables, summary, orderings = _evaluate(args, qrels, metric_names, preference_names)
             for _, kind, target in plan:
                 if kind == "orderings":
-                    table = _long_orderings(orderings)
+                    table = long_orderings(orderings)
                 elif kind.startswith("summary "):
                     table = summary[kind.removeprefix("summary ")]
                 else:

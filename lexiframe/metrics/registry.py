@@ -985,7 +985,14 @@ def _did_you_mean(name: str) -> str:
     return f" (did you mean {spellings[close[0]]!r}?)" if close else ""
 
 
-def _unknown(name: str, why: str) -> UnknownMeasureError:
+def unknown_measure(name: str, why: str) -> UnknownMeasureError:
+    """The error for a measure name that does not parse: ``name`` (shortened), ``why``, and
+    the names it could have been (trec_eval's spellings raise it too).
+
+    Example:
+        >>> str(unknown_measure("P@x", "the cutoff is a number")).split(". Known")[0]
+        "unknown measure 'P@x': the cutoff is a number"
+    """
     examples = ", ".join(family.example or family.name for family in families())
     return UnknownMeasureError(
         f"unknown measure {shorten(repr(name))}: {why}. Known measures: {', '.join(known_names())} "
@@ -1006,29 +1013,29 @@ def _parse_params(name: str, family: Family, text: str | None) -> tuple[tuple[st
     except SyntaxError:
         call = None
     if not isinstance(call, ast.Call) or call.args or any(k.arg is None for k in call.keywords):
-        raise _unknown(
+        raise unknown_measure(
             name, f"its parameters do not read as param=value; {family.name} takes: {allowed}"
         )
     seen: set[str] = set()
     for keyword in call.keywords:
         key = str(keyword.arg)
         if key not in family.params:
-            raise _unknown(name, f"{family.name} takes the parameters: {allowed}")
+            raise unknown_measure(name, f"{family.name} takes the parameters: {allowed}")
         if key in seen:
-            raise _unknown(name, f"{key}= is given twice")
+            raise unknown_measure(name, f"{key}= is given twice")
         seen.add(key)
         value = _literal(keyword.value, source)
         if isinstance(value, dict) and len(value) != len(getattr(keyword.value, "keys", ())):
-            raise _unknown(name, f"{key}= names a key twice")
+            raise unknown_measure(name, f"{key}= names a key twice")
         if key == LEVEL and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
-            raise _unknown(name, "rel= is a relevance grade of at least 1, e.g. rel=2")
+            raise unknown_measure(name, "rel= is a relevance grade of at least 1, e.g. rel=2")
         if key in family.choices and value not in family.choices[key]:
-            raise _unknown(name, f"{key} must be one of {family.choices[key]}")
+            raise unknown_measure(name, f"{key} must be one of {family.choices[key]}")
         if key in family.converters:
             try:
                 value = family.converters[key](value)
             except ValueError as error:
-                raise _unknown(name, str(error)) from None
+                raise unknown_measure(name, str(error)) from None
         values[key] = value
     return tuple(values.items())
 
@@ -1048,10 +1055,10 @@ def _parse_cutoff(name: str, family: Family, text: str | None) -> int | float | 
         if family.cutoff == "required":
             example = 0.5 if family.fractional_cutoff else 10
             cutoff = f"{family.name}@{family.cutoff_prefix}{example}"
-            raise _unknown(name, f"{family.name} needs a cutoff, e.g. {cutoff}")
+            raise unknown_measure(name, f"{family.name} needs a cutoff, e.g. {cutoff}")
         return None
     if family.cutoff == "none":
-        raise _unknown(name, f"{family.name} takes no cutoff")
+        raise unknown_measure(name, f"{family.name} takes no cutoff")
     if family.fractional_cutoff:
         try:
             level = float(text)
@@ -1060,16 +1067,16 @@ def _parse_cutoff(name: str, family: Family, text: str | None) -> int | float | 
         top = math.inf if family.cutoff_max is None else family.cutoff_max
         if not (0.0 <= level <= top and math.isfinite(level)):
             if family.cutoff_max is None:
-                raise _unknown(
+                raise unknown_measure(
                     name, f"the cutoff of {family.name} is a non-negative number, e.g. @0.5"
                 )
-            raise _unknown(
+            raise unknown_measure(
                 name, f"the cutoff of {family.name} is a level in [0, {top:g}], e.g. @0.5"
             )
         return level
     digits = text[len(family.cutoff_prefix) :] if text.startswith(family.cutoff_prefix) else ""
     if not digits.isdigit() or len(digits) > 10 or not 1 <= int(digits) <= POSITION_MAX:
-        raise _unknown(
+        raise unknown_measure(
             name,
             f"the cutoff must look like @{family.cutoff_prefix}10, a whole number from 1 to "
             f"{POSITION_MAX}",
@@ -1098,7 +1105,7 @@ def parse_measure(name: str | Measure) -> Measure:
     text = _trec_eval().from_trec_eval(name, name.strip())
     match = _NAME.match(text)
     if not match:
-        raise _unknown(name, "it does not read as NAME, NAME@k or NAME(param=value)")
+        raise unknown_measure(name, "it does not read as NAME, NAME@k or NAME(param=value)")
     family = _BY_NAME.get(match.group("family").lower())
     if family is None and match.group("family").lower() in ("sgnlp", "rrlp", "sgnlr"):
         raise UnknownMeasureError(
@@ -1108,7 +1115,7 @@ def parse_measure(name: str | Measure) -> Measure:
         )
     if family is None:
         asked = match.group("family")
-        raise _unknown(name, f"no measure is called {asked!r}{_did_you_mean(asked)}")
+        raise unknown_measure(name, f"no measure is called {asked!r}{_did_you_mean(asked)}")
     return Measure(
         family=family,
         cutoff=_parse_cutoff(name, family, match.group("cutoff")),

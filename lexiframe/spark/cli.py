@@ -86,9 +86,9 @@ def run_on_spark(
             for kind, target in summaries.items():
                 written.append((f"{kind} summary", write_small(spark, summary[kind], target)))
             for target in orderings_path.values():
-                from lexiframe.cli import _long_orderings
+                from lexiframe.cli import long_orderings
 
-                long = _long_orderings(orderings)
+                long = long_orderings(orderings)
                 written.append(("orderings", write_small(spark, long, target)))
         return tables, summary, orderings, written
     except LexiframeError:

@@ -21,7 +21,7 @@ from lexiframe.aggregate import is_cost
 from lexiframe.errors import InputError, SchemaError
 from lexiframe.stats._common import Seed, check_fraction, eager, measure_columns, require_table
 from lexiframe.stats.corrections import Correction, adjust_p_values, check_correction
-from lexiframe.stats.significance import Test, _Plan, significance
+from lexiframe.stats.significance import SignificancePlan, Test, significance
 from lexiframe.validate import require_columns
 
 BETTER, WORSE = "▲", "▼"
@@ -144,7 +144,7 @@ def report(
         out = out.join(marks, on=[*by, "system"], how="left").with_columns(
             pl.col(f"{name}_sig").fill_null("")
         )
-    resolved = _Plan("paired_t" if test in ("t", "auto") else test, correction, blocking).name
+    plan = SignificancePlan("paired_t" if test in ("t", "auto") else test, correction, blocking)
     return out.select(
         *by,
         "label",
@@ -155,7 +155,7 @@ def report(
             for name in names
             for column in (name, f"{name}_sig", *([f"{name}_d"] if baseline else []))
         ),
-        pl.lit(resolved).alias("test"),
+        pl.lit(plan.name).alias("test"),
         pl.lit(correction).alias("correction"),
         pl.lit(alpha).alias("alpha"),
     ).sort([*by, "system"])
@@ -291,7 +291,12 @@ def to_markdown(frame: pl.DataFrame, *, digits: int = 4) -> str:
     return "\n".join([*lines, "", _note(frame)])
 
 
-def _latex_escape(text: str) -> str:
+def latex_escape(text: str) -> str:
+    r"""``text`` with LaTeX's special characters escaped, for a table cell or caption.
+
+    >>> print(latex_escape("nDCG_cut & 50%"))
+    nDCG\_cut \& 50\%
+    """
     for char, escaped in (
         ("\\", r"\textbackslash{}"),
         ("&", r"\&"),
@@ -340,24 +345,24 @@ def to_latex(frame: pl.DataFrame, *, digits: int = 4, caption: str | None = None
         r"\centering",
         rf"\begin{{tabular}}{{{columns}}}",
         r"\hline",
-        " & ".join(["", *map(_latex_escape, [*by, "system", *measures])]) + r" \\",
+        " & ".join(["", *map(latex_escape, [*by, "system", *measures])]) + r" \\",
         r"\hline",
     ]
     for row in frame.iter_rows(named=True):
         cells = [
-            _latex_escape(str(row["label"])),
-            *(_latex_escape(str(row[b])) for b in by),
-            _latex_escape(str(row["system"])),
+            latex_escape(str(row["label"])),
+            *(latex_escape(str(row[b])) for b in by),
+            latex_escape(str(row["system"])),
         ]
         for name in measures:
             value = row[name]
             text = "" if value is None else f"{value:.{digits}f}"
             mark = row[f"{name}_sig"]
             if mark:
-                text += "$^{" + symbols.get(mark, _latex_escape(mark)) + "}$"
+                text += "$^{" + symbols.get(mark, latex_escape(mark)) + "}$"
             cells.append(text)
         lines.append(" & ".join(cells) + r" \\")
-    note = _latex_escape(caption if caption is not None else _note(frame))
+    note = latex_escape(caption if caption is not None else _note(frame))
     note = re.sub(r"p < ([0-9.e-]+)", r"$p < \1$", note)
     note = note.replace(BETTER, "$\\blacktriangle$").replace(WORSE, "$\\blacktriangledown$")
     lines += [r"\hline", r"\end{tabular}", rf"\caption{{{note}}}", r"\end{table}"]
