@@ -36,6 +36,7 @@ from lexiframe.errors import InputError, LexiframeWarning
 from lexiframe.metrics import Measure, parse_measures
 from lexiframe.options import ColumnNames, PositionsKwargs, PositionsOptions
 from lexiframe.spark import _arrow
+from lexiframe.validate import require_positive_int
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, SparkSession
@@ -77,9 +78,7 @@ def bucket_count(sdf: SparkFrame, buckets: int | None) -> int:
         12
     """
     if buckets is not None:
-        if isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 1:
-            raise InputError(f"buckets must be a positive integer or None, not {buckets!r}")
-        return buckets
+        return require_positive_int(buckets, "buckets", optional=True)
     spark = sdf.sparkSession
     cores = spark.sparkContext.defaultParallelism
     size = _estimated_bytes(sdf)
