@@ -356,3 +356,15 @@ def test_a_large_file_is_read_in_pieces_of_whole_rankings(track, layout):
     keys = pl.concat(piece.select(KEYS).unique() for piece in pieces)
     assert not keys.is_duplicated().any()
     assert sum(piece.height for piece in pieces) == track["whole"].height
+
+
+def test_rankings_split_between_batches_are_said_once_with_their_peak(track, monkeypatch):
+    # Bounded streaming is impossible for rankings scattered through a file: said, not silent.
+    monkeypatch.setattr("lexiframe._batched.NOTE_ROWS", 0)
+    qrels = lf.read_qrels(track["qrels"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        positions_of_files(track["scattered"], qrels, batch_bytes=2_000)
+    notes = [str(w.message) for w in caught if "more than one batch" in str(w.message)]
+    assert len(notes) == 1
+    assert "rows at once (about" in notes[0] and "GB)" in notes[0]
