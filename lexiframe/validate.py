@@ -202,20 +202,21 @@ def check_grades(frame: Frame, column: str = "relevance", table: str = "qrels") 
     else:
         grade = pl.col(column)
     bad = grade.is_not_null() & (grade.is_nan() | grade.is_infinite() | (grade != grade.round(0)))
-    example = frame.filter(bad).head(1)
-    if isinstance(example, pl.LazyFrame):
-        example = example.collect()
-    if example.height:
-        raise InputError(
-            f"column {column!r} of the {table}: grades must be whole numbers, not NaN, infinite or "
-            f"fractional; e.g. row {format_row(example.row(0, named=True))}"
-        )
-    too_big = grade.abs().max() > INT64_MAX
-    big = frame.select(too_big)
-    if isinstance(big, pl.LazyFrame):
-        big = big.collect()
-    if big.item():
-        raise InputError(f"column {column!r} of the {table}: a grade is too large for an integer")
+    # 2^63 itself is out of Int64's range: the float nearest INT64_MAX is 2^63.
+    too_big = grade.abs() >= float(INT64_MAX)
+    problems = {
+        "whole numbers, not NaN, infinite or fractional": bad,
+        f"integers from {-INT64_MAX} to {INT64_MAX}": too_big,
+    }
+    for why, problem in problems.items():
+        example = frame.filter(problem).head(1)
+        if isinstance(example, pl.LazyFrame):
+            example = example.collect()
+        if example.height:
+            raise InputError(
+                f"column {column!r} of the {table}: grades must be {why}; e.g. row "
+                f"{format_row(example.row(0, named=True))}"
+            )
     return frame.with_columns(pl.col(column).cast(pl.Int64))
 
 

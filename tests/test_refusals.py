@@ -198,6 +198,14 @@ def test_grades_that_are_not_integers_are_refused_on_every_path(tmp_path, path, 
     assert "D2" in message  # the example row
 
 
+@pytest.mark.parametrize("big", [2.0**63, -(2.0**63), 1e300])
+@pytest.mark.parametrize("path", ["polars", "lazy", "dict", "parquet"])
+def test_grades_beyond_a_64_bit_integer_are_refused_with_a_row(tmp_path, path, big):
+    qrels = qrels_inputs(tmp_path, [1.0, big, 0.0])[path]
+    with pytest.raises(InputError, match=r"grades must be integers from .*doc='D2'"):
+        lf.evaluate(RUN, qrels, ["nDCG@10", "AP"])
+
+
 @pytest.mark.parametrize(
     "path", ["polars", "lazy", "pandas", "pyterrier", "dict", "ranx", "parquet"]
 )
