@@ -138,14 +138,25 @@ def require_depth(depth: int | None) -> None:
         require_positive_int(depth, "depth", maximum=POSITION_MAX)
 
 
-def require_threshold(threshold: object, *, warn: bool = True) -> None:
+def require_threshold(threshold: object, *, warn: bool = True, name: str = "threshold") -> None:
     """The lowest relevant grade: an integer; at 0 or below, documents judged
     non-relevant (grade 0) count as relevant, which is said once in a warning (``warn``:
-    where the frame is built, not where the option is only stated)."""
+    where the frame is built, not where the option is only stated). ``name``: the
+    argument, or the flag at the command line.
+
+    Example:
+        >>> require_threshold(2**70, name="-l")
+        Traceback (most recent call last):
+        ...
+        lexiframe.errors.InputError: -l must be an integer from -9223372036854775807 to ...
+    """
     if isinstance(threshold, bool) or not isinstance(threshold, int):
-        raise InputError(f"threshold must be an integer grade, not {_short_repr(threshold)}")
+        raise InputError(f"{name} must be an integer grade, not {_short_repr(threshold)}")
     if abs(threshold) > INT64_MAX:
-        raise InputError(f"threshold must be at most {INT64_MAX}, not {_short_repr(threshold)}")
+        raise InputError(
+            f"{name} must be an integer from {-INT64_MAX} to {INT64_MAX}, not "
+            f"{_short_repr(threshold)}"
+        )
     if warn and threshold < 1:
         import warnings
 

@@ -55,6 +55,31 @@ def test_integer_flags_out_of_range(capsys, flag, value, fragment):
     assert fragment in refused(capsys, "evaluate", "--qrels", QRELS, flag, value, RUNS[0])
 
 
+def test_a_threshold_beyond_a_64_bit_integer_names_the_flag(capsys):
+    line = refused(capsys, "evaluate", "--qrels", QRELS, "--threshold", "9" * 20, RUNS[0])
+    assert "--threshold must be an integer from" in line
+
+
+@pytest.mark.parametrize(
+    ("flags", "fragment"),
+    [
+        (["-l", "9" * 20], "-l must be an integer from"),
+        (["-M", "0"], "-M must be a positive integer"),
+        (["-M", "1099511627776"], "-M must be at most 4294967295"),
+        (["-N", "-1", "-m", "utility.1,-1,0,1"], "-N (the collection size) must be a positive"),
+    ],
+)
+def test_the_drop_in_names_its_own_flags(capsys, flags, fragment):
+    assert fragment in refused(capsys, "trec_eval", *flags, QRELS, RUNS[0])
+
+
+def test_a_collection_too_small_for_the_drop_in_names_the_flag_and_the_run_file(capsys):
+    line = refused(capsys, "trec_eval", "-N", "5", "-m", "utility.1,-1,0,1", QRELS, *RUNS[:2])
+    assert "-N 5 is too small" in line
+    assert any(f"of run {path!r}" in line for path in RUNS[:2])
+    assert "--n" not in line and "system='0'" not in line
+
+
 def test_a_negative_seed(capsys):
     line = refused(
         capsys, "compare", "--qrels", QRELS, "--test", "randomized_hsd", "--seed", "-1", *RUNS

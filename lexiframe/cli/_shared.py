@@ -55,8 +55,9 @@ def add_track_arguments(parser: argparse.ArgumentParser) -> None:
 
 def check_track_arguments(args: argparse.Namespace) -> None:
     """Refuse bad values of the integer flags before any work, naming the flag."""
-    from lexiframe.validate import POSITION_MAX, require_positive_int
+    from lexiframe.validate import POSITION_MAX, require_positive_int, require_threshold
 
+    require_threshold(args.threshold, warn=False, name="--threshold")
     if args.depth is not None:
         require_positive_int(args.depth, "--depth", maximum=POSITION_MAX)
     if args.n is not None:
