@@ -92,6 +92,20 @@ def test_err_max_grade_too_large_for_a_float(capsys):
     assert "max_grade= is at most 1023" in line
 
 
+@pytest.mark.parametrize(
+    "name", ["RBP(p=nan)", "RBPResid(p=x)", "SetF(beta=x)", "TSE(exposure='rbp', p='0.5')"]
+)
+def test_a_parameter_that_is_not_a_number(name):
+    # A bare word reads as a string: refused by the parser, not an assertion in measuring.
+    with pytest.raises(UnknownMeasureError, match=r"= is a number, e\.g\."):
+        lf.metrics.parse_measure(name)
+
+
+def test_a_parameter_that_is_not_a_number_at_the_command_line(capsys):
+    line = refused(capsys, "evaluate", "--qrels", QRELS, "-m", "RBP(p=nan)", RUNS[0])
+    assert "p= is a number" in line
+
+
 def test_a_five_thousand_digit_cutoff(capsys):
     line = refused(capsys, "evaluate", "--qrels", QRELS, "-m", "P@" + "9" * 5000, RUNS[0])
     assert "whole number from 1 to" in line

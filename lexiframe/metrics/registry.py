@@ -383,6 +383,18 @@ def _weight(value: object) -> float:
     return float(value)
 
 
+def _number(example: str) -> Callable[[object], object]:
+    """A converter that refuses a parameter that is not a number (``p=x`` reads as the
+    string 'x'); its range is the expression's to check, and an int keeps its spelling."""
+
+    def convert(value: object) -> object:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"{example.split('=')[0]}= is a number, e.g. {example}")
+        return value
+
+    return convert
+
+
 UTILITY_WEIGHTS = ("rel_ret", "nonrel_ret", "rel_nonret", "nonrel_nonret")
 """The parameters of Utility, in trec_eval's order of utility's four weights."""
 
@@ -505,6 +517,7 @@ FAMILIES: tuple[Family, ...] = (
         source="Moffat and Zobel (2008); trec_eval rbp; lexirecall paper §2",
         build=_graded_rbp,
         params={"p": 0.8},
+        converters={"p": _number("p=0.8")},
         needs=Needs(grades=True),
         example="RBP(p=0.5)",
     ),
@@ -545,6 +558,7 @@ FAMILIES: tuple[Family, ...] = (
             p=m.number("p"),
         ),
         params={"exposure": "rr", "p": 0.8},
+        converters={"p": _number("p=0.8")},
         choices={"exposure": ("rr", "ap", "ndcg", "rbp", "linear")},
         example="TSE(exposure='ndcg')",
         needs=lambda m: Needs(n=m.param("exposure") == "linear"),
@@ -653,6 +667,7 @@ FAMILIES: tuple[Family, ...] = (
         source="trec_eval set_F",
         build=lambda m, c: sets.set_f(c.positions, n_rel=c.n_rel, beta=m.number("beta")),
         params={"beta": 1.0, **_AT_LEVEL},
+        converters={"beta": _number("beta=0.5")},
         aliases=("set_F",),
         example="SetF(beta=0.5)",
     ),
@@ -899,6 +914,7 @@ FAMILIES: tuple[Family, ...] = (
         build=lambda m, c: judged.rbp_residual(p=m.number("p")),
         aliases=("RBPResidual",),
         params={"p": 0.8},
+        converters={"p": _number("p=0.8")},
         needs=Needs(judged=True),
         lower_is_better=True,
         example="RBPResid(p=0.9)",
