@@ -348,6 +348,13 @@ def summarize(
             )
     else:
         columns = as_list(measures)
+        absent = [name for name in columns if name not in schema]
+        if absent:
+            raise SchemaError(
+                f"summarize() averages the columns measures= names, but "
+                f"{quote_names(absent)} is not one; the frame's columns are "
+                f"{quote_names(list(schema))}"
+            )
     aggregations = [pl.len().cast(pl.UInt32).alias("n_queries")]
     for column in columns:
         aggregations.append(pl.col(column).mean())

@@ -181,6 +181,11 @@ def require_corpus_size(n: object, schema: Mapping[str, pl.DataType]) -> None:
                 f"n={n!r} names no column of the positions frame; its columns are "
                 f"{quote_names(list(schema))}. Give the corpus size as an integer, e.g. n=528155"
             )
+        if not schema[n].is_integer():
+            raise InputError(
+                f"n={n!r} names a column of {schema[n]}, not of integers: the corpus size is "
+                "a whole number, e.g. n=528155"
+            )
         return
     require_positive_int(n, "n")
 

@@ -119,12 +119,33 @@ def test_a_five_thousand_digit_cutoff(capsys):
         (True, "n must be a positive integer, not True"),
         ("nosuch", "n='nosuch' names no column"),
         (-1, "n must be a positive integer, not -1"),
+        ("positions", r"n='positions' names a column of List\(UInt32\), not of integers"),
     ],
 )
 def test_bad_corpus_size_in_the_api(value, fragment):
     track = lf.datasets.demo_track()
     with pytest.raises(InputError, match=fragment):
         lf.evaluate(track.run, track.qrels, ["TSE"], n=value)
+
+
+@pytest.mark.parametrize("by", [5, [1], ["track", None]])
+def test_by_keys_that_are_not_names(by):
+    with pytest.raises(InputError, match="by= names key columns"):
+        lf.PositionsOptions(by=by)
+
+
+def test_summarize_names_a_column_it_does_not_have():
+    per_query = pl.DataFrame({"system": ["a"], "query": ["1"], "AP": [0.5]})
+    with pytest.raises(lf.SchemaError, match="'nosuch' is not one"):
+        lf.summarize(per_query, measures=["AP", "nosuch"])
+
+
+def test_a_negative_seed_in_the_api():
+    per_query = pl.DataFrame(
+        {"system": ["a", "a", "b", "b"], "query": ["1", "2"] * 2, "AP": [0.5, 0.4, 0.3, 0.2]}
+    )
+    with pytest.raises(InputError, match="seed must be a non-negative integer, not -1"):
+        lf.stats.significance(per_query, "AP", test="bootstrap", seed=-1)
 
 
 def test_the_one_integer_check():
