@@ -74,8 +74,14 @@ def run_on_spark(
     outputs = _targets(args.output, kinds)
     summaries = _targets(args.summary, kinds)
     orderings_path = _targets(args.orderings, ["orderings"])
-    for target in [*outputs.values(), *summaries.values(), *orderings_path.values()]:
+    targets = {
+        **{f"per-query {kind}": target for kind, target in outputs.items()},
+        **{f"{kind} summary": target for kind, target in summaries.items()},
+        **orderings_path,
+    }
+    for target in targets.values():
         spark_io.check_target(target)
+    spark_io.check_apart(targets, [*args.runs, args.qrels])
     spark, started = None, False
     try:
         with _arrow.quiet_pyspark():
