@@ -27,14 +27,14 @@ from typing import Any
 import polars as pl
 
 from lexiframe._compat import collect
-from lexiframe._utils import caller_stacklevel, plural
+from lexiframe._utils import caller_stacklevel, format_row, plural
 from lexiframe.errors import DroppedQueriesWarning, InputError, LexiframeWarning
 from lexiframe.io.files import Paths
 from lexiframe.io.layouts import RANKED_RUN, RUN
 from lexiframe.io.runs import BATCH_BYTES
 from lexiframe.io.sources import table_parts
 from lexiframe.options import PositionsOptions
-from lexiframe.ranking import _warn_dropped, positions
+from lexiframe.ranking import positions, warn_dropped
 from lexiframe.typing import SystemFrom
 
 BYTES_PER_ROW = 100
@@ -123,7 +123,7 @@ class _Batches:
             *(pl.col(key).cast(queries.schema[key]) for key in qrels_by),
             pl.col(self.query).cast(queries.schema["query"]).alias("query"),
         )
-        _warn_dropped(queries, evaluated, self.by, qrels_keys, self.options.columns, judged)
+        warn_dropped(queries, evaluated, self.by, qrels_keys, self.options.columns, judged)
 
     def _rank(self, batch: pl.DataFrame, files: list[Path]) -> tuple[pl.DataFrame, bool]:
         """The positions of one batch, whether it dropped queries; other warnings once."""
@@ -165,11 +165,11 @@ class _Batches:
         )
         rows = int(frame.join(split, on=self.keys, how="semi")["n_ret"].sum())
         if rows > NOTE_ROWS:
-            example = split.row(0, named=True)
+            example = {key: split[key][0] for key in ("system", "query")}
             warnings.warn(
                 f"{plural(split.height, 'ranking')} of the run have rows in more than one "
-                f"batch of files (e.g. system {example['system']!r}, query "
-                f"{example['query']!r}): they are ranked together at the end, holding their "
+                f"batch of files (e.g. {format_row(example)}): they are ranked together at the "
+                "end, holding their "
                 f"{rows:,} rows at once (about {rows * BYTES_PER_ROW / 1e9:.1f} GB). Rankings "
                 "whose rows follow each other in one file stream in bounded memory",
                 LexiframeWarning,
@@ -206,8 +206,9 @@ class _Batches:
         row = shared.sort("system", "query").row(0, named=True)
         first, second = (files[index] for index in row["file"][:2])
         raise InputError(
-            f"run files {str(first)!r} and {str(second)!r} both hold a ranking of system "
-            f"{row['system']!r} for query {row['query']!r}, and a document is in both: are "
+            f"run files {str(first)!r} and {str(second)!r} both hold a ranking of "
+            f"{format_row({key: row[key] for key in ('system', 'query')})}, and a document is "
+            "in both: are "
             "they two runs with one run tag (the sixth field)? Give each run its own tag, or "
             "name each system by its file (--system-from filename, system_from='filename')"
         )

@@ -91,7 +91,7 @@ def summarize_preferences(
     schema = lazy.collect_schema()
     keys = [*by, *_PAIR_KEYS]
     require_columns(schema, keys, "preferences")
-    columns = _preference_columns(schema, measures)
+    columns = preference_columns(schema, measures)
     aggregations: list[pl.Expr] = [pl.len().alias("n_queries")]
     for column in columns:
         value = pl.col(column)
@@ -105,8 +105,14 @@ def summarize_preferences(
     return result if isinstance(prefs, pl.LazyFrame) else collect(result)
 
 
-def _preference_columns(schema: pl.Schema, measures: str | Iterable[str] | None) -> list[str]:
-    """The preference columns to aggregate: given names (or aliases), else the known ones."""
+def preference_columns(schema: pl.Schema, measures: str | Iterable[str] | None) -> list[str]:
+    """The preference columns to aggregate: given names (or aliases), else the known ones.
+
+    Example:
+        >>> schema = pl.Schema({"query": pl.String, "sgnLP": pl.Int8, "sgnLR": pl.Int8})
+        >>> preference_columns(schema, None), preference_columns(schema, "sgnLR")
+        (['sgnLP', 'sgnLR'], ['sgnLR'])
+    """
     if measures is None:
         found = [measure.name for measure in MEASURES if measure.name in schema]
         if not found:
@@ -234,7 +240,7 @@ def order(
         table, compute = _pairs_plan(lazy, schema, measure, method, damping, by)
         system_dtype = schema["system_a"]
     elif "system" in schema and "query" in schema:
-        flip = _is_cost(measure) if lower_is_better is None else bool(lower_is_better)
+        flip = is_cost(measure) if lower_is_better is None else bool(lower_is_better)
         table, compute = _metrics_plan(lazy, schema, measure, method, damping, by, flip)
         system_dtype = schema["system"]
     else:
@@ -267,7 +273,7 @@ def _pairs_plan(
     by: list[str],
 ) -> _Plan:
     """An ordering of a pair table or pair summary: read from the summary's counts."""
-    column = _preference_columns(schema, [measure])[0]
+    column = preference_columns(schema, [measure])[0]
     table = summarize_preferences(lazy, by=by, measures=[column]) if "query" in schema else lazy
     needed = [*by, *_PAIR_KEYS, "n_queries", column, f"{column}_wins", f"{column}_losses"]
     require_columns(table.collect_schema(), needed, "pair summary")
@@ -397,8 +403,14 @@ def _order_pairs(
     return _assemble(parts, table, table.schema["system_a"], by)
 
 
-def _is_cost(measure: str) -> bool:
-    """Whether ``measure`` names a registry measure whose smaller values are better."""
+def is_cost(measure: str) -> bool:
+    """Whether ``measure`` names a registry measure whose smaller values are better (its
+    ``lower_is_better``, a defined measure's too).
+
+    Example:
+        >>> is_cost("ASL"), is_cost("AP"), is_cost("my_column")
+        (True, False, False)
+    """
     try:
         parsed = parse_measure(measure)
     except (UnknownMeasureError, TypeError):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
+from typing import TYPE_CHECKING, TypeVar, cast, overload
 
 import polars as pl
 
@@ -272,17 +272,6 @@ def evaluate(
     return measures(frame, parsed, n=n)
 
 
-def request_columns(parsed: Iterable[Measure], positions_options: dict[str, Any]) -> None:
-    """Add to a dict of positions keyword arguments the columns the measures read: the
-    dict form of :meth:`PositionsOptions.for_measures`, for callers that still pass one."""
-    options = PositionsOptions.of(**positions_options).for_measures(parsed)
-    for name in ("judged", "grades"):
-        if name not in positions_options and getattr(options, name) != getattr(
-            PositionsOptions(), name
-        ):
-            positions_options[name] = getattr(options, name)
-
-
 def _checked_by_families(
     frame: Frame, parsed: list[Measure], schema: pl.Schema, keys: list[str]
 ) -> Frame:
@@ -359,6 +348,13 @@ def summarize(
             )
     else:
         columns = as_list(measures)
+        absent = [name for name in columns if name not in schema]
+        if absent:
+            raise SchemaError(
+                f"summarize() averages the columns measures= names, but "
+                f"{quote_names(absent)} is not one; the frame's columns are "
+                f"{quote_names(list(schema))}"
+            )
     aggregations = [pl.len().cast(pl.UInt32).alias("n_queries")]
     for column in columns:
         aggregations.append(pl.col(column).mean())

@@ -119,8 +119,14 @@ class PositionsOptions:
 
     def __post_init__(self) -> None:
         # ``by`` may come as a string or a list; it is held as a tuple (the object is hashable).
-        by = self.by
-        object.__setattr__(self, "by", (by,) if isinstance(by, str) else tuple(by or ()))
+        by: object = self.by
+        if isinstance(by, str) or not isinstance(by, Iterable | None):
+            keys: tuple[object, ...] = (by,)
+        else:
+            keys = tuple(by or ())
+        if not all(isinstance(key, str) for key in keys):
+            raise InputError(f"by= names key columns, a string or a list of strings, not {by!r}")
+        object.__setattr__(self, "by", keys)
         validate.require_threshold(self.threshold, warn=False)
         validate.require_depth(self.depth)
         if self.partitions is not None:

@@ -38,7 +38,7 @@ from lexiframe._utils import as_list, plural, quote_names
 from lexiframe.errors import InputError
 from lexiframe.evaluation import RANKING_COLUMNS
 from lexiframe.metrics import exprs
-from lexiframe.validate import require_columns
+from lexiframe.validate import POSITION_MAX, require_columns, require_positive_int
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -268,8 +268,7 @@ def ties_by_recall_level(
     Returns:
         The axes, with one line per group: x the levels, y the fraction of tied pairs.
     """
-    if isinstance(levels, bool) or not isinstance(levels, int) or levels < 1:
-        raise InputError(f"levels must be an integer >= 1, not {levels!r}")
+    levels = require_positive_int(levels, "levels", maximum=POSITION_MAX)
     keys = as_list(by)
     table = stats.tie_fraction_by_level(positions, max_level=levels, by=keys)
     ax = _axes(ax)

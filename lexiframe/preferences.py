@@ -35,7 +35,7 @@ from lexiframe import _kernels
 from lexiframe._compat import collect
 from lexiframe._utils import IntoExpr, as_list, format_row, into_expr, plural, quote_names
 from lexiframe.errors import InputError, UnknownMeasureError
-from lexiframe.validate import require_columns
+from lexiframe.validate import POSITION_MAX, require_columns, require_positive_int
 
 if TYPE_CHECKING:  # pyarrow is imported where it is used (start-up time)
     import pyarrow as pa
@@ -191,9 +191,8 @@ def delta_rr(positions: IntoExpr, other: IntoExpr, level: int) -> pl.Expr:
     >>> df.select(delta_rr("a", "b", 2))["a"].to_list()
     [0.04999999999999999, -0.5, 0.0]
     """
-    if isinstance(level, bool) or not isinstance(level, (int, np.integer)) or level < 1:
-        raise InputError(f"level must be a recall level, an integer >= 1, not {level!r}")
-    kernel = partial(_kernels.delta_rr, level=int(level))
+    level = require_positive_int(level, "level", maximum=POSITION_MAX, meaning="a recall level")
+    kernel = partial(_kernels.delta_rr, level=level)
     return _pairwise(positions, other, kernel, pl.Float64)
 
 

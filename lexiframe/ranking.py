@@ -30,6 +30,7 @@ from lexiframe._utils import (
     lazy_frames,
     plural,
     quote_names,
+    shorten,
 )
 from lexiframe.errors import DroppedQueriesWarning, InputError
 from lexiframe.io.objects import qrels_frame, run_frame
@@ -209,7 +210,7 @@ def positions(
     parts = _eager_rankings(run_lf, judgments, request, partitions)
     rankings_df = _checked(pl.concat(parts, how="diagonal"), run_lf, options)
     queries_df = collect(queries)
-    _warn_dropped(rankings_df, queries_df, by, qrels_keys, names, collect(qrels_lf))
+    warn_dropped(rankings_df, queries_df, by, qrels_keys, names, collect(qrels_lf))
     every = None
     if systems is not None:  # the systems of the whole run, when this is a part of it
         every = systems.lazy().select(*by, pl.col("system").cast(pl.String))
@@ -657,7 +658,7 @@ def keeps_grades(
     grades: bool | None,
     names: ColumnNames | None = None,
     *,
-    threshold: int = 1,
+    threshold: int = PositionsOptions.threshold,
 ) -> bool:
     """Whether the positions frame keeps the grade columns: asked for (``grades=True``), or
     needed by graded qrels (``grades=None``); ``grades=False`` on graded qrels is refused.
@@ -717,9 +718,6 @@ def keeps_grades(
     )
 
 
-_keeps_grades = keeps_grades  # the former name
-
-
 def binary_ndcg(grades: list[int]) -> str:
     """The name of binary nDCG on qrels with these relevant grades: each gains 1.
 
@@ -736,7 +734,7 @@ def _relevant_queries(
     grades: bool,
     *,
     judged: pl.LazyFrame | None = None,
-    threshold: int = 1,
+    threshold: int = PositionsOptions.threshold,
 ) -> pl.LazyFrame:
     """The evaluated queries, with n_rel (and the ideal grades): those with at least one
     relevant document, or every query of ``judged`` (n_rel = 0 for some) when given.
@@ -927,7 +925,7 @@ def _strictly_increasing(frame: pl.DataFrame, keys: list[str]) -> bool:
     return frame.select(later.fill_null(True).all()).item()  # the first row has no previous
 
 
-def _warn_dropped(
+def warn_dropped(
     rankings: pl.DataFrame,
     queries: pl.DataFrame,
     by: list[str],
@@ -937,7 +935,17 @@ def _warn_dropped(
 ) -> None:
     """Warn with the counts of the run's queries that are not evaluated: those the qrels do
     not know (``judged``: the query keys of the qrels) and those they judge without a
-    relevant document."""
+    relevant document (the batched reader warns once for all its batches with it).
+
+    Example:
+        >>> import warnings
+        >>> ranked = pl.DataFrame({"query": ["q1", "q2"]})
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     warn_dropped(ranked, ranked.head(1), [], ["query"], ColumnNames())
+        >>> str(caught[0].message).split(":")[0]
+        '1 query of the run is not evaluated'
+    """
     dropped = rankings.select(qrels_keys).unique().join(queries, on=qrels_keys, how="anti")
     if dropped.height == 0:
         return
@@ -951,7 +959,10 @@ def _warn_dropped(
         (dropped.join(unknown, on=qrels_keys, how="anti"), "without a relevant document"),
     ):
         if part.height:
-            examples = quote_names([str(e) for e in part.sort(qrels_keys).head(3)["query"]])
+            # An id is shortened: a note stays short whatever the data (a 1 MB query id).
+            examples = ", ".join(
+                shorten(repr(str(e)), 60) for e in part.sort(qrels_keys).head(3)["query"]
+            )
             reasons.append(f"{part.height} {why} (e.g. {names.query}={examples})")
     warnings.warn(
         f"{plural(dropped.height, 'query', 'queries')} of the run "

@@ -138,14 +138,25 @@ def require_depth(depth: int | None) -> None:
         require_positive_int(depth, "depth", maximum=POSITION_MAX)
 
 
-def require_threshold(threshold: object, *, warn: bool = True) -> None:
+def require_threshold(threshold: object, *, warn: bool = True, name: str = "threshold") -> None:
     """The lowest relevant grade: an integer; at 0 or below, documents judged
     non-relevant (grade 0) count as relevant, which is said once in a warning (``warn``:
-    where the frame is built, not where the option is only stated)."""
+    where the frame is built, not where the option is only stated). ``name``: the
+    argument, or the flag at the command line.
+
+    Example:
+        >>> require_threshold(2**70, name="-l")
+        Traceback (most recent call last):
+        ...
+        lexiframe.errors.InputError: -l must be an integer from -9223372036854775807 to ...
+    """
     if isinstance(threshold, bool) or not isinstance(threshold, int):
-        raise InputError(f"threshold must be an integer grade, not {_short_repr(threshold)}")
+        raise InputError(f"{name} must be an integer grade, not {_short_repr(threshold)}")
     if abs(threshold) > INT64_MAX:
-        raise InputError(f"threshold must be at most {INT64_MAX}, not {_short_repr(threshold)}")
+        raise InputError(
+            f"{name} must be an integer from {-INT64_MAX} to {INT64_MAX}, not "
+            f"{_short_repr(threshold)}"
+        )
     if warn and threshold < 1:
         import warnings
 
@@ -169,6 +180,11 @@ def require_corpus_size(n: object, schema: Mapping[str, pl.DataType]) -> None:
             raise InputError(
                 f"n={n!r} names no column of the positions frame; its columns are "
                 f"{quote_names(list(schema))}. Give the corpus size as an integer, e.g. n=528155"
+            )
+        if not schema[n].is_integer():
+            raise InputError(
+                f"n={n!r} names a column of {schema[n]}, not of integers: the corpus size is "
+                "a whole number, e.g. n=528155"
             )
         return
     require_positive_int(n, "n")
@@ -202,20 +218,21 @@ def check_grades(frame: Frame, column: str = "relevance", table: str = "qrels") 
     else:
         grade = pl.col(column)
     bad = grade.is_not_null() & (grade.is_nan() | grade.is_infinite() | (grade != grade.round(0)))
-    example = frame.filter(bad).head(1)
-    if isinstance(example, pl.LazyFrame):
-        example = example.collect()
-    if example.height:
-        raise InputError(
-            f"column {column!r} of the {table}: grades must be whole numbers, not NaN, infinite or "
-            f"fractional; e.g. row {format_row(example.row(0, named=True))}"
-        )
-    too_big = grade.abs().max() > INT64_MAX
-    big = frame.select(too_big)
-    if isinstance(big, pl.LazyFrame):
-        big = big.collect()
-    if big.item():
-        raise InputError(f"column {column!r} of the {table}: a grade is too large for an integer")
+    # 2^63 itself is out of Int64's range: the float nearest INT64_MAX is 2^63.
+    too_big = grade.abs() >= float(INT64_MAX)
+    problems = {
+        "whole numbers, not NaN, infinite or fractional": bad,
+        f"integers from {-INT64_MAX} to {INT64_MAX}": too_big,
+    }
+    for why, problem in problems.items():
+        example = frame.filter(problem).head(1)
+        if isinstance(example, pl.LazyFrame):
+            example = example.collect()
+        if example.height:
+            raise InputError(
+                f"column {column!r} of the {table}: grades must be {why}; e.g. row "
+                f"{format_row(example.row(0, named=True))}"
+            )
     return frame.with_columns(pl.col(column).cast(pl.Int64))
 
 

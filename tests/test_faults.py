@@ -142,6 +142,14 @@ def test_check_output_path_names_the_users_path(tmp_path):
     assert check_output_path(tmp_path / "a" / "b.csv").parent.is_dir()
 
 
+def test_a_name_too_long_is_an_output_error_in_the_api(tmp_path):
+    # Path.is_dir raises OSError for such a name on some Python versions: not a refusal.
+    target = tmp_path / ("x" * 300 + ".csv")
+    with pytest.raises(OutputError, match="the name is too long") as info:
+        check_output_path(target, "summary")
+    assert str(target) in str(info.value)
+
+
 # --- links and modes kept ---------------------------------------------------------------------
 
 
@@ -270,3 +278,39 @@ def test_sigterm_exit_status(tmp_path, medium_track):
     if process.returncode != 0:  # a fast machine may finish first
         assert process.returncode == 143
         assert err.decode().strip().endswith("stopped by SIGTERM")
+
+
+# --- Spark's outputs, folders its writer replaces ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("output", "inputs"),
+    [
+        ("run.parquet", ["run.parquet"]),  # the input itself
+        ("runs/out.parquet", ["runs"]),  # inside an input folder
+        ("all.parquet", ["all.parquet/part-0.parquet"]),  # a folder holding an input
+    ],
+)
+def test_a_spark_output_over_an_input_is_refused_before_any_work(
+    tmp_path, capsys, monkeypatch, output, inputs
+):
+    pytest.importorskip("pyspark")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "all.parquet").mkdir()
+    for name in ["run.parquet", "runs/a.txt", "all.parquet/part-0.parquet"]:
+        (tmp_path / name).write_text("kept\n")
+    arguments = ["evaluate", "--spark", "local[1]", "--qrels", QRELS, "-m", "RR", "-o", output]
+    assert main([*arguments, *inputs]) == 2
+    line = error_line(capsys)
+    assert "overlaps the input" in line and output in line
+    for name in ["run.parquet", "runs/a.txt", "all.parquet/part-0.parquet"]:
+        assert (tmp_path / name).read_text() == "kept\n"
+
+
+def test_two_spark_outputs_in_one_place_are_refused(tmp_path, capsys):
+    pytest.importorskip("pyspark")
+    out = str(tmp_path / "out.parquet")
+    arguments = ["evaluate", "--spark", "local[1]", "--qrels", QRELS, "-m", "RR"]
+    assert main([*arguments, "-o", out, "--summary", out, *RUNS]) == 2
+    assert "would both be written to" in error_line(capsys)

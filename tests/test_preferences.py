@@ -165,6 +165,12 @@ def test_delta_rr_rejects_bad_levels(level):
         delta_rr("a", "b", level)
 
 
+def test_delta_rr_refuses_a_level_beyond_any_ranking():
+    # Checked by the one integer check, not left to overflow in the kernel.
+    with pytest.raises(InputError, match="level must be at most 4294967295"):
+        delta_rr("a", "b", 2**70)
+
+
 def test_null_lists_give_null():
     frame = pl.DataFrame(
         {"a": [[1], None, [2]], "b": [None, [1], [2]]}, schema=dict.fromkeys("ab", POSITIONS)

@@ -55,6 +55,31 @@ def test_integer_flags_out_of_range(capsys, flag, value, fragment):
     assert fragment in refused(capsys, "evaluate", "--qrels", QRELS, flag, value, RUNS[0])
 
 
+def test_a_threshold_beyond_a_64_bit_integer_names_the_flag(capsys):
+    line = refused(capsys, "evaluate", "--qrels", QRELS, "--threshold", "9" * 20, RUNS[0])
+    assert "--threshold must be an integer from" in line
+
+
+@pytest.mark.parametrize(
+    ("flags", "fragment"),
+    [
+        (["-l", "9" * 20], "-l must be an integer from"),
+        (["-M", "0"], "-M must be a positive integer"),
+        (["-M", "1099511627776"], "-M must be at most 4294967295"),
+        (["-N", "-1", "-m", "utility.1,-1,0,1"], "-N (the collection size) must be a positive"),
+    ],
+)
+def test_the_drop_in_names_its_own_flags(capsys, flags, fragment):
+    assert fragment in refused(capsys, "trec_eval", *flags, QRELS, RUNS[0])
+
+
+def test_a_collection_too_small_for_the_drop_in_names_the_flag_and_the_run_file(capsys):
+    line = refused(capsys, "trec_eval", "-N", "5", "-m", "utility.1,-1,0,1", QRELS, *RUNS[:2])
+    assert "-N 5 is too small" in line
+    assert any(f"of run {path!r}" in line for path in RUNS[:2])
+    assert "--n" not in line and "system='0'" not in line
+
+
 def test_a_negative_seed(capsys):
     line = refused(
         capsys, "compare", "--qrels", QRELS, "--test", "randomized_hsd", "--seed", "-1", *RUNS
@@ -65,6 +90,20 @@ def test_a_negative_seed(capsys):
 def test_err_max_grade_too_large_for_a_float(capsys):
     line = refused(capsys, "evaluate", "--qrels", QRELS, "-m", "ERR(max_grade=1100)@10", RUNS[0])
     assert "max_grade= is at most 1023" in line
+
+
+@pytest.mark.parametrize(
+    "name", ["RBP(p=nan)", "RBPResid(p=x)", "SetF(beta=x)", "TSE(exposure='rbp', p='0.5')"]
+)
+def test_a_parameter_that_is_not_a_number(name):
+    # A bare word reads as a string: refused by the parser, not an assertion in measuring.
+    with pytest.raises(UnknownMeasureError, match=r"= is a number, e\.g\."):
+        lf.metrics.parse_measure(name)
+
+
+def test_a_parameter_that_is_not_a_number_at_the_command_line(capsys):
+    line = refused(capsys, "evaluate", "--qrels", QRELS, "-m", "RBP(p=nan)", RUNS[0])
+    assert "p= is a number" in line
 
 
 def test_a_five_thousand_digit_cutoff(capsys):
@@ -80,12 +119,33 @@ def test_a_five_thousand_digit_cutoff(capsys):
         (True, "n must be a positive integer, not True"),
         ("nosuch", "n='nosuch' names no column"),
         (-1, "n must be a positive integer, not -1"),
+        ("positions", r"n='positions' names a column of List\(UInt32\), not of integers"),
     ],
 )
 def test_bad_corpus_size_in_the_api(value, fragment):
     track = lf.datasets.demo_track()
     with pytest.raises(InputError, match=fragment):
         lf.evaluate(track.run, track.qrels, ["TSE"], n=value)
+
+
+@pytest.mark.parametrize("by", [5, [1], ["track", None]])
+def test_by_keys_that_are_not_names(by):
+    with pytest.raises(InputError, match="by= names key columns"):
+        lf.PositionsOptions(by=by)
+
+
+def test_summarize_names_a_column_it_does_not_have():
+    per_query = pl.DataFrame({"system": ["a"], "query": ["1"], "AP": [0.5]})
+    with pytest.raises(lf.SchemaError, match="'nosuch' is not one"):
+        lf.summarize(per_query, measures=["AP", "nosuch"])
+
+
+def test_a_negative_seed_in_the_api():
+    per_query = pl.DataFrame(
+        {"system": ["a", "a", "b", "b"], "query": ["1", "2"] * 2, "AP": [0.5, 0.4, 0.3, 0.2]}
+    )
+    with pytest.raises(InputError, match="seed must be a non-negative integer, not -1"):
+        lf.stats.significance(per_query, "AP", test="bootstrap", seed=-1)
 
 
 def test_the_one_integer_check():
@@ -198,6 +258,14 @@ def test_grades_that_are_not_integers_are_refused_on_every_path(tmp_path, path, 
     assert "D2" in message  # the example row
 
 
+@pytest.mark.parametrize("big", [2.0**63, -(2.0**63), 1e300])
+@pytest.mark.parametrize("path", ["polars", "lazy", "dict", "parquet"])
+def test_grades_beyond_a_64_bit_integer_are_refused_with_a_row(tmp_path, path, big):
+    qrels = qrels_inputs(tmp_path, [1.0, big, 0.0])[path]
+    with pytest.raises(InputError, match=r"grades must be integers from .*doc='D2'"):
+        lf.evaluate(RUN, qrels, ["nDCG@10", "AP"])
+
+
 @pytest.mark.parametrize(
     "path", ["polars", "lazy", "pandas", "pyterrier", "dict", "ranx", "parquet"]
 )
@@ -220,6 +288,14 @@ def test_a_long_bad_token_is_quoted_short(tmp_path, capsys):
     line = refused(capsys, "evaluate", "--qrels", QRELS, str(path))
     assert len(line) < 400
     assert "line 2" in line and str(path) in line and "(10000000 characters)" in line
+
+
+def test_a_long_query_id_is_quoted_short_in_the_note_on_dropped_queries(tmp_path, capsys):
+    path = tmp_path / "run.txt"
+    path.write_text(Path(RUNS[0]).read_text() + "y" * 1_000_000 + " Q0 D1 1 1.0 s\n")
+    assert main(["evaluate", "--qrels", QRELS, "-m", "AP", str(path)]) == 0
+    note = next(line for line in capsys.readouterr().err.splitlines() if "not in the qrels" in line)
+    assert len(note) < 400 and "(1000002 characters)" in note
 
 
 def test_a_nan_score_names_its_file_and_line(tmp_path, capsys):
@@ -348,3 +424,15 @@ def test_a_large_file_is_read_in_pieces_of_whole_rankings(track, layout):
     keys = pl.concat(piece.select(KEYS).unique() for piece in pieces)
     assert not keys.is_duplicated().any()
     assert sum(piece.height for piece in pieces) == track["whole"].height
+
+
+def test_rankings_split_between_batches_are_said_once_with_their_peak(track, monkeypatch):
+    # Bounded streaming is impossible for rankings scattered through a file: said, not silent.
+    monkeypatch.setattr("lexiframe._batched.NOTE_ROWS", 0)
+    qrels = lf.read_qrels(track["qrels"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        positions_of_files(track["scattered"], qrels, batch_bytes=2_000)
+    notes = [str(w.message) for w in caught if "more than one batch" in str(w.message)]
+    assert len(notes) == 1
+    assert "rows at once (about" in notes[0] and "GB)" in notes[0]

@@ -283,6 +283,19 @@ def test_string_ids_integer_widths_and_options(spark, lfs):
     assert_frame_equal(_back(got, expected, keys), expected, check_exact=True)
 
 
+def test_the_groups_rank_with_the_callers_options_object(spark, toy):
+    from lexiframe.spark.ranking import _prepare
+
+    run, qrels = toy
+    given = lf.PositionsOptions(depth=50, threshold=2, partitions=4)
+    job, _, _ = _quiet(
+        _prepare, _sdf(spark, run), _sdf(spark, qrels), given, measures=[], n=None, buckets=2
+    )
+    # The same object: a new option reaches the workers; only what Spark decides changes.
+    assert isinstance(job.options.grades, bool)
+    assert job.options == given.replace(partitions=None, grades=job.options.grades)
+
+
 # --- preferences, summaries, orderings ------------------------------------------------------
 
 

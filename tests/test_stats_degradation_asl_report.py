@@ -314,6 +314,17 @@ def test_report_markers_follow_the_tests(toy):
     assert np.allclose(table["AP"], mean_ap)
 
 
+def test_report_reads_which_measures_are_costs_from_the_registry(toy):
+    run, qrels = toy
+    metrics = lf.measures(_positions(run, qrels), ["AP", "ASL"])
+    for baseline in (None, "sys003"):
+        told = report(metrics, ["AP", "ASL"], baseline=baseline, lower_is_better=["ASL"])
+        assert report(metrics, ["AP", "ASL"], baseline=baseline).equals(told)
+    # lower_is_better=() still takes every measure as higher-is-better.
+    flipped = report(metrics, ["ASL"], lower_is_better=())
+    assert not flipped.equals(report(metrics, ["ASL"]))
+
+
 def test_report_against_a_baseline_and_exports(toy):
     run, qrels = toy
     metrics = lf.measures(_positions(run, qrels), ["AP", "ASL"])

@@ -16,6 +16,7 @@ import warnings
 from collections.abc import Iterator, Sequence
 from functools import partial
 from pathlib import Path
+from typing import get_args
 
 import polars as pl
 
@@ -37,9 +38,11 @@ from lexiframe.cli._shared import (
 )
 from lexiframe.errors import InputError, LexiframeError, LexiframeWarning
 from lexiframe.evaluation import measures, summarize
+from lexiframe.options import PositionsOptions
 from lexiframe.preferences import preferences
 from lexiframe.ranking import coverage, positions
 from lexiframe.stats import metric_pairs
+from lexiframe.typing import NoRelevant
 
 DEMO_MEASURES = ["RR", "AP", "nDCG@10", "TSE", "ASL"]
 DEFAULT_MEASURES = ["RR", "AP", "nDCG@10", "P@10", "R@1000", "RP"]
@@ -104,8 +107,14 @@ def _orderings(
     return result
 
 
-def _long_orderings(orderings: dict[str, pl.DataFrame]) -> pl.DataFrame:
-    """All orderings in one long frame: ordering, system, rank, score."""
+def long_orderings(orderings: dict[str, pl.DataFrame]) -> pl.DataFrame:
+    """All orderings in one long frame: ordering, system, rank, score.
+
+    Example:
+        >>> ranks = pl.DataFrame({"system": ["a"], "rank": [1], "score": [0.5]})
+        >>> long_orderings({"AP (mean)": ranks}).row(0)
+        ('AP (mean)', 'a', 1, 0.5)
+    """
     return pl.concat(
         [
             frame.select(pl.lit(label).alias("ordering"), pl.all())
@@ -280,7 +289,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
             tables, summary, orderings = _evaluate(args, qrels, metric_names, preference_names)
             for _, kind, target in plan:
                 if kind == "orderings":
-                    table = _long_orderings(orderings)
+                    table = long_orderings(orderings)
                 elif kind.startswith("summary "):
                     table = summary[kind.removeprefix("summary ")]
                 else:
@@ -385,8 +394,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument(
         "--no-relevant",
-        choices=["drop", "keep"],
-        default="drop",
+        choices=get_args(NoRelevant),
+        default=PositionsOptions.no_relevant,
         help="judged queries without a relevant document: drop them (default; they cannot "
         "tell systems apart) or keep them, scoring 0 on trec_eval's measures, so that the "
         "means are trec_eval -c's",

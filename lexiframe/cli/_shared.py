@@ -30,9 +30,9 @@ def add_track_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--threshold",
         type=int,
-        default=1,
-        help="lowest relevant grade (1); every positive grade still gains in nDCG, G, RBP, "
-        "ERR, as with trec_eval -l",
+        default=PositionsOptions.threshold,
+        help=f"lowest relevant grade ({PositionsOptions.threshold}); every positive grade "
+        "still gains in nDCG, G, RBP, ERR, as with trec_eval -l",
     )
     parser.add_argument("--n", type=int, help="corpus size, for TSE/SL3/RecallError imputation")
     parser.add_argument(
@@ -59,8 +59,9 @@ def add_track_arguments(parser: argparse.ArgumentParser) -> None:
 
 def check_track_arguments(args: argparse.Namespace) -> None:
     """Refuse bad values of the integer flags before any work, naming the flag."""
-    from lexiframe.validate import POSITION_MAX, require_positive_int
+    from lexiframe.validate import POSITION_MAX, require_positive_int, require_threshold
 
+    require_threshold(args.threshold, warn=False, name="--threshold")
     if args.depth is not None:
         require_positive_int(args.depth, "--depth", maximum=POSITION_MAX)
     if args.n is not None:

@@ -125,10 +125,10 @@ def pairs_markdown(tests: pl.DataFrame, *, correction: str, digits: int = 4) -> 
 
 def pairs_latex(tests: pl.DataFrame, *, correction: str, digits: int = 4) -> str:
     """The pair tests as a LaTeX ``table``."""
-    from lexiframe.stats.report import _latex_escape
+    from lexiframe.stats.report import latex_escape
 
     interval = _interval(tests)
-    header = [_latex_escape(text) for text in _pair_header(correction, interval)]
+    header = [latex_escape(text) for text in _pair_header(correction, interval)]
     header[4] = r"mean ($a - b$)"
     columns = "lll" + "r" * (len(header) - 4) + "l"
     lines = [
@@ -141,8 +141,8 @@ def pairs_latex(tests: pl.DataFrame, *, correction: str, digits: int = 4) -> str
     ]
     for row in tests.iter_rows(named=True):
         cells = _cells(row, digits, interval)
-        lines.append(" & ".join(_latex_escape(cell) for cell in cells) + r" \\")
-    caption = _latex_escape(
+        lines.append(" & ".join(latex_escape(cell) for cell in cells) + r" \\")
+    caption = latex_escape(
         f"Every pair of systems per measure: p-values adjusted by the {correction} "
         "correction within each measure; d: paired Cohen's d, ES_HSD: the mean difference "
         "over the residual standard deviation of the two-way ANOVA."

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import queue
+import re
 import shutil
 import sys
 import tempfile
@@ -153,7 +154,7 @@ def evaluate_runs(
     lines: Sequence[Line],
     *,
     complete: bool = False,
-    level: int = 1,
+    level: int = PositionsOptions.threshold,
     depth: int | None = None,
     judged_only: bool = False,
     collection_size: int | None = None,
@@ -371,6 +372,32 @@ def per_query_lines(per_query: pl.DataFrame, names: Sequence[str]) -> str:
     return "".join(format_runs(table, lines, systems.to_list(), per_query=True, fill=False))
 
 
+def _check_flags(args: argparse.Namespace) -> None:
+    """Refuse bad values of -l, -M and -N before any work, naming trec_eval's flag."""
+    from lexiframe.validate import POSITION_MAX, require_positive_int, require_threshold
+
+    require_threshold(args.level, warn=False, name="-l")
+    if args.depth is not None:
+        require_positive_int(args.depth, "-M", maximum=POSITION_MAX)
+    if args.collection_size is not None:
+        require_positive_int(args.collection_size, "-N", meaning="the collection size")
+
+
+def _in_drop_in_words(message: str, batch: Sequence[_Run]) -> str:
+    """An error of :func:`evaluate_runs` in the drop-in's words: ``-N`` for the corpus size
+    ``n=``, and each run by its file, not by its index in the batch (its ``system``).
+
+    Example:
+        >>> run = _Run(pl.DataFrame(), "bm25", "runs/bm25.txt")
+        >>> _in_drop_in_words("n=5 is too small: the ranking system='0' query='401'", [run])
+        "-N 5 is too small: the ranking of run 'runs/bm25.txt' query='401'"
+    """
+    message = re.sub(r"\bn=(\d+) is too small", r"-N \1 is too small", message)
+    return re.sub(
+        r"system='(\d+)'", lambda found: f"of run {batch[int(found[1])].source!r}", message
+    )
+
+
 def _check_formats(args: argparse.Namespace) -> None:
     """Refuse the trec_eval options whose behaviour the drop-in does not reproduce."""
     if args.rel_format != "qrels":
@@ -473,6 +500,7 @@ def run_trec_eval(args: argparse.Namespace) -> int:
     output kept aside until the last run is printed (all or nothing), then written."""
     from lexiframe import io
 
+    _check_flags(args)
     _check_formats(args)
     lines = resolve(args.measure or [])
     qrels = io.read_qrels(args.qrels)
@@ -485,16 +513,19 @@ def run_trec_eval(args: argparse.Namespace) -> int:
     everything = itertools.chain([first], [] if second is None else [second], runs)
     with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
         for batch in _read_ahead(_batches(everything, BATCH_ROWS)):
-            table = evaluate_runs(
-                [run.rows for run in batch],
-                qrels,
-                lines,
-                complete=args.complete,
-                level=args.level,
-                depth=args.depth,
-                judged_only=args.judged_only,
-                collection_size=args.collection_size,
-            )
+            try:
+                table = evaluate_runs(
+                    [run.rows for run in batch],
+                    qrels,
+                    lines,
+                    complete=args.complete,
+                    level=args.level,
+                    depth=args.depth,
+                    judged_only=args.judged_only,
+                    collection_size=args.collection_size,
+                )
+            except InputError as error:
+                raise InputError(_in_drop_in_words(str(error), batch)) from None
             evaluated = set(table["run"].unique().to_list())
             for index, run in enumerate(batch):
                 if str(index) not in evaluated:
@@ -538,7 +569,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "-l",
         dest="level",
         type=int,
-        default=1,
+        default=PositionsOptions.threshold,
         metavar="LEVEL",
         help="lowest relevance grade counted as relevant (trec_eval's default 1)",
     )

@@ -83,9 +83,12 @@ def check_output_path(path: PathLike, what: str = "output") -> Path:
     target = Path(path)
     if str(path) == "" or target.name in ("", ".", ".."):
         raise OutputError(f"cannot write {what} {str(path)!r}: it names no file")
-    if target.is_dir():
+    # os.path, not Path: Path.is_dir raises on a name too long for the file system (3.11).
+    if os.path.isdir(target):
         raise OutputError(f"cannot write {what} {str(path)!r}: it is a folder")
     real = Path(os.path.realpath(target))  # a symbolic link: the file it points to
+    if len(real.name.encode()) > _name_max(real.parent):
+        raise OutputError(f"cannot write {what} {str(path)!r}: the name is too long")
     try:
         real.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -93,7 +96,7 @@ def check_output_path(path: PathLike, what: str = "output") -> Path:
             f"cannot write {what} {str(path)!r}: cannot make its folder "
             f"{str(target.parent)!r}: {_reason(error)}"
         ) from None
-    if real.exists() and not real.is_file():
+    if os.path.exists(real) and not os.path.isfile(real):
         raise OutputError(f"cannot write {what} {str(path)!r}: it is not a regular file")
     probe = temporary_beside(real)
     try:
@@ -102,8 +105,6 @@ def check_output_path(path: PathLike, what: str = "output") -> Path:
         raise OutputError(f"cannot write {what} {str(path)!r}: {_reason(error)}") from None
     os.close(descriptor)
     probe.unlink(missing_ok=True)
-    if len(real.name.encode()) > _name_max(real.parent):
-        raise OutputError(f"cannot write {what} {str(path)!r}: the name is too long")
     return target
 
 

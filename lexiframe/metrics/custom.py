@@ -3,9 +3,9 @@
 :func:`define_measure` turns a function that returns a Polars expression into a measure
 family of the registry, the way the built-in families are registered: its name then parses
 wherever a measure name is read (``.lexi.measures``, :func:`lexiframe.evaluate` on frames,
-LazyFrames and pandas, ``lexiframe evaluate --measures-from``, Spark, ``order``), and
-its declaration (cutoff, typed parameters, whether lower is better, what it reads) is used
-as a built-in's is (docs/define-a-measure.md).
+LazyFrames and pandas, ``lexiframe evaluate --measures-from``, Spark, ``order``,
+``stats.report``), and its declaration (cutoff, typed parameters, whether lower is better,
+what it reads) is used as a built-in's is (docs/define-a-measure.md).
 """
 
 from __future__ import annotations
@@ -60,7 +60,8 @@ def define_measure(
         expr: the function building the expression.
         summary: one line for ``lexiframe measures`` and the docs.
         cutoff: ``"none"``, ``"optional"`` or ``"required"``.
-        lower_is_better: a cost: orderings put the smallest value first.
+        lower_is_better: a cost: orderings put the smallest value first, and
+            :func:`lexiframe.stats.report` marks the smaller mean as the better.
         needs: what the expression reads beyond ``positions``, ``n_rel`` and ``n_ret``
             (:class:`~lexiframe.metrics.Needs`): the grades, the judged columns; the
             positions frames of :func:`lexiframe.evaluate` are built to hold them.

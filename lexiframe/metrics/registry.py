@@ -383,6 +383,18 @@ def _weight(value: object) -> float:
     return float(value)
 
 
+def _number(example: str) -> Callable[[object], object]:
+    """A converter that refuses a parameter that is not a number (``p=x`` reads as the
+    string 'x'); its range is the expression's to check, and an int keeps its spelling."""
+
+    def convert(value: object) -> object:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"{example.split('=')[0]}= is a number, e.g. {example}")
+        return value
+
+    return convert
+
+
 UTILITY_WEIGHTS = ("rel_ret", "nonrel_ret", "rel_nonret", "nonrel_nonret")
 """The parameters of Utility, in trec_eval's order of utility's four weights."""
 
@@ -505,6 +517,7 @@ FAMILIES: tuple[Family, ...] = (
         source="Moffat and Zobel (2008); trec_eval rbp; lexirecall paper §2",
         build=_graded_rbp,
         params={"p": 0.8},
+        converters={"p": _number("p=0.8")},
         needs=Needs(grades=True),
         example="RBP(p=0.5)",
     ),
@@ -545,6 +558,7 @@ FAMILIES: tuple[Family, ...] = (
             p=m.number("p"),
         ),
         params={"exposure": "rr", "p": 0.8},
+        converters={"p": _number("p=0.8")},
         choices={"exposure": ("rr", "ap", "ndcg", "rbp", "linear")},
         example="TSE(exposure='ndcg')",
         needs=lambda m: Needs(n=m.param("exposure") == "linear"),
@@ -653,6 +667,7 @@ FAMILIES: tuple[Family, ...] = (
         source="trec_eval set_F",
         build=lambda m, c: sets.set_f(c.positions, n_rel=c.n_rel, beta=m.number("beta")),
         params={"beta": 1.0, **_AT_LEVEL},
+        converters={"beta": _number("beta=0.5")},
         aliases=("set_F",),
         example="SetF(beta=0.5)",
     ),
@@ -899,6 +914,7 @@ FAMILIES: tuple[Family, ...] = (
         build=lambda m, c: judged.rbp_residual(p=m.number("p")),
         aliases=("RBPResidual",),
         params={"p": 0.8},
+        converters={"p": _number("p=0.8")},
         needs=Needs(judged=True),
         lower_is_better=True,
         example="RBPResid(p=0.9)",
@@ -985,7 +1001,14 @@ def _did_you_mean(name: str) -> str:
     return f" (did you mean {spellings[close[0]]!r}?)" if close else ""
 
 
-def _unknown(name: str, why: str) -> UnknownMeasureError:
+def unknown_measure(name: str, why: str) -> UnknownMeasureError:
+    """The error for a measure name that does not parse: ``name`` (shortened), ``why``, and
+    the names it could have been (trec_eval's spellings raise it too).
+
+    Example:
+        >>> str(unknown_measure("P@x", "the cutoff is a number")).split(". Known")[0]
+        "unknown measure 'P@x': the cutoff is a number"
+    """
     examples = ", ".join(family.example or family.name for family in families())
     return UnknownMeasureError(
         f"unknown measure {shorten(repr(name))}: {why}. Known measures: {', '.join(known_names())} "
@@ -1006,29 +1029,29 @@ def _parse_params(name: str, family: Family, text: str | None) -> tuple[tuple[st
     except SyntaxError:
         call = None
     if not isinstance(call, ast.Call) or call.args or any(k.arg is None for k in call.keywords):
-        raise _unknown(
+        raise unknown_measure(
             name, f"its parameters do not read as param=value; {family.name} takes: {allowed}"
         )
     seen: set[str] = set()
     for keyword in call.keywords:
         key = str(keyword.arg)
         if key not in family.params:
-            raise _unknown(name, f"{family.name} takes the parameters: {allowed}")
+            raise unknown_measure(name, f"{family.name} takes the parameters: {allowed}")
         if key in seen:
-            raise _unknown(name, f"{key}= is given twice")
+            raise unknown_measure(name, f"{key}= is given twice")
         seen.add(key)
         value = _literal(keyword.value, source)
         if isinstance(value, dict) and len(value) != len(getattr(keyword.value, "keys", ())):
-            raise _unknown(name, f"{key}= names a key twice")
+            raise unknown_measure(name, f"{key}= names a key twice")
         if key == LEVEL and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
-            raise _unknown(name, "rel= is a relevance grade of at least 1, e.g. rel=2")
+            raise unknown_measure(name, "rel= is a relevance grade of at least 1, e.g. rel=2")
         if key in family.choices and value not in family.choices[key]:
-            raise _unknown(name, f"{key} must be one of {family.choices[key]}")
+            raise unknown_measure(name, f"{key} must be one of {family.choices[key]}")
         if key in family.converters:
             try:
                 value = family.converters[key](value)
             except ValueError as error:
-                raise _unknown(name, str(error)) from None
+                raise unknown_measure(name, str(error)) from None
         values[key] = value
     return tuple(values.items())
 
@@ -1048,10 +1071,10 @@ def _parse_cutoff(name: str, family: Family, text: str | None) -> int | float | 
         if family.cutoff == "required":
             example = 0.5 if family.fractional_cutoff else 10
             cutoff = f"{family.name}@{family.cutoff_prefix}{example}"
-            raise _unknown(name, f"{family.name} needs a cutoff, e.g. {cutoff}")
+            raise unknown_measure(name, f"{family.name} needs a cutoff, e.g. {cutoff}")
         return None
     if family.cutoff == "none":
-        raise _unknown(name, f"{family.name} takes no cutoff")
+        raise unknown_measure(name, f"{family.name} takes no cutoff")
     if family.fractional_cutoff:
         try:
             level = float(text)
@@ -1060,16 +1083,16 @@ def _parse_cutoff(name: str, family: Family, text: str | None) -> int | float | 
         top = math.inf if family.cutoff_max is None else family.cutoff_max
         if not (0.0 <= level <= top and math.isfinite(level)):
             if family.cutoff_max is None:
-                raise _unknown(
+                raise unknown_measure(
                     name, f"the cutoff of {family.name} is a non-negative number, e.g. @0.5"
                 )
-            raise _unknown(
+            raise unknown_measure(
                 name, f"the cutoff of {family.name} is a level in [0, {top:g}], e.g. @0.5"
             )
         return level
     digits = text[len(family.cutoff_prefix) :] if text.startswith(family.cutoff_prefix) else ""
     if not digits.isdigit() or len(digits) > 10 or not 1 <= int(digits) <= POSITION_MAX:
-        raise _unknown(
+        raise unknown_measure(
             name,
             f"the cutoff must look like @{family.cutoff_prefix}10, a whole number from 1 to "
             f"{POSITION_MAX}",
@@ -1098,7 +1121,7 @@ def parse_measure(name: str | Measure) -> Measure:
     text = _trec_eval().from_trec_eval(name, name.strip())
     match = _NAME.match(text)
     if not match:
-        raise _unknown(name, "it does not read as NAME, NAME@k or NAME(param=value)")
+        raise unknown_measure(name, "it does not read as NAME, NAME@k or NAME(param=value)")
     family = _BY_NAME.get(match.group("family").lower())
     if family is None and match.group("family").lower() in ("sgnlp", "rrlp", "sgnlr"):
         raise UnknownMeasureError(
@@ -1108,7 +1131,7 @@ def parse_measure(name: str | Measure) -> Measure:
         )
     if family is None:
         asked = match.group("family")
-        raise _unknown(name, f"no measure is called {asked!r}{_did_you_mean(asked)}")
+        raise unknown_measure(name, f"no measure is called {asked!r}{_did_you_mean(asked)}")
     return Measure(
         family=family,
         cutoff=_parse_cutoff(name, family, match.group("cutoff")),

@@ -27,7 +27,7 @@ import polars as pl
 
 from lexiframe._utils import format_row
 from lexiframe.errors import InputError, UnknownMeasureError
-from lexiframe.metrics.registry import UTILITY_WEIGHTS, Measure, _unknown, parse_measure
+from lexiframe.metrics.registry import UTILITY_WEIGHTS, Measure, parse_measure, unknown_measure
 
 Kind = Literal["runid", "num_q", "long", "double", "gm", "cut", "relstring"]
 """How trec_eval prints and averages a measure: ``long`` values print as integers and sum
@@ -293,7 +293,9 @@ def from_trec_eval(name: str, text: str) -> str:
     if weights:
         values = _trec_eval_numbers(name, weights.group(1), "utility.1,-1,0,0") or ()
         if len(values) != 4:
-            raise _unknown(name, "trec_eval's utility takes four weights, e.g. utility.1,-1,0,0")
+            raise unknown_measure(
+                name, "trec_eval's utility takes four weights, e.g. utility.1,-1,0,0"
+            )
         named = zip(UTILITY_WEIGHTS, values, strict=True)
         pairs = ", ".join(f"{key}={value!r}" for key, value in named)
         return f"Utility({pairs})"
@@ -302,7 +304,9 @@ def from_trec_eval(name: str, text: str) -> str:
     if beta:
         values = _trec_eval_numbers(name, beta.group(1), "set_F.0.5") or ()
         if len(values) != 1 or values[0] < 0:
-            raise _unknown(name, "trec_eval's set_F takes one non-negative beta, e.g. set_F.0.5")
+            raise unknown_measure(
+                name, "trec_eval's set_F takes one non-negative beta, e.g. set_F.0.5"
+            )
         return f"SetF(beta={values[0]!r})"
     _refuse_parameters(name, text)
     # trec_eval's ndcg with gains: -m ndcg.1=1,2=3, which it prints as ndcg_1=1,2=3.
@@ -319,11 +323,11 @@ def _trec_eval_numbers(name: str, text: str | None, example: str) -> tuple[float
     try:
         values = tuple(float(item) for item in text.split(","))
     except ValueError:
-        raise _unknown(
+        raise unknown_measure(
             name, f"trec_eval's parameters are comma-separated numbers, e.g. {example}"
         ) from None
     if not all(math.isfinite(value) for value in values):
-        raise _unknown(name, f"trec_eval's parameters are finite numbers, e.g. {example}")
+        raise unknown_measure(name, f"trec_eval's parameters are finite numbers, e.g. {example}")
     return values
 
 
@@ -335,11 +339,11 @@ def _trec_eval_gains(name: str, text: str) -> dict[int, float]:
         try:
             level, value = int(grade), float(gain)
         except ValueError:
-            raise _unknown(
+            raise unknown_measure(
                 name, "trec_eval's ndcg gains are grade=gain pairs, e.g. ndcg.0=0,1=1,2=3"
             ) from None
         if level in gains:
-            raise _unknown(name, f"grade {level} is given a gain twice")
+            raise unknown_measure(name, f"grade {level} is given a gain twice")
         gains[level] = value
     return gains
 

@@ -75,8 +75,14 @@ def run_on_spark(
     outputs = _targets(args.output, kinds)
     summaries = _targets(args.summary, kinds)
     orderings_path = _targets(args.orderings, ["orderings"])
-    for target in [*outputs.values(), *summaries.values(), *orderings_path.values()]:
+    targets = {
+        **{f"per-query {kind}": target for kind, target in outputs.items()},
+        **{f"{kind} summary": target for kind, target in summaries.items()},
+        **orderings_path,
+    }
+    for target in targets.values():
         spark_io.check_target(target)
+    spark_io.check_apart(targets, [*args.runs, args.qrels])
     spark, started = None, False
     try:
         with _arrow.quiet_pyspark():
@@ -87,9 +93,9 @@ def run_on_spark(
             for kind, target in summaries.items():
                 written.append((f"{kind} summary", write_small(spark, summary[kind], target)))
             for target in orderings_path.values():
-                from lexiframe.cli import _long_orderings
+                from lexiframe.cli import long_orderings
 
-                long = _long_orderings(orderings)
+                long = long_orderings(orderings)
                 written.append(("orderings", write_small(spark, long, target)))
         return tables, summary, orderings, written
     except LexiframeError:

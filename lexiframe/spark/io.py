@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from lexiframe.errors import InputError
+from lexiframe.errors import InputError, OutputError
 from lexiframe.typing import SystemFrom
 
 if TYPE_CHECKING:
@@ -206,6 +206,53 @@ def check_target(target: str) -> str:
             f"cannot write {target!r}: the extension must be one of {', '.join(FORMATS)}"
         )
     return FORMATS[suffix]
+
+
+def _location(source: str) -> str | None:
+    """Where a source or target lies, to compare them: a local path (``file://`` too) made
+    absolute with its links resolved, another URI as written, None for a table."""
+    if source.startswith(TABLE_PREFIX):
+        return None
+    if source.startswith("file://"):
+        source = source[len("file://") :]
+    elif is_uri(source):
+        return source.rstrip("/")
+    return os.path.realpath(source)
+
+
+def check_apart(targets: Mapping[str, str], sources: Sequence[str]) -> None:
+    """Refuse, before any work, a target (what it holds -> where) that is a source, holds
+    one or lies inside one: Spark's writer replaces the folder it writes, and reads its
+    sources only when the job runs, so the input would be lost. Two targets may not share
+    a place either.
+
+    Example:
+        >>> check_apart({"per-query metrics": "runs/out.parquet"}, ["runs", "qrels.txt"])
+        Traceback (most recent call last):
+        ...
+        lexiframe.errors.OutputError: the per-query metrics 'runs/out.parquet' overlaps ...
+    """
+    inputs = [(source, _location(source)) for source in sources if source != "-"]
+    seen: dict[str, str] = {}
+    for what, target in targets.items():
+        place = _location(target)
+        if place is None:
+            continue
+        for source, where in inputs:
+            if where is not None and (
+                place == where or place.startswith(f"{where}/") or where.startswith(f"{place}/")
+            ):
+                raise OutputError(
+                    f"the {what} {target!r} overlaps the input {source!r}: Spark's writer "
+                    "replaces the folder it writes, which would lose the input; choose "
+                    "another path"
+                )
+        if place in seen:
+            raise OutputError(
+                f"the {what} and the {seen[place]} would both be written to {target!r}; "
+                "give them different paths"
+            )
+        seen[place] = what
 
 
 def write(sdf: SparkFrame, target: str, partition_by: Sequence[str] = ()) -> str:

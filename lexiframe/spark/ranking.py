@@ -25,9 +25,9 @@ import sys
 import warnings
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import reduce
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import polars as pl
 import pyarrow as pa
@@ -36,8 +36,9 @@ from lexiframe import evaluation, ranking
 from lexiframe._utils import format_row
 from lexiframe.errors import InputError, LexiframeWarning
 from lexiframe.metrics import Measure, parse_measures
-from lexiframe.options import PositionsKwargs, PositionsOptions
+from lexiframe.options import ColumnNames, PositionsKwargs, PositionsOptions
 from lexiframe.spark import _arrow
+from lexiframe.validate import require_positive_int
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, SparkSession
@@ -79,9 +80,7 @@ def bucket_count(sdf: SparkFrame, buckets: int | None) -> int:
         12
     """
     if buckets is not None:
-        if isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 1:
-            raise InputError(f"buckets must be a positive integer or None, not {buckets!r}")
-        return buckets
+        return require_positive_int(buckets, "buckets", optional=True)
     spark = sdf.sparkSession
     cores = spark.sparkContext.defaultParallelism
     size = _estimated_bytes(sdf)
@@ -114,11 +113,12 @@ def partitioned(sdf: SparkFrame, query: str, buckets: int) -> SparkFrame:
 
 @dataclass(frozen=True)
 class _Job:
-    """What each group needs: the options of :func:`lexiframe.positions`, the run's systems
-    (lexiframe's names), the measures to compute (for :func:`evaluate`) and the schema
-    promised to Spark."""
+    """What each group needs: the options of :func:`lexiframe.positions` (resolved on the
+    driver: the grades decided over the whole qrels, one partition per group), the run's
+    systems (lexiframe's names), the measures to compute (for :func:`evaluate`) and the
+    schema promised to Spark."""
 
-    options: dict[str, Any]
+    options: PositionsOptions
     systems: pl.DataFrame
     schema: pa.Schema
     measures: list[Measure] = field(default_factory=list)
@@ -206,16 +206,13 @@ def _prepare(
 ) -> tuple[_Job, SparkFrame, SparkFrame]:
     """Check the inputs and plan the job: the run and qrels reduced to the columns
     lexiframe reads, partitioned by bucket, and the job of each group."""
-    # The workers rank with lexiframe.positions: its options, flat (the columns by name).
-    options = given.as_kwargs()
-    options["by"] = by = list(given.by)
-    options["partitions"] = None  # each worker ranks one bucket at once
-    names = vars(given.columns)
-    order = given.order
-    run_columns = list(dict.fromkeys([*by, names["system"], names["query"], names["doc"], order]))
+    # The workers rank with lexiframe.positions and these options: one bucket at once each.
+    options = replace(given, partitions=None)
+    by, names = list(options.by), options.columns
+    run_columns = list(dict.fromkeys([*by, names.system, names.query, names.doc, options.order]))
     _require(run, run_columns, "run")
     qrels_by = [key for key in by if key in qrels.columns]
-    qrels_columns = [*qrels_by, names["query"], names["doc"], names["relevance"]]
+    qrels_columns = [*qrels_by, names.query, names.doc, names.relevance]
     _require(qrels, qrels_columns, "qrels")
     count = bucket_count(run, buckets)
     run, qrels = _common_query_type(run.select(*run_columns), qrels.select(*qrels_columns), names)
@@ -226,11 +223,11 @@ def _prepare(
         lambda: _checked_run(run, run_row, qrels_row, options),
         lambda: _check_qrels(qrels, run_row, qrels_by, options),
     )
-    if options["grades"] is not True:  # decided by lexiframe where some query is graded
-        options["grades"] = mixed and _graded(qrels, qrels_by, options)
+    if options.grades is not True:  # decided by lexiframe where some query is graded
+        options = replace(options, grades=mixed and _graded(qrels, qrels_by, options))
     schema = _dry_run(run_row, qrels_row, options, measures, n)
     job = _Job(options=options, systems=systems, schema=schema, measures=measures, n=n)
-    return job, partitioned(run, names["query"], count), partitioned(qrels, names["query"], count)
+    return job, partitioned(run, names.query, count), partitioned(qrels, names.query, count)
 
 
 def _require(sdf: SparkFrame, columns: list[str], table: str) -> None:
@@ -240,16 +237,16 @@ def _require(sdf: SparkFrame, columns: list[str], table: str) -> None:
 
 
 def _common_query_type(
-    run: SparkFrame, qrels: SparkFrame, names: dict[str, str]
+    run: SparkFrame, qrels: SparkFrame, names: ColumnNames
 ) -> tuple[SparkFrame, SparkFrame]:
     """Integer ids of both sides as bigint, so that equal ids hash to one bucket and join."""
     from pyspark.sql import types as T
 
     integral = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
-    for column in (names["query"], names["doc"]):
+    for column in (names.query, names.doc):
         run_type, qrels_type = run.schema[column].dataType, qrels.schema[column].dataType
         both = isinstance(run_type, integral) and isinstance(qrels_type, integral)
-        if both and run_type != qrels_type and column == names["query"]:
+        if both and run_type != qrels_type and column == names.query:
             run = run.withColumn(column, run[column].cast(T.LongType()))
             qrels = qrels.withColumn(column, qrels[column].cast(T.LongType()))
     return run, qrels
@@ -281,7 +278,7 @@ def _both(first: Callable[[], _First], second: Callable[[], _Second]) -> tuple[_
 def _dry_run(
     run_row: pl.DataFrame,
     qrels_row: pl.DataFrame,
-    options: dict[str, Any],
+    options: PositionsOptions,
     measures: list[Measure],
     n: int | str | None,
 ) -> pa.Schema:
@@ -291,17 +288,19 @@ def _dry_run(
     if run_row.height == 0:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            ranking.positions(run_row, qrels_row, **options)  # raises: the run is empty
+            ranking.positions(run_row, qrels_row, options)  # raises: the run is empty
     judgment = _judgment_of(run_row, qrels_row, options)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        frame = ranking.positions(run_row, judgment, **options)
+        frame = ranking.positions(run_row, judgment, options)
         if measures:
             frame = evaluation.measures(frame, measures, n=n)
     return _arrow.arrow_schema(frame.schema)
 
 
-def _judgment_of(run_row: pl.DataFrame, qrels_row: pl.DataFrame, options: dict) -> pl.DataFrame:
+def _judgment_of(
+    run_row: pl.DataFrame, qrels_row: pl.DataFrame, options: PositionsOptions
+) -> pl.DataFrame:
     """The qrels' first row turned into a relevant judgment of the run's first row (its ids
     where their types agree), so that the dry run evaluates a query; the row as it is when
     the ids differ in kind, so that lexiframe's message shows both sides' values."""
@@ -311,8 +310,8 @@ def _judgment_of(run_row: pl.DataFrame, qrels_row: pl.DataFrame, options: dict) 
         )
     values = {}
     for name in qrels_row.columns:
-        if name == options["relevance"]:
-            values[name] = pl.lit(options["threshold"]).cast(qrels_row.schema[name])
+        if name == options.columns.relevance:
+            values[name] = pl.lit(options.threshold).cast(qrels_row.schema[name])
         elif name in run_row.columns:
             try:
                 values[name] = pl.lit(run_row[name].cast(qrels_row.schema[name]).item())
@@ -321,14 +320,14 @@ def _judgment_of(run_row: pl.DataFrame, qrels_row: pl.DataFrame, options: dict) 
             values[name] = values[name].cast(qrels_row.schema[name])
     if any(
         run_row.schema[name].is_integer() != qrels_row.schema[name].is_integer()
-        for name in (options["query"], options["doc"])
+        for name in (options.columns.query, options.columns.doc)
     ):
         return qrels_row
     return qrels_row.with_columns(**values)
 
 
 def _checked_run(
-    run: SparkFrame, run_row: pl.DataFrame, qrels_row: pl.DataFrame, options: dict[str, Any]
+    run: SparkFrame, run_row: pl.DataFrame, qrels_row: pl.DataFrame, options: PositionsOptions
 ) -> pl.DataFrame:
     """The (by…, system) keys of the run, in lexiframe's names, after one Spark aggregation
     that counts per system the rows with a null id or a null or NaN score.
@@ -338,12 +337,11 @@ def _checked_run(
     """
     from pyspark.sql import functions as F
 
-    by, system, query = options["by"], options["system"], options["query"]
-    order = options["score"] if options["rank_by"] == "score" else options["rank"]
-    value = F.col(order)
+    by, system, query = list(options.by), options.columns.system, options.columns.query
+    value = F.col(options.order)
     bad = (
         F.col(query).isNull()
-        | F.col(options["doc"]).isNull()
+        | F.col(options.columns.doc).isNull()
         | value.isNull()
         | F.isnan(value.cast("double"))
     )
@@ -359,12 +357,12 @@ def _checked_run(
         rows = _arrow.collect(run.filter(condition))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            ranking.positions(rows, _judgment_of(run_row, qrels_row, options), **options)
+            ranking.positions(rows, _judgment_of(run_row, qrels_row, options), options)
     return systems.select(*by, pl.col(system).cast(pl.String).alias("system"))
 
 
 def _check_qrels(
-    qrels: SparkFrame, run_row: pl.DataFrame, qrels_by: list[str], options: dict[str, Any]
+    qrels: SparkFrame, run_row: pl.DataFrame, qrels_by: list[str], options: PositionsOptions
 ) -> bool:
     """Refuse null values and a document judged twice for a query, as one process does,
     and tell whether some query's relevant documents differ in grade: one Spark job that
@@ -372,7 +370,8 @@ def _check_qrels(
     first offending judgments are checked by lexiframe on the driver."""
     from pyspark.sql import functions as F
 
-    names = [*qrels_by, options["query"], options["doc"], options["relevance"]]
+    columns = options.columns
+    names = [*qrels_by, columns.query, columns.doc, columns.relevance]
     keys, grade = names[:-1], names[-1]
     # One chain of aggregations, so that Spark reads and shuffles the judgments once: per
     # judgment (how often it is given, its null grades), per query (whether its grades
@@ -383,9 +382,9 @@ def _check_qrels(
         F.max(grade).alias("_grade"),
     )
     # The judgments that gain: above threshold=1, every positive grade (trec_eval's -l).
-    threshold = options["threshold"]
-    gains = F.when(F.col("_grade") >= min(threshold, 1), F.col("_grade"))
-    per_query = per_key.groupBy(*qrels_by, options["query"]).agg(
+    threshold = options.threshold
+    gains = F.when(F.col("_grade") >= options.gain_level, F.col("_grade"))
+    per_query = per_key.groupBy(*qrels_by, columns.query).agg(
         *[
             F.sum(F.when(F.col(k).isNull(), F.col("_n")).otherwise(0)).alias(f"_null_{k}")
             for k in keys
@@ -415,11 +414,11 @@ def _check_qrels(
         rows = _arrow.collect(qrels.join(first, keys).limit(2))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            ranking.positions(run_row, rows.select(names), **options)
+            ranking.positions(run_row, rows.select(names), options)
     return bool(counts["_mixed"])
 
 
-def _graded(qrels: SparkFrame, qrels_by: list[str], options: dict[str, Any]) -> bool:
+def _graded(qrels: SparkFrame, qrels_by: list[str], options: PositionsOptions) -> bool:
     """Whether some query's relevant documents differ in grade (or, above threshold=1, a
     positive grade below the threshold gains), decided by
     :func:`lexiframe.ranking.keeps_grades` over one row per (by…, query, grade that gains),
@@ -427,21 +426,22 @@ def _graded(qrels: SparkFrame, qrels_by: list[str], options: dict[str, Any]) -> 
     with its message."""
     from pyspark.sql import functions as F
 
-    relevance = options["relevance"]
+    names = options.columns
     levels = (
-        qrels.filter(F.col(relevance) >= min(options["threshold"], 1))
+        qrels.filter(F.col(names.relevance) >= options.gain_level)
         .select(
-            *qrels_by, F.col(options["query"]).alias("query"), F.col(relevance).alias("relevance")
+            *qrels_by,
+            F.col(names.query).alias("query"),
+            F.col(names.relevance).alias("relevance"),
         )
         .distinct()
     )
-    names = ranking.ColumnNames(query=options["query"], relevance=relevance)
     return ranking.keeps_grades(
         _arrow.collect(levels).lazy(),
         [*qrels_by, "query"],
-        options["grades"],
+        options.grades,
         names,
-        threshold=options["threshold"],
+        threshold=options.threshold,
     )
 
 
@@ -505,14 +505,14 @@ def group_positions(run: pl.DataFrame, qrels: pl.DataFrame, job: _Job) -> pl.Dat
     queries is evaluated."""
     options = job.options
     evaluated = qrels
-    if options["no_relevant"] != "keep":
-        evaluated = qrels.filter(pl.col(options["relevance"]) >= options["threshold"])
+    if options.no_relevant != "keep":
+        evaluated = qrels.filter(pl.col(options.columns.relevance) >= options.threshold)
     if evaluated.height == 0:
         return None
     with warnings.catch_warnings():
         # Dropped queries are counted by coverage(), not warned about per group.
         warnings.simplefilter("ignore")
-        return ranking.positions(run, qrels, systems=job.systems, **options)
+        return ranking.positions(run, qrels, options, systems=job.systems)
 
 
 def coverage(

@@ -104,7 +104,7 @@ def order(
     columns = frame.columns
     if "system_a" in columns and "system_b" in columns:
         empty = _arrow.empty_polars(frame)
-        column = aggregate._preference_columns(empty.schema, [measure])[0]
+        column = aggregate.preference_columns(empty.schema, [measure])[0]
         if "query" in columns:
             frame = summarize(frame, by=by, measures=[column])
         table = _arrow.collect(frame)

@@ -12,7 +12,7 @@ from lexiframe._compat import collect
 from lexiframe._utils import as_list, format_row, quote_names
 from lexiframe.errors import InputError, SchemaError
 from lexiframe.metrics.registry import needs_n_hint
-from lexiframe.validate import require_columns
+from lexiframe.validate import require_columns, require_positive_int
 
 Seed = int | np.random.Generator
 """An explicit source of randomness: an integer seed or a NumPy ``Generator``."""
@@ -35,7 +35,8 @@ def generator(seed: Seed) -> np.random.Generator:
             f"seed must be an integer or a numpy.random.Generator, not {seed!r}; "
             "pass e.g. seed=0 so that the result can be reproduced"
         )
-    return np.random.default_rng(int(seed))
+    # NumPy's own refusal of a negative seed does not name the argument.
+    return np.random.default_rng(require_positive_int(seed, "seed", zero=True))
 
 
 def eager(frame: pl.DataFrame | pl.LazyFrame, what: str) -> pl.DataFrame:

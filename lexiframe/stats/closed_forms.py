@@ -56,8 +56,12 @@ def _log_choose(a: ArrayLike, b: ArrayLike) -> np.ndarray:
     return special.gammaln(a + 1) - special.gammaln(b + 1) - special.gammaln(a - b + 1)
 
 
-def _check_counts(n: int, m: int) -> tuple[int, int]:
-    """The corpus size n and the number of relevant documents m, checked."""
+def check_counts(n: int, m: int) -> tuple[int, int]:
+    """The corpus size n and the number of relevant documents m, checked (m ≤ n).
+
+    >>> check_counts(1000, 10)
+    (1000, 10)
+    """
     n = require_positive_int(n, "n", meaning="the corpus size")
     m = require_positive_int(m, "m", meaning="the number of relevant documents")
     if m > n:
@@ -135,7 +139,7 @@ def tie_probability(measure: str, *, n: int, m: int, k: int | None = None) -> fl
     0.0222...
     """
     name, k = parse_tie_measure(measure, k)
-    n, m = _check_counts(n, m)
+    n, m = check_counts(n, m)
     if name in ("LR", "LP"):
         return float(np.exp(-_log_choose(n, m)))
     if name in ("TSE", "RR"):
@@ -157,7 +161,7 @@ def rr_tie_probability(p1: ArrayLike, *, n: int, m: int) -> np.ndarray:
     >>> rr_tie_probability([1, 2, 4], n=4, m=2).round(4).tolist()  # 3/6, 2/6, 0
     [0.5, 0.3333, 0.0]
     """
-    n, m = _check_counts(n, m)
+    n, m = check_counts(n, m)
     first = np.asarray(p1, dtype=np.float64)
     valid = (first >= 1) & (first <= n - m + 1)
     out = np.zeros(first.shape)

@@ -17,10 +17,11 @@ import numpy as np
 import polars as pl
 
 from lexiframe._utils import as_list, markdown_cell, plural, quote_names
+from lexiframe.aggregate import is_cost
 from lexiframe.errors import InputError, SchemaError
 from lexiframe.stats._common import Seed, check_fraction, eager, measure_columns, require_table
 from lexiframe.stats.corrections import Correction, adjust_p_values, check_correction
-from lexiframe.stats.significance import Test, _Plan, significance
+from lexiframe.stats.significance import SignificancePlan, Test, significance
 from lexiframe.validate import require_columns
 
 BETTER, WORSE = "▲", "▼"
@@ -45,7 +46,7 @@ def report(
     correction: Correction = "holm",
     alpha: float = 0.05,
     by: str | Sequence[str] | None = None,
-    lower_is_better: str | Iterable[str] = (),
+    lower_is_better: str | Iterable[str] | None = None,
     n_replicates: int = 1000,
     seed: Seed | None = None,
     blocking: bool = True,
@@ -60,7 +61,9 @@ def report(
     within each (by…, measure) family: all pairs, or with ``baseline=`` the s − 1
     comparisons with the baseline. A difference counts when the adjusted p < ``alpha``;
     the better system has the larger mean, or the smaller one for the measures named in
-    ``lower_is_better`` (e.g. ASL).
+    ``lower_is_better``; by default (``None``) those the registry declares lower is better
+    (ASL, SL3, a measure defined with ``lower_is_better=True``), as :func:`lexiframe.order`
+    reads them.
 
     Returns:
         ``by…, label, system, n_queries``, then ``<measure>`` (the mean) and
@@ -91,7 +94,11 @@ def report(
     check_correction(correction)
     by = as_list(by)
     names = list(dict.fromkeys(as_list(measures)))
-    costs = set(as_list(lower_is_better))
+    costs = set(
+        [name for name in names if is_cost(name)]
+        if lower_is_better is None
+        else as_list(lower_is_better)
+    )
     table = eager(per_query_metrics, "metrics")
     require_columns(table.schema, [*by, "system", "query"], "metrics")
     measure_columns(table.schema, names, [*by, "system", "query"], "metrics", frame=table)
@@ -137,7 +144,7 @@ def report(
         out = out.join(marks, on=[*by, "system"], how="left").with_columns(
             pl.col(f"{name}_sig").fill_null("")
         )
-    resolved = _Plan("paired_t" if test in ("t", "auto") else test, correction, blocking).name
+    plan = SignificancePlan("paired_t" if test in ("t", "auto") else test, correction, blocking)
     return out.select(
         *by,
         "label",
@@ -150,7 +157,7 @@ def report(
                 name, f"{name}_sig", *([f"{name}_d", f"{name}_es_hsd"] if baseline else [])
             )
         ),
-        pl.lit(resolved).alias("test"),
+        pl.lit(plan.name).alias("test"),
         pl.lit(correction).alias("correction"),
         pl.lit(alpha).alias("alpha"),
     ).sort([*by, "system"])
@@ -285,7 +292,12 @@ def to_markdown(frame: pl.DataFrame, *, digits: int = 4) -> str:
     return "\n".join([*lines, "", _note(frame)])
 
 
-def _latex_escape(text: str) -> str:
+def latex_escape(text: str) -> str:
+    r"""``text`` with LaTeX's special characters escaped, for a table cell or caption.
+
+    >>> print(latex_escape("nDCG_cut & 50%"))
+    nDCG\_cut \& 50\%
+    """
     for char, escaped in (
         ("\\", r"\textbackslash{}"),
         ("&", r"\&"),
@@ -334,24 +346,24 @@ def to_latex(frame: pl.DataFrame, *, digits: int = 4, caption: str | None = None
         r"\centering",
         rf"\begin{{tabular}}{{{columns}}}",
         r"\hline",
-        " & ".join(["", *map(_latex_escape, [*by, "system", *measures])]) + r" \\",
+        " & ".join(["", *map(latex_escape, [*by, "system", *measures])]) + r" \\",
         r"\hline",
     ]
     for row in frame.iter_rows(named=True):
         cells = [
-            _latex_escape(str(row["label"])),
-            *(_latex_escape(str(row[b])) for b in by),
-            _latex_escape(str(row["system"])),
+            latex_escape(str(row["label"])),
+            *(latex_escape(str(row[b])) for b in by),
+            latex_escape(str(row["system"])),
         ]
         for name in measures:
             value = row[name]
             text = "" if value is None else f"{value:.{digits}f}"
             mark = row[f"{name}_sig"]
             if mark:
-                text += "$^{" + symbols.get(mark, _latex_escape(mark)) + "}$"
+                text += "$^{" + symbols.get(mark, latex_escape(mark)) + "}$"
             cells.append(text)
         lines.append(" & ".join(cells) + r" \\")
-    note = _latex_escape(caption if caption is not None else _note(frame))
+    note = latex_escape(caption if caption is not None else _note(frame))
     note = re.sub(r"p < ([0-9.e-]+)", r"$p < \1$", note)
     note = note.replace(BETTER, "$\\blacktriangle$").replace(WORSE, "$\\blacktriangledown$")
     lines += [r"\hline", r"\end{tabular}", rf"\caption{{{note}}}", r"\end{table}"]

@@ -130,7 +130,13 @@ def t_test(mean: ArrayLike, std: ArrayLike, n: ArrayLike) -> tuple[np.ndarray, n
 
 
 @dataclass(frozen=True)
-class _Plan:
+class SignificancePlan:
+    """A resolved test: its name, the correction and, for the HSD tests, the blocking.
+
+    >>> SignificancePlan("hsd", "none", blocking=False).name
+    'hsd_one_way'
+    """
+
     test: str
     correction: Correction
     blocking: bool = True
@@ -149,7 +155,7 @@ def _resolve(
     pair_table: bool,
     dtype: pl.DataType,
     blocking: bool = True,
-) -> _Plan:
+) -> SignificancePlan:
     check_choice(test, TESTS, "test")
     if not isinstance(blocking, bool):
         raise InputError(f"blocking must be True or False, not {blocking!r}")
@@ -174,7 +180,7 @@ def _resolve(
         test = "paired_t"
     if correction is None:
         correction = "none" if test in _FAMILY_TESTS else "holm"
-    return _Plan(test, check_correction(correction), blocking)
+    return SignificancePlan(test, check_correction(correction), blocking)
 
 
 def significance(
@@ -264,7 +270,7 @@ def _significance(
     progress: bool | None = None,
     blocking: bool = True,
     confidence: float = 0.95,
-) -> tuple[pl.DataFrame, _Plan]:
+) -> tuple[pl.DataFrame, SignificancePlan]:
     by = as_list(by)
     table = eager(frame, "input")
     pair_table = is_pair_table(table.schema)

@@ -16,7 +16,7 @@ import polars as pl
 
 from lexiframe._utils import as_list
 from lexiframe.stats._common import Seed, generator
-from lexiframe.stats.closed_forms import _check_counts, parse_tie_measure, tie_probability
+from lexiframe.stats.closed_forms import check_counts, parse_tie_measure, tie_probability
 from lexiframe.validate import require_positive_int
 
 _DENSE_LIMIT = 1 << 24  # rows × n below which subsets come from random keys
@@ -34,7 +34,7 @@ def random_positions(*, n: int, m: int, size: int, seed: Seed) -> np.ndarray:
     >>> bool((random_positions(n=5, m=5, size=3, seed=1) == [1, 2, 3, 4, 5]).all())
     True
     """
-    n, m = _check_counts(n, m)
+    n, m = check_counts(n, m)
     size = require_positive_int(size, "size", zero=True)
     rng = generator(seed)
     if size * n <= _DENSE_LIMIT:
