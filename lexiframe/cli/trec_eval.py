@@ -119,7 +119,7 @@ def _why(printed: str) -> str:
     try:
         parse_measure(printed)
     except UnknownMeasureError as error:
-        return shorten(str(error).split(". Known measures")[0], 200)
+        return shorten(str(error).split(". Known measures")[0], 400)  # the user's name bounded
     return "its parameters are not ones lexiframe computes"
 
 
