@@ -10,6 +10,7 @@ of a DataFrame or a LazyFrame.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -105,3 +106,52 @@ def running_sums(terms: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     sums = np.empty(len(lengths))
     sums[order] = running
     return sums
+
+
+def cumulative_sums(terms: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Each row's running sum at each of its elements (flat, as ``cum_sum`` over each
+    list), the terms added one after another in order.
+
+    Example:
+        >>> import numpy as np
+        >>> cumulative_sums(np.array([0.1, 0.2, 0.3, 1.0]), np.array([0, 3, 3, 4])).tolist()
+        [0.1, 0.30000000000000004, 0.6000000000000001, 1.0]
+    """
+    lengths = np.diff(offsets)
+    order = np.argsort(-lengths, kind="stable")
+    width = int(lengths.max()) if len(lengths) else 0
+    still = np.searchsorted(-lengths[order], -np.arange(width), side="left")
+    cursor = offsets[:-1][order] - offsets[0]
+    running = np.zeros(len(lengths))
+    out = np.empty(len(terms))
+    for step, active in enumerate(still.tolist()):
+        place = cursor[:active] + step
+        if step:
+            running[:active] += terms[place]
+        else:
+            running[:active] = terms[place]
+        out[place] = running[:active]
+    return out
+
+
+_discounts = np.zeros(1)
+
+
+def log2_discounts(ranks: np.ndarray) -> np.ndarray:
+    """1/log2(rank + 1) of integer ranks ≥ 1, each as Polars computes
+    ``1.0 / (rank + 1.0).log(2)``: ln(rank + 1)/ln 2 with the C library's logarithm (NumPy's
+    own may differ in the last bit), from a table grown as ranks need it.
+
+    Example:
+        >>> import numpy as np
+        >>> log2_discounts(np.array([1, 3])).tolist()
+        [1.0, 0.5]
+    """
+    global _discounts
+    top = int(ranks.max()) if len(ranks) else 0
+    table = _discounts
+    if top >= len(table):
+        base = math.log(2.0)
+        more = [1.0 / (math.log(rank + 1.0) / base) for rank in range(len(table), 2 * top + 1)]
+        table = _discounts = np.concatenate([table, more])
+    return table[ranks]
