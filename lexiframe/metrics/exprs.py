@@ -2,7 +2,8 @@
 
 Each function takes the ``positions`` list column (ascending ranks p_1 < … < p_r of the
 retrieved relevant documents) and, where the measure needs them, ``n_rel`` (m), ``n_ret``
-(ñ) or the corpus size ``n``, and returns a native Polars expression: no Python runs per row.
+(ñ) or the corpus size ``n``, and returns a native Polars expression, or (AP) NumPy over
+the list's buffers, one call per batch: no Python runs per row.
 
 Unretrieved relevant documents are placed by pessimistic imputation (lexirecall paper §2.2):
 the i-th relevant document, i > r, sits at p̂_i = n − (m − i). With ``n=None`` the corpus is
@@ -16,11 +17,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
+import numpy as np
 import polars as pl
 
 from lexiframe._utils import IntoExpr, into_expr
 from lexiframe.errors import InputError
-from lexiframe.metrics import parts
+from lexiframe.metrics import _rows, parts
 from lexiframe.metrics.parts import IntoCount
 from lexiframe.typing import Exposure
 from lexiframe.validate import require_positive_int
@@ -65,11 +67,46 @@ def ap(
         0.416667
     """
     parts.check_cutoff(k, "AP")
-    ranks = parts.ranks(positions)
+    value = _rows.per_ranking(
+        lambda fields: _aps(fields, k), _relevant=positions, _m=parts.count(n_rel)
+    )
+    return value.fill_nan(0.0).fill_null(0.0)
+
+
+_AGG_SEQUENTIAL = 128
+"""Polars' ``sum`` in ``list.agg`` adds fewer terms than this one after another (more, in
+blocks): :func:`_aps` adds shorter lists itself and leaves longer ones to Polars."""
+
+
+def _precision_sums(ranks: pl.Expr) -> pl.Expr:
+    return ranks.list.agg((pl.int_range(1, pl.len() + 1) / pl.element()).sum())
+
+
+def _aps(fields: pl.DataFrame, k: int | None) -> np.ndarray:
+    """AP (cut at k) of each ranking of a batch: Σ i/p_i over the relevant ranks at most k,
+    added in rank order, over m; a ranking with 128 or more such ranks through Polars'
+    own sum, whose order then differs."""
+    from lexiframe._kernels import list_buffers
+
+    relevant = list_buffers(fields["_relevant"])
+    offsets = relevant.offsets - relevant.offsets[0]
+    ranks = relevant.values[relevant.offsets[0] : relevant.offsets[-1]].astype(np.int64)
+    m = _rows.counts(fields["_m"]).astype(np.float64)
+    kept = relevant.lengths
     if k is not None:
-        ranks = ranks.list.filter(pl.element() <= k)
-    precision_sum = ranks.list.agg((pl.int_range(1, pl.len() + 1) / pl.element()).sum())
-    return (precision_sum / parts.count(n_rel)).fill_nan(0.0).fill_null(0.0)
+        kept = np.add.reduceat(np.append(ranks <= k, False), offsets[:-1]) if len(m) else kept
+        kept = np.minimum(kept, relevant.lengths)
+    keep = _rows.index_in_row(offsets) < np.repeat(kept, relevant.lengths)
+    precisions = (_rows.index_in_row(offsets) + 1).astype(np.float64) / ranks
+    kept_offsets = np.concatenate([[0], np.cumsum(kept)])
+    sums = _rows.running_sums(precisions[keep], kept_offsets)
+    long = np.flatnonzero(kept >= _AGG_SEQUENTIAL)
+    if len(long):
+        column = fields["_relevant"].gather(long).cast(pl.List(pl.Int64))
+        cut = column if k is None else column.list.filter(pl.element() <= k)
+        sums[long] = pl.select(_precision_sums(pl.lit(cut))).to_series().to_numpy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return sums / m
 
 
 def _log2_discount(ranks: pl.Expr) -> pl.Expr:

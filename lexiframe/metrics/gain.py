@@ -6,16 +6,18 @@ relevant documents) and the query's relevant documents: ``n_rel`` (m) for binary
 ``ideal_grades`` (every relevant grade of the query, descending) for graded ones, whose
 gains are the grades as in trec_eval (docs/definitions.md §2). Documents below the frame's
 threshold gain 0. Each function is a native Polars expression over lists (cumulative sums,
-gathers by rank): no Python runs per row. Every one returns Float64.
+gathers by rank), or (ndcg_rel) NumPy over the lists' buffers, one call per batch: no
+Python runs per row. Every one returns Float64.
 """
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 
 from lexiframe._utils import IntoExpr, into_expr
 from lexiframe.errors import InputError
-from lexiframe.metrics import parts
+from lexiframe.metrics import _rows, parts
 from lexiframe.metrics.parts import IntoCount
 
 
@@ -133,17 +135,53 @@ def ndcg_rel(
         >>> round(df.select(gain.ndcg_rel()).item(), 6)
         0.386853
     """
-    gains, ideal = _gains(positions, n_rel, grades, ideal_grades)
-    ranks = parts.ranks(positions)
-    m = ideal.list.len().cast(pl.Int64)
-    dcg = (gains * _discounts(ranks)).list.eval(pl.element().cum_sum())
-    ideal_dcg = (ideal * _discounts(pl.int_ranges(1, m + 1))).list.eval(pl.element().cum_sum())
-    within, _ = _capped(ranks, m)
-    at_relevant = (dcg / ideal_dcg.list.gather(within - 1)).list.sum()
-    missed = (m - parts.n_retrieved_relevant(ranks)).cast(pl.Float64)
-    whole = dcg.list.last().fill_null(0.0) / ideal_dcg.list.last()
-    total = at_relevant + missed * whole
-    return parts.positive_zero(pl.when(total > 0.0).then(total / m).otherwise(0.0).fill_null(0.0))
+    if (grades is None) != (ideal_grades is None):
+        raise InputError("graded gains need both grades= and ideal_grades=")
+    columns: dict[str, IntoExpr] = {"_relevant": positions}
+    if grades is None or ideal_grades is None:
+        columns["_m"] = parts.count(n_rel)
+    else:
+        columns.update(_grades=grades, _ideal=ideal_grades)
+    value = _rows.per_ranking(_ndcg_rels, **columns)
+    return parts.positive_zero(value.fill_null(0.0))
+
+
+def _ndcg_rels(fields: pl.DataFrame) -> np.ndarray:
+    """nDCGRel of each ranking of a batch, in NumPy over the lists' buffers: the DCG and
+    the ideal DCG as running sums down each ranking, as the list expressions add them."""
+    from lexiframe._kernels import ListBuffers, list_buffers
+
+    relevant = list_buffers(fields["_relevant"])
+    ranks = relevant.values[relevant.offsets[0] : relevant.offsets[-1]].astype(np.int64)
+    if "_m" in fields.columns:  # binary gains: 1 per relevant document
+        m = _rows.counts(fields["_m"])
+        ideal = ListBuffers(np.ones(int(m.sum())), np.concatenate([[0], np.cumsum(m)]))
+        gains = np.ones(len(ranks))
+    else:
+        ideal = list_buffers(fields["_ideal"])
+        m = ideal.lengths
+        grades = list_buffers(fields["_grades"])
+        gains = grades.values[grades.offsets[0] : grades.offsets[-1]].astype(np.float64)
+    r = relevant.lengths
+    dcg = _rows.cumulative_sums(gains * _rows.log2_discounts(ranks), relevant.offsets)
+    ideal_gains = ideal.values[ideal.offsets[0] : ideal.offsets[-1]].astype(np.float64)
+    ideal_ranks = _rows.index_in_row(ideal.offsets) + 1
+    ideal_dcg = _rows.cumulative_sums(
+        ideal_gains * _rows.log2_discounts(ideal_ranks), ideal.offsets
+    )
+    rows = _rows.row_of_each(relevant.offsets)
+    ideal_starts = ideal.offsets[:-1] - ideal.offsets[0]
+    within = np.minimum(ranks, m[rows])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        at_relevant = _rows.running_sums(
+            dcg / ideal_dcg[ideal_starts[rows] + within - 1], relevant.offsets
+        )
+        ends = relevant.offsets[1:] - relevant.offsets[0]
+        last = np.where(r > 0, dcg[np.maximum(ends - 1, 0)] if len(dcg) else 0.0, 0.0)
+        ideal_ends = ideal.offsets[1:] - ideal.offsets[0]
+        ideal_last = ideal_dcg[np.maximum(ideal_ends - 1, 0)] if len(ideal_dcg) else 0.0
+        total = at_relevant + (m - r).astype(np.float64) * (last / ideal_last)
+        return np.where((m > 0) & (total > 0.0), total / m, 0.0)
 
 
 def r_ndcg(

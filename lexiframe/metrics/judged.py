@@ -6,8 +6,8 @@ documents judged non-relevant (a grade from 0 to below the threshold); ``pooled_
 the ranks of the retrieved documents judged with a negative grade (trec_eval's mark of a
 pooled document left unjudged); and ``n_nonrel``, how many judged non-relevant documents
 the query has. A document in neither list nor ``positions`` is unjudged. Every function is
-a native Polars expression (the lists of a ranking are merged in one sorted list, tagged by
-kind: no Python runs per row) and returns Float64.
+a Polars expression and returns Float64: native, or (Bpref, infAP, RBP's residual) NumPy
+over the lists' buffers, one call per batch; no Python runs per row.
 """
 
 from __future__ import annotations
@@ -17,36 +17,13 @@ from functools import cache
 import numpy as np
 import polars as pl
 
+from lexiframe._kernels import ListBuffers, list_buffers
 from lexiframe._utils import IntoExpr, into_expr
-from lexiframe.metrics import parts
+from lexiframe.metrics import _rows, parts
 from lexiframe.metrics.parts import IntoCount
 
 INFAP_EPSILON = 1e-5
 """trec_eval's smoothing of infAP's estimate of the precision above a relevant document."""
-
-# Kinds of a judged retrieved document, as tags in the merged list: rank · 4 + tag.
-_NONREL, _POOLED, _RELEVANT = 0, 1, 2
-
-
-def _merged(relevant: IntoExpr, nonrel: IntoExpr, pooled: IntoExpr | None) -> pl.Expr:
-    """The judged retrieved documents of a ranking in rank order, each as rank · 4 + kind."""
-    tagged = [
-        into_expr(relevant).cast(pl.List(pl.Int64)) * 4 + _RELEVANT,
-        into_expr(nonrel).cast(pl.List(pl.Int64)) * 4 + _NONREL,
-    ]
-    if pooled is not None:
-        tagged.append(into_expr(pooled).cast(pl.List(pl.Int64)) * 4 + _POOLED)
-    return pl.concat_list(tagged).list.sort()
-
-
-def _above(kind: int) -> pl.Expr:
-    """Inside ``list.eval`` of a merged list: how many documents of ``kind`` come before
-    each element (an element of that kind counts itself)."""
-    return ((pl.element() % 4) == kind).cast(pl.Int64).cum_sum()
-
-
-def _is_relevant() -> pl.Expr:
-    return (pl.element() % 4) == _RELEVANT
 
 
 def bpref(
@@ -73,20 +50,57 @@ def bpref(
         >>> df.select(judged.bpref()).item()  # (1 + (1 - 1/2)) / 2
         0.75
     """
-    rel = parts.count(n_rel)
-    fewer = pl.min_horizontal(parts.count(n_nonrel), rel)
-    # n_i for each relevant document, in rank order.
-    nonrel_above = _merged(positions, nonrel_positions, None).list.eval(
-        _above(_NONREL).filter(_is_relevant())
+    value = _rows.per_ranking(
+        _bprefs,
+        _relevant=positions,
+        _nonrel=nonrel_positions,
+        _rel=parts.count(n_rel),
+        _n_nonrel=parts.count(n_nonrel),
     )
-    # min(n_i, R) = R + min(n_i − R, 0); every n_i is 0 when min(N, R) is (no division).
-    capped = (nonrel_above - rel).list.eval(pl.element().clip(upper_bound=0)) + rel
-    divisor = pl.when(fewer > 0).then(fewer).otherwise(1).cast(pl.Float64)
-    terms = 1.0 - capped.cast(pl.List(pl.Float64)) / divisor
-    # Summed in rank order, as trec_eval sums: a half-way value such as 7/32 then prints
-    # as trec_eval prints it (its running sum lands just below, 0.2187).
-    kept = terms.list.eval(pl.element().cum_sum()).list.last().fill_null(0.0)
-    return parts.positive_zero(pl.when(rel > 0).then(kept / rel).otherwise(0.0))
+    return parts.positive_zero(value)
+
+
+def _row_keys(buffers: ListBuffers, width: int) -> np.ndarray:
+    """row · width + rank of each element of a list column's buffers: ascending over the
+    whole column when each row's ranks are (ranks below ``width``)."""
+    rows = _rows.row_of_each(buffers.offsets)
+    return rows * width + buffers.values[buffers.offsets[0] : buffers.offsets[-1]].astype(np.int64)
+
+
+def _ranked_above(
+    relevant: ListBuffers, other: ListBuffers, relevant_keys: np.ndarray, width: int
+) -> np.ndarray:
+    """For each relevant document (flat, in rank order): how many documents of ``other``
+    its ranking ranks above it."""
+    rows = _rows.row_of_each(relevant.offsets)
+    found = np.searchsorted(_row_keys(other, width), relevant_keys, side="left")
+    return found - (other.offsets[:-1][rows] - other.offsets[0])
+
+
+def _width(*columns: ListBuffers) -> int:
+    """One more than the largest rank of the columns."""
+    spans = [c.values[c.offsets[0] : c.offsets[-1]] for c in columns]
+    return max((int(span.max()) for span in spans if len(span)), default=0) + 1
+
+
+def _bprefs(fields: pl.DataFrame) -> np.ndarray:
+    """Bpref of each ranking of a batch, in NumPy over the lists' buffers: n_i by a search
+    of each relevant rank among the ranking's non-relevant ones, the terms added in rank
+    order, as trec_eval adds them (a half-way value such as 7/32 then prints as trec_eval
+    prints it: its running sum lands just below, 0.2187)."""
+    relevant = list_buffers(fields["_relevant"])
+    nonrel = list_buffers(fields["_nonrel"])
+    rel = _rows.counts(fields["_rel"])
+    fewer = np.minimum(_rows.counts(fields["_n_nonrel"]), rel)
+    width = _width(relevant, nonrel)
+    rows = _rows.row_of_each(relevant.offsets)
+    nonrel_above = _ranked_above(relevant, nonrel, _row_keys(relevant, width), width)
+    # min(n_i, R); every n_i is 0 when min(N, R) is (no division).
+    capped = np.minimum(nonrel_above, rel[rows]).astype(np.float64)
+    divisor = np.where(fewer > 0, fewer, 1).astype(np.float64)
+    kept = _rows.running_sums(1.0 - capped / divisor[rows], relevant.offsets)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(rel > 0, kept / rel, 0.0)
 
 
 def inf_ap(
@@ -116,23 +130,40 @@ def inf_ap(
         >>> round(df.select(judged.inf_ap()).item(), 6)  # (1 + (1/3 + 2/3 · 1/2)) / 2
         0.833333
     """
+    value = _rows.per_ranking(
+        _inf_aps,
+        _relevant=positions,
+        _nonrel=nonrel_positions,
+        _pooled=pooled_positions,
+        _rel=parts.count(n_rel),
+    )
+    return parts.positive_zero(value)
+
+
+def _inf_aps(fields: pl.DataFrame) -> np.ndarray:
+    """infAP of each ranking of a batch, in NumPy over the lists' buffers: a, b and u above
+    each relevant document by a search of its rank among the ranking's lists, each estimate
+    computed as trec_eval's formula reads, added in rank order."""
     eps = INFAP_EPSILON
-    rank = (pl.element() // 4).cast(pl.Float64)
+    relevant = list_buffers(fields["_relevant"])
+    nonrel = list_buffers(fields["_nonrel"])
+    pooled = list_buffers(fields["_pooled"])
+    rel = _rows.counts(fields["_rel"])
+    width = _width(relevant, nonrel, pooled)
+    keys = _row_keys(relevant, width)
+    rank = relevant.values[relevant.offsets[0] : relevant.offsets[-1]].astype(np.float64)
     before = rank - 1.0
-    relevant_above = (_above(_RELEVANT) - 1).cast(pl.Float64)
-    nonrel_above = _above(_NONREL).cast(pl.Float64)
-    judged_above = relevant_above + nonrel_above + _above(_POOLED).cast(pl.Float64)
-    estimate = 1.0 / rank + (before / rank) * (judged_above / before) * (
-        (relevant_above + eps) / (relevant_above + nonrel_above + 2.0 * eps)
-    )
-    term = pl.when(rank == 1.0).then(pl.lit(1.0)).otherwise(estimate)
-    total = (
-        _merged(positions, nonrel_positions, pooled_positions)
-        .list.eval(term.filter(_is_relevant()))
-        .list.sum()
-    )
-    rel = parts.count(n_rel)
-    return parts.positive_zero(pl.when(rel > 0).then(total / rel).otherwise(0.0))
+    relevant_above = _rows.index_in_row(relevant.offsets).astype(np.float64)
+    nonrel_above = _ranked_above(relevant, nonrel, keys, width).astype(np.float64)
+    pooled_above = _ranked_above(relevant, pooled, keys, width).astype(np.float64)
+    judged_above = relevant_above + nonrel_above + pooled_above
+    with np.errstate(divide="ignore", invalid="ignore"):
+        estimate = 1.0 / rank + (before / rank) * (judged_above / before) * (
+            (relevant_above + eps) / (relevant_above + nonrel_above + 2.0 * eps)
+        )
+        terms = np.where(rank == 1.0, 1.0, estimate)
+        total = _rows.running_sums(terms, relevant.offsets)
+        return np.where(rel > 0, total / rel, 0.0)
 
 
 def _judged_at_most(
@@ -286,8 +317,6 @@ def _rbp_residuals(batch: pl.Series, p: float) -> pl.Series:
     document is judged or past the ranking's end, added along each ranking in rank order
     (``np.add.accumulate`` adds one term after another, as trec_eval's loop does, and a 0
     leaves a running sum as it was)."""
-    from lexiframe._kernels import list_buffers
-
     fields = batch.struct.unnest()
     relevant = list_buffers(fields["_relevant"])
     nonrel = list_buffers(fields["_nonrel"])

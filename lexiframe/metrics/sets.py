@@ -7,18 +7,20 @@ precision at ranks set by the query (``num_ret``, ``num_rel``, ``num_rel_ret``, 
 docs/definitions.md §2). Like the measures of
 :mod:`lexiframe.metrics.exprs` they read the ``positions`` list column (ascending ranks of
 the retrieved relevant documents), ``n_rel`` (m) and ``n_ret`` (ñ), and run as native
-Polars expressions: no Python runs per row. Every one returns Float64.
+Polars expressions, or (interpolated precision) as NumPy over the list's buffers, one call
+per batch: no Python runs per row. Every one returns Float64.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import polars as pl
 
 from lexiframe._utils import IntoExpr, into_expr
 from lexiframe.errors import InputError
-from lexiframe.metrics import parts
+from lexiframe.metrics import _rows, parts
 from lexiframe.metrics.parts import IntoCount
 
 ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -150,18 +152,32 @@ def _check_level(recall: object, name: str) -> float:
     return float(recall)
 
 
-def _best_precision_below(positions: IntoExpr) -> pl.Expr:
-    """Per relevant document i: the best precision j/p_j over j ≥ i (a list of length r)."""
-    return parts.ranks(positions).list.eval(
-        (pl.int_range(1, pl.len() + 1) / pl.element()).reverse().cum_max().reverse()
-    )
+def _interpolated_levels(fields: pl.DataFrame, levels: Sequence[float]) -> list[np.ndarray]:
+    """IPrec at each recall level of each ranking of a batch (relevant ranks, m), in NumPy
+    over the list's buffers: the precisions i/p_i, and per level the maximum over the
+    ranking's i ≥ max(c, 1), c = round(level · m) half away from zero (0 when c > r)."""
+    from lexiframe._kernels import list_buffers
+
+    relevant = list_buffers(fields["_relevant"])
+    m = _rows.counts(fields["_m"]).astype(np.float64)
+    offsets = relevant.offsets
+    r = relevant.lengths
+    ranks = relevant.values[offsets[0] : offsets[-1]].astype(np.float64)
+    precisions = (_rows.index_in_row(offsets) + 1).astype(np.float64) / ranks
+    values = []
+    for level in levels:
+        scaled = level * m
+        floor = np.floor(scaled)
+        needed = np.where(scaled - floor >= 0.5, floor + 1.0, floor)  # half away from zero
+        index = (np.maximum(needed, 1.0) - 1.0).astype(np.int64)
+        best = _rows.suffix_max(precisions, offsets - offsets[0], offsets[:-1] - offsets[0] + index)
+        values.append(np.where((needed <= r) & (index < r), best, 0.0))
+    return values
 
 
-def _interpolated(best_below: pl.Expr, r: pl.Expr, m: pl.Expr, recall: float) -> pl.Expr:
-    needed = (recall * m.cast(pl.Float64)).round(0, mode="half_away_from_zero")
-    index = (pl.max_horizontal(needed, pl.lit(1.0)) - 1).cast(pl.Int64)
-    value = best_below.list.get(index, null_on_oob=True)
-    return pl.when(needed <= r).then(value).otherwise(0.0).fill_null(0.0)
+def _interpolated(positions: IntoExpr, n_rel: IntoCount, kernel: _rows.Kernel) -> pl.Expr:
+    value = _rows.per_ranking(kernel, _relevant=positions, _m=parts.count(n_rel))
+    return value.fill_null(0.0)
 
 
 def interpolated_precision(
@@ -182,8 +198,7 @@ def interpolated_precision(
         0.6666666666666666
     """
     level = _check_level(recall, "IPrec")
-    r = parts.n_retrieved_relevant(positions)
-    return _interpolated(_best_precision_below(positions), r, parts.count(n_rel), level)
+    return _interpolated(positions, n_rel, lambda fields: _interpolated_levels(fields, [level])[0])
 
 
 def interpolated_precision_average(
@@ -215,13 +230,15 @@ def interpolated_precision_average(
         raise InputError(
             f"levels of IPrecAvg go in ascending order, as trec_eval reads them: {levels!r}"
         )
-    best_below = _best_precision_below(positions)
-    r, m = parts.n_retrieved_relevant(positions), parts.count(n_rel)
-    # Summed from the highest level down, in trec_eval's order (the same last bit).
-    total = pl.lit(0.0)
-    for level in reversed(checked):
-        total = total + _interpolated(best_below, r, m, level)
-    return parts.divided_by(total, len(checked))
+
+    def average(fields: pl.DataFrame) -> np.ndarray:
+        total = np.zeros(fields.height)
+        # Summed from the highest level down, in trec_eval's order (the same last bit).
+        for value in reversed(_interpolated_levels(fields, checked)):
+            total = total + value
+        return total / float(len(checked))
+
+    return _interpolated(positions, n_rel, average)
 
 
 def set_relative_precision(
