@@ -314,25 +314,37 @@ def test_several_runs_say_their_runid_and_a_parquet_of_systems_is_one_run_each(t
 
 
 def test_runs_in_batches_print_what_one_batch_prints(monkeypatch, capsys):
-    """Memory holds one batch of runs: evaluated a run or two at a time, every run's
-    lines are those of the runs evaluated together."""
+    """Memory holds one batch of runs: ranked a run or two at a time, and measured a chunk
+    of rankings at a time, every run's lines are those of the runs evaluated together."""
     from lexiframe.cli import trec_eval
 
     flags = ["-q", "-c", "-m", "all_trec", *TOY_ARGS]
     together = drop_in(capsys, *flags)
-    batches = []
-    evaluate_runs = trec_eval.evaluate_runs
+    batches, chunks = [], []
+    ranked, measured = trec_eval._ranked, trec_eval._measured
     monkeypatch.setattr(
         trec_eval,
-        "evaluate_runs",
-        lambda runs, *a, **k: batches.append(len(runs)) or evaluate_runs(runs, *a, **k),
+        "_ranked",
+        lambda runs, *a, **k: batches.append(len(runs)) or ranked(runs, *a, **k),
+    )
+    monkeypatch.setattr(
+        trec_eval, "_measured", lambda frame, *a: chunks.append(frame.height) or measured(frame, *a)
     )
     rows = max(lf.read_run(run).height for run in TOY_RUNS)
-    for size in (1, 2):
+    # a chunk closes once it holds CHUNK_RANKINGS rankings: after every batch, never before
+    # the end, or after a few batches
+    for size, chunk, measured_in in ((1, 1, "each batch"), (2, 10_000, "one"), (1, 50, "a few")):
         batches.clear()
+        chunks.clear()
         monkeypatch.setattr(trec_eval, "BATCH_ROWS", size * rows)
+        monkeypatch.setattr(trec_eval, "CHUNK_RANKINGS", chunk)
         assert drop_in(capsys, *flags) == together
         assert len(batches) > len(TOY_RUNS) / (size + 1) and max(batches) <= size
+        expected = {"each batch": len(batches), "one": 1}.get(measured_in)
+        if expected is None:
+            assert 1 < len(chunks) < len(batches)
+        else:
+            assert len(chunks) == expected
 
 
 def test_a_bad_run_in_a_later_batch_prints_nothing(monkeypatch, tmp_path, capsys):

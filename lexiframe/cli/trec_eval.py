@@ -154,7 +154,7 @@ def evaluate_runs(
     lines: Sequence[Line],
     *,
     complete: bool = False,
-    level: int = PositionsOptions.threshold,
+    level: int = 1,
     depth: int | None = None,
     judged_only: bool = False,
     collection_size: int | None = None,
@@ -164,14 +164,40 @@ def evaluate_runs(
     qrels (a skipped query scores 0). ``judged_only`` ranks the judged documents alone
     (trec_eval's ``-J``). ``collection_size``: trec_eval's ``-N``, the corpus size that
     ``utility``'s fourth weight reads. Columns: run, query, then one per source column."""
-    from lexiframe.evaluation import measures
-    from lexiframe.metrics import parse_measure
-    from lexiframe.ranking import positions
-
-    combined = pl.concat(
-        [run.with_columns(pl.lit(str(index)).alias("system")) for index, run in enumerate(runs)],
-        how="vertical_relaxed",
+    plan = _plan(
+        lines,
+        complete=complete,
+        level=level,
+        depth=depth,
+        judged_only=judged_only,
+        collection_size=collection_size,
     )
+    return _measured(_ranked(runs, qrels, plan), lines, plan)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What every batch of runs shares: the measures, the options of their positions frame
+    and trec_eval's flags that change the values."""
+
+    parsed: dict[str, Measure]
+    options: PositionsOptions
+    n: int | None
+    complete: bool
+    judged_only: bool
+
+
+def _plan(
+    lines: Sequence[Line],
+    *,
+    complete: bool,
+    level: int,
+    depth: int | None,
+    judged_only: bool,
+    collection_size: int | None,
+) -> _Plan:
+    from lexiframe.metrics import parse_measure
+
     parsed = {line.column: parse_measure(line.column) for line in lines if line.column}
     needing_n = [name for name, measure in parsed.items() if measure.needs_n]
     if needing_n and collection_size is None:
@@ -185,24 +211,63 @@ def evaluate_runs(
     options = PositionsOptions(
         threshold=level, depth=depth, no_relevant="keep", condensed=judged_only
     ).for_measures(parsed.values())
+    n = collection_size if needing_n else None
+    return _Plan(parsed, options, n, complete=complete, judged_only=judged_only)
+
+
+ANSWERED = "_answered"
+"""The positions frame's column that says whether the run answered the query (with ``-c``
+a query it skipped has a row too)."""
+
+
+def _ranked(
+    runs: Sequence[pl.DataFrame], qrels: pl.DataFrame, plan: _Plan, first: int = 0
+) -> pl.DataFrame:
+    """The positions frame of ``runs`` (``system``: each run's index, from ``first``), its
+    rows those trec_eval evaluates, with :data:`ANSWERED`."""
+    from lexiframe.ranking import positions
+
+    combined = pl.concat(
+        [
+            run.with_columns(pl.lit(str(first + index)).alias("system"))
+            for index, run in enumerate(runs)
+        ],
+        how="vertical_relaxed",
+    )
     with warnings.catch_warnings():
         # trec_eval ignores queries without judgments silently; so does its drop-in.
         warnings.simplefilter("ignore", LexiframeWarning)
-        frame = positions(combined, qrels, options)
-        if not complete:  # the queries the run answers (with -J, maybe none judged)
-            answered = combined.select("system", "query").unique()
-            frame = frame.join(answered, on=["system", "query"], how="semi")
-        n = collection_size if needing_n else None
-        table = measures(frame, list(parsed), n=n) if parsed else frame.select("system", "query")
-    table = table.rename({"system": "run"})
+        frame = positions(combined, qrels, plan.options)
+    if plan.judged_only:  # a condensed ranking may be empty where the run answered
+        answered = (
+            combined.select("system", "query").unique().with_columns(pl.lit(True).alias(ANSWERED))
+        )
+        frame = frame.join(answered, on=["system", "query"], how="left").with_columns(
+            pl.col(ANSWERED).fill_null(False)
+        )
+    else:  # a ranking the run answered holds at least one document
+        frame = frame.with_columns((pl.col("n_ret") > 0).alias(ANSWERED))
+    return frame if plan.complete else frame.filter(ANSWERED)
+
+
+def _measured(frame: pl.DataFrame, lines: Sequence[Line], plan: _Plan) -> pl.DataFrame:
+    """The per-query table of a positions frame from :func:`_ranked` (one batch of runs,
+    or several: the measures are computed once for all)."""
+    from lexiframe.evaluation import measures
+
+    answered = frame[ANSWERED]
+    frame = frame.drop(ANSWERED)
+    parsed = plan.parsed
+    keys = frame.select("system", "query")
+    table = measures(frame, list(parsed), n=plan.n) if parsed else keys
+    table = table.rename({"system": "run"}).with_columns(answered)  # measures keep the rows
     return _trec_eval_quirks(
-        table, combined, lines, parsed, complete=complete, judged_only=judged_only
-    )
+        table, lines, parsed, complete=plan.complete, judged_only=plan.judged_only
+    ).drop(ANSWERED)
 
 
 def _trec_eval_quirks(
     table: pl.DataFrame,
-    combined: pl.DataFrame,
     lines: Sequence[Line],
     parsed: dict[str, Measure],
     *,
@@ -210,7 +275,8 @@ def _trec_eval_quirks(
     judged_only: bool,
 ) -> pl.DataFrame:
     """The values trec_eval prints where they are not the measure's own: with ``-c``, a
-    query the run skipped, as its catalogue declares it (:attr:`TrecMeasure.skipped`)."""
+    query the run skipped (:data:`ANSWERED` false), as its catalogue declares it
+    (:attr:`TrecMeasure.skipped`)."""
     stand_in = 0.0 if judged_only else 1.0  # the stand-in ranking's length
     skipped: list[pl.Expr] = []
     for line in lines if complete else ():
@@ -222,16 +288,8 @@ def _trec_eval_quirks(
             value = pl.lit(0.0)
         else:
             value = trec.skipped(parsed[line.column], column, stand_in)
-        skipped.append(pl.when("_answered").then(column).otherwise(value))
-    if not skipped:
-        return table
-    answered = combined.select(pl.col("system").alias("run"), "query", _answered=pl.lit(True))
-    return (
-        table.join(answered.unique(), on=["run", "query"], how="left")
-        .with_columns(pl.col("_answered").fill_null(False))
-        .with_columns(*skipped)
-        .drop("_answered")
-    )
+        skipped.append(pl.when(ANSWERED).then(column).otherwise(value))
+    return table.with_columns(*skipped) if skipped else table
 
 
 def format_runs(
@@ -384,8 +442,8 @@ def _check_flags(args: argparse.Namespace) -> None:
 
 
 def _in_drop_in_words(message: str, batch: Sequence[_Run]) -> str:
-    """An error of :func:`evaluate_runs` in the drop-in's words: ``-N`` for the corpus size
-    ``n=``, and each run by its file, not by its index in the batch (its ``system``).
+    """An error of :func:`_ranked` or :func:`_measured` in the drop-in's words: ``-N`` for
+    the corpus size ``n=``, and each run by its file, not by its index (its ``system``).
 
     Example:
         >>> run = _Run(pl.DataFrame(), "bm25", "runs/bm25.txt")
@@ -419,6 +477,12 @@ def _check_formats(args: argparse.Namespace) -> None:
 BATCH_ROWS = 1_500_000
 """Run lines evaluated together: whole runs are read, evaluated and printed a batch at a
 time, the next batch read meanwhile (0.7 GB at the peak on runs of string ids)."""
+
+
+CHUNK_RANKINGS = 3_000
+"""Rankings measured and printed together: the measures cost per call as well as per
+ranking, and their working memory grows with the chunk (0.9 GB at the peak on the robust04
+shape at 3,000, 1.16 GB at 10,000)."""
 
 
 @dataclass(frozen=True)
@@ -511,36 +575,54 @@ def run_trec_eval(args: argparse.Namespace) -> int:
     if second is not None and not any(line.kind == "runid" for line in lines):
         lines = [Line("runid", "runid", ""), *lines]  # say which run each block is
     everything = itertools.chain([first], [] if second is None else [second], runs)
-    with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
-        for batch in _read_ahead(_batches(everything, BATCH_ROWS)):
-            try:
-                table = evaluate_runs(
-                    [run.rows for run in batch],
-                    qrels,
-                    lines,
-                    complete=args.complete,
-                    level=args.level,
-                    depth=args.depth,
-                    judged_only=args.judged_only,
-                    collection_size=args.collection_size,
+    plan = _plan(
+        lines,
+        complete=args.complete,
+        level=args.level,
+        depth=args.depth,
+        judged_only=args.judged_only,
+        collection_size=args.collection_size,
+    )
+
+    def printed(chunk: list[_Run], frames: list[pl.DataFrame]) -> str:
+        """The lines of a chunk of runs, measured together."""
+        try:
+            table = _measured(pl.concat(frames, how="vertical_relaxed"), lines, plan)
+        except InputError as error:
+            raise InputError(_in_drop_in_words(str(error), chunk)) from None
+        evaluated = set(table["run"].unique().to_list())
+        for index, run in enumerate(chunk):
+            if str(index) not in evaluated:
+                raise InputError(
+                    f"{run.source}: no query with both results and relevance information"
                 )
+        blocks = format_runs(
+            table,
+            lines,
+            [run.runid for run in chunk],
+            per_query=args.query,
+            judged_relevant=judged_relevant,
+            summary=not args.no_summary,
+        )
+        return "".join(blocks)
+
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
+        # Runs are ranked a batch of lines at a time (the memory of one batch), and their
+        # positions measured and printed a chunk of rankings at a time: the measures cost
+        # per call as well as per ranking.
+        chunk: list[_Run] = []
+        frames: list[pl.DataFrame] = []
+        for batch in _read_ahead(_batches(everything, BATCH_ROWS)):
+            try:  # the batch's runs are numbered after the chunk's
+                frames.append(_ranked([run.rows for run in batch], qrels, plan, len(chunk)))
             except InputError as error:
-                raise InputError(_in_drop_in_words(str(error), batch)) from None
-            evaluated = set(table["run"].unique().to_list())
-            for index, run in enumerate(batch):
-                if str(index) not in evaluated:
-                    raise InputError(
-                        f"{run.source}: no query with both results and relevance information"
-                    )
-            blocks = format_runs(
-                table,
-                lines,
-                [run.runid for run in batch],
-                per_query=args.query,
-                judged_relevant=judged_relevant,
-                summary=not args.no_summary,
-            )
-            spool.write("".join(blocks))
+                raise InputError(_in_drop_in_words(str(error), chunk + batch)) from None
+            chunk += batch
+            if sum(frame.height for frame in frames) >= CHUNK_RANKINGS:
+                spool.write(printed(chunk, frames))
+                chunk, frames = [], []
+        if chunk:
+            spool.write(printed(chunk, frames))
         spool.seek(0)
         shutil.copyfileobj(spool, sys.stdout)
     return 0
