@@ -94,18 +94,25 @@ def running_sums(terms: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         >>> running_sums(np.array([0.1, 0.2, 0.3, 1.0]), np.array([0, 3, 3, 4])).tolist()
         [0.6000000000000001, 0.0, 1.0]
     """
+    order, still, cursor = _longest_first(offsets)
+    running = np.zeros(len(order))
+    for step, active in enumerate(still.tolist()):
+        running[:active] += terms[cursor[:active] + step]
+    sums = np.empty(len(order))
+    sums[order] = running
+    return sums
+
+
+def _longest_first(offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rows by length, longest first (``order``); for each step j, how many of them
+    still have a j-th element (a prefix of ``order``: ``still[j]``); and where each row
+    starts in the flat buffer (``cursor``, in ``order``). A loop over steps then adds
+    every row's j-th term at once, as a loop over each row would, in order."""
     lengths = np.diff(offsets)
-    # Rows by length, longest first: at step j the rows still running are a prefix.
     order = np.argsort(-lengths, kind="stable")
     width = int(lengths.max()) if len(lengths) else 0
     still = np.searchsorted(-lengths[order], -np.arange(width), side="left")
-    cursor = offsets[:-1][order] - offsets[0]
-    running = np.zeros(len(lengths))
-    for step, active in enumerate(still.tolist()):
-        running[:active] += terms[cursor[:active] + step]
-    sums = np.empty(len(lengths))
-    sums[order] = running
-    return sums
+    return order, still, offsets[:-1][order] - offsets[0]
 
 
 def cumulative_sums(terms: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -117,12 +124,8 @@ def cumulative_sums(terms: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         >>> cumulative_sums(np.array([0.1, 0.2, 0.3, 1.0]), np.array([0, 3, 3, 4])).tolist()
         [0.1, 0.30000000000000004, 0.6000000000000001, 1.0]
     """
-    lengths = np.diff(offsets)
-    order = np.argsort(-lengths, kind="stable")
-    width = int(lengths.max()) if len(lengths) else 0
-    still = np.searchsorted(-lengths[order], -np.arange(width), side="left")
-    cursor = offsets[:-1][order] - offsets[0]
-    running = np.zeros(len(lengths))
+    _, still, cursor = _longest_first(offsets)
+    running = np.zeros(len(offsets) - 1)
     out = np.empty(len(terms))
     for step, active in enumerate(still.tolist()):
         place = cursor[:active] + step
