@@ -1,8 +1,9 @@
 """A slow, obviously-correct pure-Python reference for lexiframe's positions and measures.
 
-Every kernel of the library is checked against this module (STYLE.md, "What separate from
-how"). It uses plain lists and dicts, one ranking at a time, and follows the definitions
-of docs/definitions.md §1–§2 line by line:
+Every kernel of the library is checked against this module: the definitions are stated
+once here, plainly, and the fast code is checked against them. It uses plain lists and
+dicts, one ranking at a time, and follows the definitions of docs/definitions.md §1–§2
+line by line:
 
 - a ranking is the run's rows of one (system, query) sorted by score descending, ties
   broken by document id descending as a string (trec_eval's rule), cut at ``depth``;

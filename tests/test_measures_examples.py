@@ -535,7 +535,7 @@ def test_rank_by_existing_rank_column():
 
 
 # ---------------------------------------------------------------------------------------
-# The measure registry (STYLE.md 1: canonical names are keys and column names)
+# The measure registry (canonical names are keys and column names: docs/definitions.md §2)
 
 CANONICAL = [
     "RR",
