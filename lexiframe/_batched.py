@@ -169,9 +169,9 @@ class _Batches:
             warnings.warn(
                 f"{plural(split.height, 'ranking')} of the run have rows in more than one "
                 f"batch of files (e.g. {format_row(example)}): they are ranked together at the "
-                "end, holding their "
-                f"{rows:,} rows at once (about {rows * BYTES_PER_ROW / 1e9:.1f} GB). Rankings "
-                "whose rows follow each other in one file stream in bounded memory",
+                f"end, holding their {rows:,} rows at once (about "
+                f"{rows * BYTES_PER_ROW / 1e9:.1f} GB). Rankings whose rows follow each other in "
+                "one file stream in bounded memory",
                 LexiframeWarning,
                 stacklevel=caller_stacklevel(),
             )

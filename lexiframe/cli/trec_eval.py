@@ -215,6 +215,9 @@ def _plan(
     return _Plan(parsed, options, n, complete=complete, judged_only=judged_only)
 
 
+KEYS = ["system", "query"]
+"""The keys of a ranking in :func:`_ranked`'s frame (``system``: the run's index)."""
+
 ANSWERED = "_answered"
 """The positions frame's column that says whether the run answered the query (with ``-c``
 a query it skipped has a row too)."""
@@ -239,10 +242,8 @@ def _ranked(
         warnings.simplefilter("ignore", LexiframeWarning)
         frame = positions(combined, qrels, plan.options)
     if plan.judged_only:  # a condensed ranking may be empty where the run answered
-        answered = (
-            combined.select("system", "query").unique().with_columns(pl.lit(True).alias(ANSWERED))
-        )
-        frame = frame.join(answered, on=["system", "query"], how="left").with_columns(
+        answered = combined.select(KEYS).unique().with_columns(pl.lit(True).alias(ANSWERED))
+        frame = frame.join(answered, on=KEYS, how="left").with_columns(
             pl.col(ANSWERED).fill_null(False)
         )
     else:  # a ranking the run answered holds at least one document
@@ -258,8 +259,7 @@ def _measured(frame: pl.DataFrame, lines: Sequence[Line], plan: _Plan) -> pl.Dat
     answered = frame[ANSWERED]
     frame = frame.drop(ANSWERED)
     parsed = plan.parsed
-    keys = frame.select("system", "query")
-    table = measures(frame, list(parsed), n=plan.n) if parsed else keys
+    table = measures(frame, list(parsed), n=plan.n) if parsed else frame.select(KEYS)
     table = table.rename({"system": "run"}).with_columns(answered)  # measures keep the rows
     return _trec_eval_quirks(
         table, lines, parsed, complete=plan.complete, judged_only=plan.judged_only

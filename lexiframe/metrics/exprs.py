@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 import numpy as np
 import polars as pl
 
+from lexiframe._kernels import list_buffers
 from lexiframe._utils import IntoExpr, into_expr
 from lexiframe.errors import InputError
 from lexiframe.metrics import _rows, parts
@@ -86,18 +87,16 @@ def _aps(fields: pl.DataFrame, k: int | None) -> np.ndarray:
     """AP (cut at k) of each ranking of a batch: Σ i/p_i over the relevant ranks at most k,
     added in rank order, over m; a ranking with 128 or more such ranks through Polars'
     own sum, whose order then differs."""
-    from lexiframe._kernels import list_buffers
-
     relevant = list_buffers(fields["_relevant"])
     offsets = relevant.offsets - relevant.offsets[0]
     ranks = relevant.values[relevant.offsets[0] : relevant.offsets[-1]].astype(np.int64)
     m = _rows.counts(fields["_m"]).astype(np.float64)
     kept = relevant.lengths
-    if k is not None:
-        kept = np.add.reduceat(np.append(ranks <= k, False), offsets[:-1]) if len(m) else kept
-        kept = np.minimum(kept, relevant.lengths)
-    keep = _rows.index_in_row(offsets) < np.repeat(kept, relevant.lengths)
-    precisions = (_rows.index_in_row(offsets) + 1).astype(np.float64) / ranks
+    if k is not None:  # ranks ascend: those at most k are a prefix of each list
+        kept = np.bincount(_rows.row_of_each(offsets)[ranks <= k], minlength=len(m))
+    place = _rows.index_in_row(offsets)
+    keep = place < np.repeat(kept, relevant.lengths)
+    precisions = (place + 1).astype(np.float64) / ranks
     kept_offsets = np.concatenate([[0], np.cumsum(kept)])
     sums = _rows.running_sums(precisions[keep], kept_offsets)
     long = np.flatnonzero(kept >= _AGG_SEQUENTIAL)

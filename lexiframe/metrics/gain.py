@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
+from lexiframe._kernels import ListBuffers, list_buffers
 from lexiframe._utils import IntoExpr, into_expr
 from lexiframe.errors import InputError
 from lexiframe.metrics import _rows, parts
@@ -149,8 +150,6 @@ def ndcg_rel(
 def _ndcg_rels(fields: pl.DataFrame) -> np.ndarray:
     """nDCGRel of each ranking of a batch, in NumPy over the lists' buffers: the DCG and
     the ideal DCG as running sums down each ranking, as the list expressions add them."""
-    from lexiframe._kernels import ListBuffers, list_buffers
-
     relevant = list_buffers(fields["_relevant"])
     ranks = relevant.values[relevant.offsets[0] : relevant.offsets[-1]].astype(np.int64)
     if "_m" in fields.columns:  # binary gains: 1 per relevant document

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
+from lexiframe._kernels import list_buffers
 from lexiframe._utils import IntoExpr, into_expr
 from lexiframe.errors import InputError
 from lexiframe.metrics import _rows, parts
@@ -156,8 +157,6 @@ def _interpolated_levels(fields: pl.DataFrame, levels: Sequence[float]) -> list[
     """IPrec at each recall level of each ranking of a batch (relevant ranks, m), in NumPy
     over the list's buffers: the precisions i/p_i, and per level the maximum over the
     ranking's i ≥ max(c, 1), c = round(level · m) half away from zero (0 when c > r)."""
-    from lexiframe._kernels import list_buffers
-
     relevant = list_buffers(fields["_relevant"])
     m = _rows.counts(fields["_m"]).astype(np.float64)
     offsets = relevant.offsets

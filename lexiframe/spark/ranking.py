@@ -267,12 +267,7 @@ def _both(first: Callable[[], _First], second: Callable[[], _Second]) -> tuple[_
     The first's error is raised before the second's, as if they had run in turn."""
     with ThreadPoolExecutor(max_workers=1) as pool:
         later = pool.submit(second)
-        try:
-            result = first()
-        except BaseException:
-            later.cancel()
-            raise
-        return result, later.result()
+        return first(), later.result()
 
 
 def _dry_run(
