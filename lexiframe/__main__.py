@@ -1,5 +1,5 @@
 """``python -m lexiframe`` runs the command line."""
 
-from lexiframe.cli import main
+from lexiframe.cli import run
 
-raise SystemExit(main())
+run()

@@ -313,6 +313,30 @@ def test_several_runs_say_their_runid_and_a_parquet_of_systems_is_one_run_each(t
     assert drop_in(capsys, "-m", "map", str(TOY / "qrels.txt"), runs[0]) == [one_by_one[0]]
 
 
+def test_a_file_twice_and_a_folder_among_files_are_runs_in_the_order_given(
+    monkeypatch, tmp_path, capsys
+):
+    """Text files are read a batch at a time in one pass: each file given is a run of its
+    own, the same file given twice is two runs, and a folder is one run of its files (here
+    one), read on its own between them."""
+    from lexiframe.cli import trec_eval
+
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "run").write_bytes(Path(TOY_RUNS[1]).read_bytes())
+    qrels = str(TOY / "qrels.txt")
+    given = [TOY_RUNS[0], TOY_RUNS[1], TOY_RUNS[0], str(folder), TOY_RUNS[2]]
+    alone = [drop_in(capsys, "-q", "-m", "map", qrels, run) for run in given]
+    for batch_bytes in (1, trec_eval.BATCH_BYTES):  # a file per batch, or all in one
+        monkeypatch.setattr(trec_eval, "BATCH_BYTES", batch_bytes)
+        got = drop_in(capsys, "-q", "-m", "map", qrels, *given)
+        expected = []
+        for run, lines in zip(given, alone, strict=True):  # runid first among the all lines
+            runid = lf.read_run(run)["system"][-1]
+            expected += [*lines[:-1], f"{'runid':<22}\tall\t{runid}", lines[-1]]
+        assert got == expected
+
+
 def test_runs_in_batches_print_what_one_batch_prints(monkeypatch, capsys):
     """Memory holds one batch of runs: ranked a run or two at a time, and measured a chunk
     of rankings at a time, every run's lines are those of the runs evaluated together."""
@@ -325,18 +349,20 @@ def test_runs_in_batches_print_what_one_batch_prints(monkeypatch, capsys):
     monkeypatch.setattr(
         trec_eval,
         "_ranked",
-        lambda runs, *a, **k: batches.append(len(runs)) or ranked(runs, *a, **k),
+        lambda runs, *a, **k: batches.append(runs[trec_eval.RUN_INDEX].n_unique())
+        or ranked(runs, *a, **k),
     )
     monkeypatch.setattr(
         trec_eval, "_measured", lambda frame, *a: chunks.append(frame.height) or measured(frame, *a)
     )
-    rows = max(lf.read_run(run).height for run in TOY_RUNS)
+    # a batch's files counted in gzipped bytes, a plain file as a fifth of its size
+    size_of_one = max(Path(run).stat().st_size for run in TOY_RUNS) // 5
     # a chunk closes once it holds CHUNK_RANKINGS rankings: after every batch, never before
     # the end, or after a few batches
     for size, chunk, measured_in in ((1, 1, "each batch"), (2, 10_000, "one"), (1, 50, "a few")):
         batches.clear()
         chunks.clear()
-        monkeypatch.setattr(trec_eval, "BATCH_ROWS", size * rows)
+        monkeypatch.setattr(trec_eval, "BATCH_BYTES", size * size_of_one)
         monkeypatch.setattr(trec_eval, "CHUNK_RANKINGS", chunk)
         assert drop_in(capsys, *flags) == together
         assert len(batches) > len(TOY_RUNS) / (size + 1) and max(batches) <= size
@@ -352,7 +378,7 @@ def test_a_bad_run_in_a_later_batch_prints_nothing(monkeypatch, tmp_path, capsys
 
     bad = tmp_path / "bad"
     bad.write_text("q1 Q0 d1 1 not-a-score x\n")
-    monkeypatch.setattr(trec_eval, "BATCH_ROWS", 1)  # every run a batch of its own
+    monkeypatch.setattr(trec_eval, "BATCH_BYTES", 1)  # every run a batch of its own
     assert main(["trec_eval", "-q", "-m", "map", *TOY_ARGS, str(bad)]) == 2
     out, err = capsys.readouterr()
     assert out == ""
@@ -386,7 +412,7 @@ def test_an_error_stops_the_reading_ahead(monkeypatch, tmp_path, capsys):
 
     unjudged = tmp_path / "unjudged"
     unjudged.write_text("999999 Q0 d1 1 1.0 x\n")
-    monkeypatch.setattr(trec_eval, "BATCH_ROWS", 1)  # every run a batch of its own
+    monkeypatch.setattr(trec_eval, "BATCH_BYTES", 1)  # every run a batch of its own
     assert main(["trec_eval", "-m", "map", str(TOY / "qrels.txt"), str(unjudged), *TOY_RUNS]) == 2
     assert "no query with both results and relevance" in capsys.readouterr().err
     deadline = time.monotonic() + 5

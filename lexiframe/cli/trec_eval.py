@@ -12,7 +12,6 @@ runs in one call print one block per run, as successive trec_eval calls would.
 from __future__ import annotations
 
 import argparse
-import itertools
 import queue
 import re
 import shutil
@@ -22,6 +21,8 @@ import threading
 import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import polars as pl
@@ -172,7 +173,12 @@ def evaluate_runs(
         judged_only=judged_only,
         collection_size=collection_size,
     )
-    return _measured(_ranked(runs, qrels, plan), lines, plan)
+    numbered = [
+        run.with_columns(pl.lit(index, pl.UInt32).alias(RUN_INDEX))
+        for index, run in enumerate(runs)
+    ]
+    batch = pl.concat(numbered, how="vertical_relaxed")
+    return _measured(_ranked(batch, qrels, plan), lines, plan)
 
 
 @dataclass(frozen=True)
@@ -224,23 +230,18 @@ a query it skipped has a row too)."""
 
 
 def _ranked(
-    runs: Sequence[pl.DataFrame], qrels: pl.DataFrame, plan: _Plan, first: int = 0
+    runs: pl.DataFrame, qrels: pl.DataFrame, plan: _Plan, first: int = 0
 ) -> pl.DataFrame:
-    """The positions frame of ``runs`` (``system``: each run's index, from ``first``), its
-    rows those trec_eval evaluates, with :data:`ANSWERED`."""
+    """The positions frame of ``runs`` (a :class:`_Batch`'s rows; ``system``: each run's
+    index, :data:`RUN_INDEX` from ``first``), its rows those trec_eval evaluates, with
+    :data:`ANSWERED`."""
     from lexiframe.ranking import positions
 
-    combined = pl.concat(
-        [
-            run.with_columns(pl.lit(str(first + index)).alias("system"))
-            for index, run in enumerate(runs)
-        ],
-        how="vertical_relaxed",
-    )
+    combined = runs.with_columns((pl.col(RUN_INDEX) + first).cast(pl.String).alias("system"))
     with warnings.catch_warnings():
         # trec_eval ignores queries without judgments silently; so does its drop-in.
         warnings.simplefilter("ignore", LexiframeWarning)
-        frame = positions(combined, qrels, plan.options)
+        frame = positions(combined.drop(RUN_INDEX), qrels, plan.options)
     if plan.judged_only:  # a condensed ranking may be empty where the run answered
         answered = combined.select(KEYS).unique().with_columns(pl.lit(True).alias(ANSWERED))
         frame = frame.join(answered, on=KEYS, how="left").with_columns(
@@ -441,18 +442,19 @@ def _check_flags(args: argparse.Namespace) -> None:
         require_positive_int(args.collection_size, "-N", meaning="the collection size")
 
 
-def _in_drop_in_words(message: str, batch: Sequence[_Run]) -> str:
+def _in_drop_in_words(message: str, runs: Sequence[_Run]) -> str:
     """An error of :func:`_ranked` or :func:`_measured` in the drop-in's words: ``-N`` for
-    the corpus size ``n=``, and each run by its file, not by its index (its ``system``).
+    the corpus size ``n=``, and each run by its file, not by its index in ``runs`` (its
+    ``system``).
 
     Example:
-        >>> run = _Run(pl.DataFrame(), "bm25", "runs/bm25.txt")
+        >>> run = _Run("bm25", "runs/bm25.txt")
         >>> _in_drop_in_words("n=5 is too small: the ranking system='0' query='401'", [run])
         "-N 5 is too small: the ranking of run 'runs/bm25.txt' query='401'"
     """
     message = re.sub(r"\bn=(\d+) is too small", r"-N \1 is too small", message)
     return re.sub(
-        r"system='(\d+)'", lambda found: f"of run {batch[int(found[1])].source!r}", message
+        r"system='(\d+)'", lambda found: f"of run {runs[int(found[1])].source!r}", message
     )
 
 
@@ -474,9 +476,11 @@ def _check_formats(args: argparse.Namespace) -> None:
         )
 
 
-BATCH_ROWS = 1_500_000
-"""Run lines evaluated together: whole runs are read, evaluated and printed a batch at a
-time, the next batch read meanwhile (0.7 GB at the peak on runs of string ids)."""
+BATCH_BYTES = 4 << 20
+"""Run files read and ranked together, in bytes of gzipped text (a plain file counts a
+fifth of its size: 4 MiB is about 400,000 lines), the next batch read and ranked by a
+thread while the caller measures and prints: small enough that the two overlap on a
+track of a few runs, large enough that a batch's fixed costs stay small."""
 
 
 CHUNK_RANKINGS = 3_000
@@ -485,83 +489,130 @@ ranking, and their working memory grows with the chunk (0.9 GB at the peak on th
 shape at 3,000, 1.16 GB at 10,000)."""
 
 
+RUN_INDEX = "_run"
+"""The column of a :class:`_Batch`'s rows that says which of its runs a row belongs to."""
+
+
 @dataclass(frozen=True)
 class _Run:
-    """One run as trec_eval takes it: its rows, its runid and where it came from."""
+    """One run as trec_eval takes it: its runid and where it came from."""
 
-    rows: pl.DataFrame
     runid: str
     source: str
 
 
-def _read_runs(paths: Sequence[str]) -> Iterator[_Run]:
-    """Each run of the paths in order: a file is one run; a parquet table of several
-    systems is one run per system (trec_eval reads no parquet)."""
+@dataclass(frozen=True)
+class _Batch:
+    """Whole runs read together: their rows, :data:`RUN_INDEX` numbering them from 0 in
+    the order of ``runs``."""
+
+    runs: list[_Run]
+    rows: pl.DataFrame
+
+
+def _read_batches(paths: Sequence[str], batch_bytes: int) -> Iterator[_Batch]:
+    """The runs of the paths in order, a batch of whole runs at a time. A text file is one
+    run, read in one pass with the other text files of its batch; a directory is one run
+    of its files; a parquet table of several systems is one run per system (trec_eval
+    reads no parquet)."""
+    from lexiframe.io.files import find_files, is_parquet
+
+    texts: list[tuple[Path, str]] = []  # text files to read together, and their arguments
+    for path in paths:
+        files = find_files([path], "run")
+        if len(files) == 1 and not is_parquet(files[0]):
+            texts.append((files[0], path))
+            continue
+        yield from _text_batches(texts, batch_bytes)
+        texts = []
+        yield _other_batch(path)
+    yield from _text_batches(texts, batch_bytes)
+
+
+def _text_batches(texts: Sequence[tuple[Path, str]], batch_bytes: int) -> Iterator[_Batch]:
+    """Text files of one run each, read a batch of files at a time."""
+    from lexiframe.io.layouts import RUN
+    from lexiframe.io.trec import text_parts
+
+    first = 0  # the index in texts of the batch's first file
+    files = [file for file, _ in texts]
+    for part, rows in text_parts(files, RUN, "field", batch_bytes, file_column=RUN_INDEX):
+        rows = rows.with_columns(pl.col(RUN_INDEX) - first)
+        # trec_eval's runid: the last line's
+        last = rows.group_by(RUN_INDEX).agg(pl.col("system").last())
+        runids = dict(last.iter_rows())
+        runs = []
+        for index, (_, argument) in enumerate(texts[first : first + len(part)]):
+            if index not in runids:
+                raise InputError(f"{argument}: the run holds no line")
+            runs.append(_Run(runids[index], argument))
+        first += len(part)
+        yield _Batch(runs, rows.drop("system"))
+
+
+def _other_batch(path: str) -> _Batch:
+    """A run given as a directory of files or as parquet, one batch of its own."""
     from lexiframe import io
     from lexiframe.io.files import find_files, is_parquet
 
-    for path in paths:
-        run = io.read_run(path)
-        if run.height == 0:
-            raise InputError(f"{path}: the run holds no line")
-        parquet = all(is_parquet(file) for file in find_files([path], "run"))
-        if parquet and run["system"].n_unique() > 1:
-            for (system,), own in run.group_by("system", maintain_order=True):
-                yield _Run(own, str(system), f"{path} (system {system!r})")
-            continue
-        yield _Run(run, run["system"][-1], str(path))  # trec_eval keeps the last line's id
+    rows = io.read_run(path)
+    if rows.height == 0:
+        raise InputError(f"{path}: the run holds no line")
+    if all(is_parquet(file) for file in find_files([path], "run")):
+        systems = rows["system"].unique(maintain_order=True)
+        if len(systems) > 1:
+            index = pl.col("system").replace_strict(
+                systems, range(len(systems)), return_dtype=pl.UInt32
+            )
+            runs = [_Run(str(system), f"{path} (system {system!r})") for system in systems]
+            return _Batch(runs, rows.select(pl.exclude("system"), index.alias(RUN_INDEX)))
+    runid = rows["system"][-1]  # trec_eval keeps the last line's id
+    index = pl.lit(0, dtype=pl.UInt32).alias(RUN_INDEX)
+    return _Batch([_Run(str(runid), path)], rows.select(pl.exclude("system"), index))
 
 
-def _batches(runs: Iterator[_Run], rows: int) -> Iterator[list[_Run]]:
-    """Runs in batches of about ``rows`` lines (a larger run alone)."""
-    batch: list[_Run] = []
-    for run in runs:
-        if batch and sum(own.rows.height for own in batch) + run.rows.height > rows:
-            yield batch
-            batch = []
-        batch.append(run)
-    if batch:
-        yield batch
+Item = TypeVar("Item")
 
 
-def _read_ahead(batches: Iterator[list[_Run]]) -> Iterator[list[_Run]]:
-    """The batches, the next one read by a thread while the caller works on this one
-    (reading waits on the disk and on parsing that Polars runs outside Python's lock)."""
-    ready: queue.Queue[tuple[list[_Run] | None, BaseException | None]] = queue.Queue(maxsize=1)
+def _read_ahead(items: Iterator[Item]) -> Iterator[Item]:
+    """The items, the next one made by a thread while the caller works on this one
+    (reading waits on the disk, and Polars parses and ranks outside Python's lock)."""
+    ready: queue.Queue[tuple[Item | None, BaseException | None, bool]] = queue.Queue(maxsize=1)
     stop = threading.Event()
 
     def produce() -> None:
         try:
-            for batch in batches:
+            for item in items:
                 while not stop.is_set():
                     try:
-                        ready.put((batch, None), timeout=0.1)
+                        ready.put((item, None, False), timeout=0.1)
                         break
                     except queue.Full:
                         continue
                 if stop.is_set():
                     return
-            ready.put((None, None))
+            ready.put((None, None, True))
         except BaseException as error:  # raised again in the caller's thread
-            ready.put((None, error))
+            ready.put((None, error, True))
 
-    reader = threading.Thread(target=produce, name="lexiframe-read-ahead", daemon=True)
-    reader.start()
+    producer = threading.Thread(target=produce, name="lexiframe-read-ahead", daemon=True)
+    producer.start()
     try:
         while True:
-            batch, error = ready.get()
+            item, error, done = ready.get()
             if error is not None:
                 raise error
-            if batch is None:
+            if done:
                 return
-            yield batch
+            yield item  # type: ignore[misc]
     finally:
         stop.set()
 
 
 def run_trec_eval(args: argparse.Namespace) -> int:
-    """The ``trec_eval`` subcommand: read and evaluate the runs a batch at a time, the
-    output kept aside until the last run is printed (all or nothing), then written."""
+    """The ``trec_eval`` subcommand: read and rank the runs a batch at a time in a thread,
+    measure and format them a chunk at a time, the output kept aside until the last run is
+    printed (all or nothing), then written."""
     from lexiframe import io
 
     _check_flags(args)
@@ -569,12 +620,6 @@ def run_trec_eval(args: argparse.Namespace) -> int:
     lines = resolve(args.measure or [])
     qrels = io.read_qrels(args.qrels)
     judged_relevant = qrels.filter(pl.col("relevance") > 0).height if args.complete else None
-    runs = _read_runs(args.runs)
-    first = next(runs)
-    second = next(runs, None)
-    if second is not None and not any(line.kind == "runid" for line in lines):
-        lines = [Line("runid", "runid", ""), *lines]  # say which run each block is
-    everything = itertools.chain([first], [] if second is None else [second], runs)
     plan = _plan(
         lines,
         complete=args.complete,
@@ -583,16 +628,34 @@ def run_trec_eval(args: argparse.Namespace) -> int:
         judged_only=args.judged_only,
         collection_size=args.collection_size,
     )
+    everything: list[_Run] = []  # the runs read so far; a run's system is its index here
 
-    def printed(chunk: list[_Run], frames: list[pl.DataFrame]) -> str:
-        """The lines of a chunk of runs, measured together."""
+    def in_words(error: InputError) -> InputError:
+        return InputError(_in_drop_in_words(str(error), everything))
+
+    def ranked() -> Iterator[tuple[list[_Run], pl.DataFrame]]:
+        """Each batch's runs and positions frame, ranked in a thread while the next batch
+        is read in another."""
+        count = 0
+        for batch in _read_ahead(_read_batches(args.runs, BATCH_BYTES)):
+            everything.extend(batch.runs)
+            try:
+                frame = _ranked(batch.rows, qrels, plan, count)
+            except InputError as error:
+                raise in_words(error) from None
+            count += len(batch.runs)
+            yield batch.runs, frame
+
+    def printed(first: int, chunk: list[_Run], frames: list[pl.DataFrame]) -> str:
+        """The lines of a chunk of runs (the first numbered ``first``), measured together."""
         try:
-            table = _measured(pl.concat(frames, how="vertical_relaxed"), lines, plan)
+            table = _measured(pl.concat(frames, how="vertical_relaxed", rechunk=True), lines, plan)
         except InputError as error:
-            raise InputError(_in_drop_in_words(str(error), chunk)) from None
+            raise in_words(error) from None
+        table = table.with_columns(pl.col("run").cast(pl.Int64) - first)
         evaluated = set(table["run"].unique().to_list())
         for index, run in enumerate(chunk):
-            if str(index) not in evaluated:
+            if index not in evaluated:
                 raise InputError(
                     f"{run.source}: no query with both results and relevance information"
                 )
@@ -607,22 +670,25 @@ def run_trec_eval(args: argparse.Namespace) -> int:
         return "".join(blocks)
 
     with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
-        # Runs are ranked a batch of lines at a time (the memory of one batch), and their
-        # positions measured and printed a chunk of rankings at a time: the measures cost
-        # per call as well as per ranking.
+        # Runs are read a batch at a time in one thread and ranked in another (the memory
+        # of a few batches), and their positions measured and printed a chunk of rankings
+        # at a time meanwhile: the measures cost per call as well as per ranking.
+        first = 0
         chunk: list[_Run] = []
         frames: list[pl.DataFrame] = []
-        for batch in _read_ahead(_batches(everything, BATCH_ROWS)):
-            try:  # the batch's runs are numbered after the chunk's
-                frames.append(_ranked([run.rows for run in batch], qrels, plan, len(chunk)))
-            except InputError as error:
-                raise InputError(_in_drop_in_words(str(error), chunk + batch)) from None
-            chunk += batch
+        for runs, frame in _read_ahead(ranked()):
+            several = len(args.runs) > 1 or len(runs) > 1  # known with the first batch
+            named = any(line.kind == "runid" for line in lines)
+            if not first and not chunk and several and not named:
+                lines = [Line("runid", "runid", ""), *lines]  # say which run each block is
+            chunk += runs
+            frames.append(frame)
             if sum(frame.height for frame in frames) >= CHUNK_RANKINGS:
-                spool.write(printed(chunk, frames))
+                spool.write(printed(first, chunk, frames))
+                first += len(chunk)
                 chunk, frames = [], []
         if chunk:
-            spool.write(printed(chunk, frames))
+            spool.write(printed(first, chunk, frames))
         spool.seek(0)
         shutil.copyfileobj(spool, sys.stdout)
     return 0

@@ -295,11 +295,21 @@ def text_parts(
     batch_bytes: int | None = None,
     *,
     split_files: bool = False,
+    file_column: str | None = None,
 ) -> Iterator[tuple[list[Path], pl.DataFrame]]:
-    """:func:`iter_text`, each frame with the files its rows come from."""
+    """:func:`iter_text`, each frame with the files its rows come from. With
+    ``file_column``, each row also says which file it comes from: the file's index in
+    ``files`` (UInt32), in a column of that name."""
     systems = [system_name(path) if system_from == "filename" else None for path in files]
     separators = [_sniff(path, layout) for path in files]
     jobs = list(zip(files, separators, systems, strict=True))
+    first = 0  # the index in files of the group's first file (groups follow files' order)
+
+    def tagged(plan: pl.LazyFrame, index: int) -> pl.LazyFrame:
+        if file_column is None:
+            return plan
+        return plan.with_columns(pl.lit(first + index, dtype=pl.UInt32).alias(file_column))
+
     gzipped = {path for path in files if is_gzip(path)}
     limit = _BATCH_BYTES if batch_bytes is None else batch_bytes
     groups = list(_batches(jobs, gzipped, limit))
@@ -319,18 +329,24 @@ def text_parts(
             if in_pieces(group):
                 upcoming = decompressing(groups[index + 1]) if index + 1 < len(groups) else {}
                 for piece in _pieces(group[0], layout, max(limit * _PLAIN_RATIO, _PIECE_MIN)):
-                    yield [group[0][0]], piece
+                    yield [group[0][0]], collect(tagged(piece.lazy(), 0))
+                first += 1
                 continue
             texts = {path: future.result() for path, future in upcoming.items()}
             upcoming = decompressing(groups[index + 1]) if index + 1 < len(groups) else {}
-            frame = _try_collect(pl.concat(_fast_plans(group, layout, texts)))
+            plans = _fast_plans(group, layout, texts)
+            frame = _try_collect(pl.concat(map(tagged, plans, range(len(group)))))
             if frame is None:
                 # Some file breaks the fast path: a malformed line, or an irregular
                 # separator further down than the sniffed lines. Read each file on its
                 # own, the general way where needed.
                 frame = pl.concat(
-                    [_read_one(path, layout, sep, system) for path, sep, system in group]
+                    [
+                        collect(tagged(_read_one(path, layout, sep, system).lazy(), index))
+                        for index, (path, sep, system) in enumerate(group)
+                    ]
                 )
+            first += len(group)
             del texts
             yield [path for path, _, _ in group], frame
 
