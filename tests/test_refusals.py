@@ -306,7 +306,8 @@ def test_a_nan_score_names_its_file_and_line(tmp_path, capsys):
 
 
 def cli(arguments: list[str], **options) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "LEXIFRAME_PROGRESS": "0"}
+    extra = options.pop("env", {})
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "LEXIFRAME_PROGRESS": "0", **extra}
     command = [sys.executable, "-m", "lexiframe", *arguments]
     return subprocess.run(command, capture_output=True, env=env, timeout=120, **options)
 
@@ -317,6 +318,20 @@ def test_a_dash_reads_the_run_from_standard_input():
     assert piped.returncode == 0, piped.stderr
     direct = cli(["evaluate", "-q", "--qrels", QRELS, "-m", "AP", RUNS[0]])
     assert piped.stdout == direct.stdout
+
+
+def test_the_command_exits_with_its_status_and_its_exit_functions_run(tmp_path):
+    """The process ends without the interpreter's teardown, but only after its output is
+    flushed and what was registered to run at exit has run: the temporary copy of a run
+    read from standard input is gone."""
+    text = Path(RUNS[0]).read_bytes()
+    arguments = ["trec_eval", "-q", "-m", "map", QRELS, "-"]
+    piped = cli(arguments, input=text, env={"TMPDIR": str(tmp_path)})
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stdout.decode().splitlines()[-1].startswith("map")
+    assert not list(tmp_path.glob("lexiframe-stream-*"))
+    refused = cli(["trec_eval", "-m", "map", QRELS, str(tmp_path / "missing")])
+    assert refused.returncode == 2 and refused.stdout == b""
 
 
 def test_dev_stdin_and_a_fifo_are_read(tmp_path):
