@@ -332,7 +332,17 @@ def _trec_eval_numbers(name: str, text: str | None, example: str) -> tuple[float
 
 
 def _trec_eval_gains(name: str, text: str) -> dict[int, float]:
-    """trec_eval's gain pairs ``1=1,2=3.5`` as a map of grades to gains."""
+    """trec_eval's gain pairs ``1=1,2=3.5`` as a map of grades to gains.
+
+    trec_eval sorts its gains comparing their difference cut to a whole number, so that the
+    order of gains less than 1 apart is the order of the pairs (:func:`_merge_sorted`); a
+    map holds its grades in ascending order, as :func:`check_gain_order` models them, so
+    pairs with a fractional (or huge) gain out of that order are refused.
+
+    Example:
+        >>> _trec_eval_gains("ndcg.1=1,2=3", "1=1,2=3")
+        {1: 1.0, 2: 3.0}
+    """
     gains: dict[int, float] = {}
     for pair in text.split(","):
         grade, _, gain = pair.partition("=")
@@ -345,6 +355,17 @@ def _trec_eval_gains(name: str, text: str) -> dict[int, float]:
         if level in gains:
             raise unknown_measure(name, f"grade {level} is given a gain twice")
         gains[level] = value
+    # Whole gains less than 2^30 in size compare consistently whatever their order.
+    ties = any(not value.is_integer() or abs(value) >= 2**30 for value in gains.values())
+    if ties and list(gains) != sorted(gains):
+        ordered = ",".join(f"{grade}={_text(gains[grade])}" for grade in sorted(gains))
+        raise unknown_measure(
+            name,
+            "the order of trec_eval's pairs decides how its sort orders gains less than 1 "
+            "apart, or 2^31 or more apart (it compares the difference of two gains cut to a "
+            "C int), and lexiframe reads a gain map by ascending grade: give the pairs in "
+            f"that order (ndcg.{ordered})",
+        )
     return gains
 
 
@@ -384,38 +405,61 @@ def _refuse_parameters(name: str, text: str) -> None:
         )
 
 
+_INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
+
+
+def _compared(gain: float, other: float) -> int:
+    """trec_eval's comparison of two gains (its comp_rel_gain): their difference converted
+    to a C int, which cuts it to a whole number, and which the x86-64 conversion makes
+    INT_MIN where the whole number is out of the int's range (gains 2^31 or more apart).
+
+    Example:
+        >>> _compared(2.5, 2.0), _compared(3.0, 1.5), _compared(3e9, 0.0)
+        (0, 1, -2147483648)
+    """
+    difference = math.trunc(gain - other)
+    return difference if _INT_MIN <= difference <= _INT_MAX else _INT_MIN
+
+
 def _merge_sorted(items: list[tuple[int, float]]) -> list[tuple[int, float]]:
     """trec_eval's qsort of its gains as the C library sorts them (glibc's top-down merge
-    sort, the left item first on ties), with trec_eval's comparison: the difference of two
-    gains cut to a whole number, so that gains less than 1 apart compare equal."""
+    sort, the left item first on ties), with trec_eval's comparison (:func:`_compared`):
+    gains less than 1 apart compare equal."""
     if len(items) <= 1:
         return list(items)
     half = len(items) // 2
     left, right = _merge_sorted(items[:half]), _merge_sorted(items[half:])
     merged: list[tuple[int, float]] = []
     while left and right:
-        merged.append(left.pop(0) if int(left[0][1] - right[0][1]) <= 0 else right.pop(0))
+        merged.append(left.pop(0) if _compared(left[0][1], right[0][1]) <= 0 else right.pop(0))
     return merged + left + right
 
 
 def ideal_gain_order(gains: Sequence[tuple[int, float]], levels: Iterable[int]) -> list[float]:
-    """The gains trec_eval's ideal DCG (ndcg, ndcg_cut) takes, one per grade, highest
-    first, for a query with documents of ``levels`` (grade 0 counted as judged): its gains
-    (``gains`` in the order given, then each other grade up to the query's highest with
-    its grade as gain) sorted as :func:`_merge_sorted` sorts them, walked from the top and
-    stopped at the first grade present whose gain is not positive.
+    """The gains trec_eval's ideal ranking takes (ndcg with gains), one per grade, highest
+    first, for a query with documents of ``levels`` (grade 0 counted as
+    judged): its gains (``gains`` in the order given, then each other grade up to the
+    query's highest with its grade as gain) sorted as :func:`_merge_sorted` sorts them,
+    walked from the top past the grades the query lacks, and stopped at the first grade
+    present whose gain is not positive; as trec_eval starts from the top gain whatever its
+    grade, a top gain that is not positive leaves the ideal ranking empty.
 
     Example:
         >>> ideal_gain_order([(1, 1.0), (2, 3.0)], [0, 1, 2])
         [3.0, 1.0]
         >>> ideal_gain_order([(1, 0.5), (2, 1.0)], [0, 1, 2])  # 0.5 and 0 compare equal
         [1.0]
+        >>> ideal_gain_order([(0, 0.0), (1, 0.5), (5, -0.3)], [1])  # -0.3 on top
+        []
     """
     present = {0, *levels}
     listed = dict(gains)
     array = list(gains) + [(g, float(g)) for g in range(max(present) + 1) if g not in listed]
+    ordered = _merge_sorted(array)[::-1]
+    if not ordered or ordered[0][1] <= 0:
+        return []
     taken = []
-    for grade, gain in reversed(_merge_sorted(array)):
+    for grade, gain in ordered:
         if grade not in present:
             continue
         if gain <= 0:
@@ -445,10 +489,12 @@ def check_gain_order(measures: Sequence[Measure], frame: pl.DataFrame, keys: Seq
             row = frame.filter(
                 pl.col("ideal_grades").list.unique().list.sort() == pl.lit(levels)
             ).row(0, named=True)
-            close = sorted({given.get(g, float(g)) for g in {0, *levels}})
+            graded = (given.get(g, g) for g in {0, *levels})
+            close = sorted({float(gain) for gain in (*given.values(), *graded)})
             raise InputError(
                 f"{measure}: trec_eval compares gains by their difference cut to a whole "
-                f"number, so that its ideal DCG takes gains {close} of "
+                "number (a C int: gains less than 1 apart compare equal, gains 2^31 or more "
+                f"apart the wrong way), so that its ideal DCG takes gains {close} of "
                 f"{format_row({k: row[k] for k in keys if k != 'system'})} out of order; "
                 "lexiframe "
                 "does not reproduce that order. Scale the gains so that distinct gains "
