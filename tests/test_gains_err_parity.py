@@ -305,12 +305,13 @@ def test_trec_evals_parameterised_spellings():
     assert str(lf.parse_measure("set_F.0.5")) == "SetF(beta=0.5)"
     assert str(lf.parse_measure("set_F_2")) == "SetF(beta=2.0)"
     for spelling, reason in [
-        ("G.1=2,2=4", "gains per grade (1=2,2=4) are not computed for trec_eval's G"),
-        ("ndcg_rel_1=1,2=5", "lexiframe's nDCGRel takes the grades as gains"),
-        ("rbp_resid.p=0.8,2=3", "not computed for trec_eval's rbp_resid"),
+        ("rbp.1=2", "gains per grade (1=2) are not computed for trec_eval's rbp"),
+        ("rbp_resid.p=0.8,2=3", "rbp_resid reads no gains per grade (2=3"),
+        ("rbp_resid_2=3", "name it rbp_resid"),
         ("binG.1=2", "binG takes no parameters"),
         ("ndcg.x=2", "trec_eval's ndcg gains are grade=gain pairs, e.g. ndcg.0=0,1=1,2=3"),
-        ("ndcg.1=2,1=3", "grade 1 is given a gain twice"),
+        ("G.x=2", "trec_eval's G gains are grade=gain pairs, e.g. G.0=0,1=1,2=3"),
+        ("ndcg_rel.1=2,1=3", "grade 1 is given a gain twice"),
         ("ndcg.2=0.5,1=1", "give the pairs in that order (ndcg.1=1,2=0.5)"),
         ("ndcg.2=3e9,1=1", "give the pairs in that order (ndcg.1=1,2=3000000000)"),
     ]:
