@@ -240,17 +240,21 @@ def measures_reference() -> str:
         "`grades` and `ideal_grades` (`positions(qrels, grades=True)`; `lf.evaluate` asks for "
         "them), and `rel` cannot be below the frame's `threshold=`.",
         "",
-        "**Gains of nDCG.** `nDCG(gains={0: 0, 1: 1, 2: 3})` is trec_eval's `ndcg` with "
-        "`-m ndcg.0=0,1=1,2=3` (`ndcg_0=0,1=1,2=3`, as trec_eval prints it, is read too); "
-        "`nDCG(gains={1: 1, 2: 3})@10` cuts both sums at 10. Grades left out of the map keep "
-        "their grade as gain; negative gains count in the DCG, and the ideal DCG takes the "
-        "query's positive gains, best first. Binary nDCG on graded qrels is "
+        "**Gains of nDCG, G, nDCGRel and RnDCG.** `nDCG(gains={0: 0, 1: 1, 2: 3})` is "
+        "trec_eval's `ndcg` with `-m ndcg.0=0,1=1,2=3` (`ndcg_0=0,1=1,2=3`, as trec_eval "
+        "prints it, is read too); `nDCG(gains={1: 1, 2: 3})@10` cuts both sums at 10. "
+        "`G(gains=…)`, `nDCGRel(gains=…)` and `RnDCG(gains=…)` are trec_eval's `G`, "
+        "`ndcg_rel` and `Rndcg` with gains (`-m G.1=2,2=4`, `ndcg_rel.1=1,2=5`, `Rndcg.2=7`). "
+        "Grades left out of the map keep their grade as gain; negative gains count in the "
+        "DCG (and in G's gathered gain), and the ideal ranking takes the query's positive "
+        "gains, best first; nDCGRel averages at the documents of positive gain, and RnDCG's "
+        "levels are the distinct gains. Binary nDCG on graded qrels is "
         "`nDCG(gains={1: 1, 2: 1})` (one entry per relevant grade). A grade below 1 "
         "(non-relevant documents) cannot have a gain: the frame does not hold those "
         "documents. trec_eval sorts gains comparing their difference cut to a whole number; "
-        "a map whose ideal DCG it would take out of order (gains less than 1 apart, e.g. "
+        "a map whose ideal ranking it would take out of order (gains less than 1 apart, e.g. "
         "`{1: 2.5, 2: 2}`) is refused rather than given another number: scale the gains "
-        "(nDCG is the same for gains scaled by one factor).",
+        "(nDCG, nDCGRel and RnDCG are the same for gains scaled by one factor; G is not).",
         "",
         "**Gains at a relevance level.** `threshold=` (trec_eval's `-l`) decides what is "
         "relevant, not what gains: nDCG, G, nDCGRel, RnDCG, RBP and ERR take every positive "
@@ -672,11 +676,17 @@ per run ([Benchmarks](benchmarks.md#the-trec_eval-drop-in-beside-nist-trec_eval)
   value, and so does the drop-in. `Rndcg` is 0 for a query without a relevant document at
   the `-l` level, as in trec_eval, though its gains are the grades.
 - `-m NAME.PARAMS` with trec_eval's parameters: `set_F.0.5` is `SetF(beta=0.5)`,
-  `ndcg.1=1,2=5` is `nDCG(gains={1: 1, 2: 5})`, `rbp.p=0.8` is `RBP(p=0.8)`. Gains per
-  grade for `G`, `ndcg_rel`, `Rndcg`, `rbp` and `rbp_resid` (`G.1=2,2=4`) are refused with
-  that reason (lexiframe's gains there are the grades), as is a gain map that trec_eval's
-  sort takes out of order (its comparison cuts the difference of two gains to a whole
-  number, so gains less than 1 apart tie: `ndcg.1=2.5,2=2`).
+  `rbp.p=0.8` is `RBP(p=0.8)`, and gains per grade for `ndcg`, `G`, `ndcg_rel` and
+  `Rndcg` are the measure with `gains=`: `ndcg.1=1,2=5` is `nDCG(gains={1: 1, 2: 5})`,
+  `G.0=0,1=3,2=7` is `G(gains={0: 0, 1: 3, 2: 7})`, `ndcg_rel.1=1,2=5` and `Rndcg.2=7`
+  are `nDCGRel(gains={1: 1, 2: 5})` and `RnDCG(gains={2: 7})`. Refused with the reason: a
+  gain map that trec_eval's sort takes out of order for a query (its comparison cuts the
+  difference of two gains to a whole number, so gains less than 1 apart tie:
+  `ndcg.1=2.5,2=2`, `G.1=0.5`), pairs with a fractional gain out of grade order (their
+  order decides such ties), a gain for grade 0 or below (the documents judged non-relevant
+  or unjudged: `G.0=1`), gains per grade for `rbp` (trec_eval scales them by a minimum and
+  maximum it reads uninitialised) and `rbp_resid` (trec_eval ignores them), and any
+  parameter of `binG`.
 - A judgment with a negative grade marks a pooled document left unassessed, as in
   trec_eval: `infAP` counts it, `unj` counts it as unjudged, and `-J` removes it.
 
@@ -684,7 +694,9 @@ Where it differs from trec_eval 10.0: without `-c`, a judged query the run skipp
 out of the means (trec_eval's documented behaviour; trec_eval 10.0 stops with "result qid
 not found in qrels"); with `-J`, where a condensed ranking is empty or the query has no
 relevant document, trec_eval divides 0 by 0 in `iprec_at_recall` and `11pt_avg` and
-prints `nan` (and a `nan` mean), where lexiframe prints 0; several runs in one call; the
+prints `nan` (and a `nan` mean), where lexiframe prints 0; so does `Rndcg` with gains that
+leave a query with a relevant document no positive gain (`Rndcg.2=0` where every relevant
+document has grade 2: trec_eval prints `-nan`, lexiframe 0); several runs in one call; the
 formats of `-R`/`-T` other than TREC's are not read, `-D` above 0 (trec_eval's debugging
 output of its internals) is refused, a `utility` weight for the non-relevant documents not
 retrieved needs `-N`, and `-Z` (z-scores against a file of means) is not offered.

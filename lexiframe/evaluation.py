@@ -60,8 +60,9 @@ def measures(frame: Frame, names: MeasureNames, *, n: int | str | pl.Expr | None
 
     nDCG and RBP take the grades of the ``grades`` and ``ideal_grades`` columns as gains,
     as trec_eval does; :func:`lexiframe.positions` keeps them whenever the qrels are graded,
-    so a frame without them holds binary judgments. ERR, ``nDCG(gains=…)`` and the measures
-    with a level of their own (``AP(rel=2)``) need those columns on any qrels: build the
+    so a frame without them holds binary judgments. ERR, G, a gain map (``nDCG(gains=…)``,
+    ``G(gains=…)``, ``nDCGRel(gains=…)``, ``RnDCG(gains=…)``) and the measures with a
+    level of their own (``AP(rel=2)``) need those columns on any qrels: build the
     frame with ``grades=True`` (:func:`evaluate` does). A grade above an ERR measure's
     ``max_grade`` is refused.
 
@@ -240,8 +241,8 @@ def evaluate(
     decides what is relevant (AP, P@k), not what gains: nDCG, G, RBP and ERR take every
     positive grade as gain at any threshold (``threshold=2`` gives trec_eval ``-l 2``'s
     ndcg). The frame holds the judged non-relevant documents (``judged=True``) when a
-    measure reads them (Bpref, infAP, Judged@k, Unjudged@k), and
-    the grades whenever a measure cannot do without them (``AP(rel=2)``, ERR,
+    measure reads them (Bpref, infAP, Judged@k, Unjudged@k), and the grades whenever a
+    measure cannot do without them (``AP(rel=2)``, ERR, G, a gain map such as
     ``nDCG(gains=…)``), as each measure declares (:meth:`PositionsOptions.for_measures`).
     ``options`` and the keyword arguments ``positions_options`` are those of
     :func:`lexiframe.positions` (``threshold``, ``depth``, ``by``, column names, …).

@@ -69,14 +69,14 @@ class PositionsOptions:
             some query differ in grade), where they change those values; ``True`` always.
             ``False`` on graded qrels is refused rather than let nDCG and RBP fall back to
             binary gains (binary nDCG beside graded measures: ``nDCG(gains={1: 1, 2: 1})``).
-            ERR and ``nDCG(gains=…)`` read them on any qrels: ``True``. The threshold
-            decides what is relevant, not what gains: as with trec_eval's ``-l``, the gain
-            measures (nDCG, G, RBP, ERR, …) take every positive grade as gain at any
-            threshold. So above ``threshold=1`` the grade columns hold every document
-            graded 1 or more (``grades`` in rank order, their ranks in ``gain_positions``,
-            every positive grade of the query in ``ideal_grades``), ``positions`` and
-            ``n_rel`` the relevant ones; ``None`` then keeps them when the qrels hold a
-            positive grade below the threshold too.
+            ERR, G and the gain maps (``nDCG(gains=…)``, ``G(gains=…)``, …) read them on any
+            qrels: ``True``. The threshold decides what is relevant, not what gains: as
+            with trec_eval's ``-l``, the gain measures (nDCG, G, RBP, ERR, …) take every
+            positive grade as gain at any threshold. So above ``threshold=1`` the grade
+            columns hold every document graded 1 or more (``grades`` in rank order, their
+            ranks in ``gain_positions``, every positive grade of the query in
+            ``ideal_grades``), ``positions`` and ``n_rel`` the relevant ones; ``None`` then
+            keeps them when the qrels hold a positive grade below the threshold too.
         judged: also return the judged non-relevant documents, which Bpref, infAP,
             Judged@k and Unjudged@k read: ``nonrel_positions`` (the ranks of the retrieved
             documents judged with a grade from 0 to below ``threshold``), ``n_nonrel`` (how

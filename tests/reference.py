@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ast
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -367,13 +367,39 @@ def rbp_resid(ranking: Ranking, p: float) -> float:
     return current + (1 - p) * total if unjudged else 0.0
 
 
-def _gains_by_rank(ranking: Ranking, graded: bool) -> tuple[list[float], list[float]]:
-    """The gain at each rank 1 … ñ (0 for a non-relevant document) and the ideal gains."""
-    gains = [0.0] * ranking.n_ret
+Gains = Mapping[int, float] | None
+"""A map of grades to gains (trec_eval's ``-m G.1=2,2=4``: its setup_gains), or ``None``."""
+
+
+def _gains_by_rank(
+    ranking: Ranking, graded: bool, gains: Gains = None, ideal: Sequence[float] | None = None
+) -> tuple[list[float], list[float]]:
+    """The gain at each rank 1 … ñ (0 for a non-relevant document) and the ideal gains:
+    the grades, or under ``gains`` each grade's gain (its grade where the map leaves it
+    out), the ideal ones the positive gains best first unless ``ideal`` gives them (one
+    per document, in the order trec_eval takes them)."""
+    gain_of = (lambda grade: float(grade)) if gains is None else (lambda g: gains.get(g, g))
+    by_rank = [0.0] * ranking.n_ret
     for index, rank in enumerate(ranking.gain_positions if graded else ranking.positions):
-        gains[rank - 1] = float(ranking.grades[index]) if graded else 1.0
-    ideal = [float(g) for g in ranking.ideal_grades] if graded else [1.0] * ranking.n_rel
-    return gains, ideal
+        by_rank[rank - 1] = float(gain_of(ranking.grades[index])) if graded else 1.0
+    if ideal is not None:
+        return by_rank, list(ideal)
+    if not graded:
+        return by_rank, [1.0] * ranking.n_rel
+    mapped = (float(gain_of(grade)) for grade in ranking.ideal_grades)
+    return by_rank, sorted((gain for gain in mapped if gain > 0), reverse=True)
+
+
+def _log2(x: float) -> float:
+    """The C library's log2: -inf at 0, NaN below (trec_eval then prints -nan)."""
+    return math.log2(x) if x > 0 else (-math.inf if x == 0 else math.nan)
+
+
+def _divide(x: float, y: float) -> float:
+    """x/y as C divides doubles: ±inf for x ≠ 0 over 0, NaN for 0/0."""
+    if y != 0 or math.isnan(y):
+        return x / y
+    return math.copysign(math.inf, x) * math.copysign(1.0, y) if x != 0 else math.nan
 
 
 def bin_g(pos: list[int], m: int, n_ret: int) -> float:
@@ -386,34 +412,39 @@ def bin_g(pos: list[int], m: int, n_ret: int) -> float:
     return total / m if found else 0.0
 
 
-def g(ranking: Ranking, graded: bool) -> float:
+def g(
+    ranking: Ranking, graded: bool, gains: Gains = None, ideal: Sequence[float] | None = None
+) -> float:
     """trec_eval's G loop over the ranks, the ideal ranking walked beside the run's."""
-    gains, ideal = _gains_by_rank(ranking, graded)
+    by_rank, ideal = _gains_by_rank(ranking, graded, gains, ideal)
     total, gathered, cost = 0.0, 0.0, 0.0
-    for i, gain in enumerate(gains):
+    for i, gain in enumerate(by_rank):
         ideal_gain = ideal[i] if i < len(ideal) else 0.0
         gathered += gain
         cost += ideal_gain if ideal_gain >= 1.0 else 1.0
         if gain != 0:
-            total += gain / math.log2(2 + cost - gathered)
+            total += _divide(gain, _log2(2 + cost - gathered))
     best = sum(value for value in ideal if value > 0)
     return total / best if best > 0 else 0.0
 
 
-def ndcg_rel(ranking: Ranking, graded: bool) -> float:
-    """trec_eval's ndcg_rel: nDCG at each relevant document retrieved (the ideal DCG stops
-    growing past the ideal's last positive gain), and at the end for each one missed."""
-    gains, ideal = _gains_by_rank(ranking, graded)
+def ndcg_rel(
+    ranking: Ranking, graded: bool, gains: Gains = None, ideal: Sequence[float] | None = None
+) -> float:
+    """trec_eval's ndcg_rel: nDCG at each retrieved document of positive gain (the ideal
+    DCG stops growing past the ideal's last positive gain), and at the end for each one
+    missed."""
+    by_rank, ideal = _gains_by_rank(ranking, graded, gains, ideal)
     dcg = ideal_dcg = total = 0.0
     found = 0
-    for i, gain in enumerate(gains):
+    for i, gain in enumerate(by_rank):
         dcg += gain / math.log2(i + 2)
         if i < len(ideal):
             ideal_dcg += ideal[i] / math.log2(i + 2)
         if gain > 0:
             total += dcg / ideal_dcg
             found += 1
-    for j in range(len(gains), len(ideal)):
+    for j in range(len(by_rank), len(ideal)):
         ideal_dcg += ideal[j] / math.log2(j + 2)
     if not ideal:
         return 0.0
@@ -421,25 +452,30 @@ def ndcg_rel(ranking: Ranking, graded: bool) -> float:
     return total / len(ideal) if total > 0 else 0.0
 
 
-def r_ndcg(ranking: Ranking, graded: bool) -> float:
+def r_ndcg(
+    ranking: Ranking, graded: bool, gains: Gains = None, ideal: Sequence[float] | None = None
+) -> float:
     """trec_eval's Rndcg: nDCG wherever the ideal gain changes (walking the ideal ranking
     past the run's end if need be), and at the end of a ranking longer than the ideal's
-    positive part plus one."""
+    positive part plus one. 0 without a relevant document; 0 too (trec_eval: 0/0) where
+    the query has one but no positive gain."""
     if ranking.n_rel == 0:
         return 0.0
-    gains, ideal = _gains_by_rank(ranking, graded)
+    by_rank, ideal = _gains_by_rank(ranking, graded, gains, ideal)
+    if not ideal:
+        return 0.0
     dcg = ideal_dcg = total = 0.0
     count, previous = 0, ideal[0]
-    for i in range(max(len(gains), len(ideal) + 1)):
+    for i in range(max(len(by_rank), len(ideal) + 1)):
         ideal_gain = ideal[i] if i < len(ideal) else 0.0
         if ideal_gain != previous:
             total += dcg / ideal_dcg
             count += 1
             previous = ideal_gain
-        if i < len(gains):
-            dcg += gains[i] / math.log2(i + 2)
+        if i < len(by_rank):
+            dcg += by_rank[i] / math.log2(i + 2)
         ideal_dcg += ideal_gain / math.log2(i + 2)
-    if len(gains) > len(ideal) + 1:
+    if len(by_rank) > len(ideal) + 1:
         total += dcg / ideal_dcg
         count += 1
     return total / count
@@ -614,8 +650,11 @@ def measure(
         return utility(pos, m, n_ret, weights, n)
     # The gain measures read every positive grade, whatever the level (trec_eval's -l).
     gain_pos = ranking.gain_positions if graded else pos
-    if family in ("G", "nDCGRel", "RnDCG"):
-        return {"G": g, "nDCGRel": ndcg_rel, "RnDCG": r_ndcg}[family](ranking, graded)
+    gain_measure = family.partition("(")[0]
+    if gain_measure in ("G", "nDCGRel", "RnDCG"):
+        gain_map = _params(family).get("gains")
+        function = {"G": g, "nDCGRel": ndcg_rel, "RnDCG": r_ndcg}[gain_measure]
+        return function(ranking, graded or gain_map is not None, gain_map)
     if family.startswith(("ERR", "nDCG", "RBP")):
         cutoff = int(cutoff_text) if cutoff_text else None
     if family.startswith("ERR"):
@@ -678,7 +717,8 @@ def measure(
 
 def _params(family: str) -> dict[str, Any]:
     """``TSE(exposure='ap', p=0.5)`` → {'exposure': 'ap', 'p': 0.5} (test names only);
-    ``nDCG(gains={1: 1, 2: 3})`` → {'gains': {1: 1, 2: 3}}."""
+    ``nDCG(gains={1: 1, 2: 3})`` (or ``G(…)``, ``nDCGRel(…)``, ``RnDCG(…)``) →
+    {'gains': {1: 1, 2: 3}}."""
     if "(" not in family:
         return {}
     inner = family[family.index("(") + 1 : family.rindex(")")]

@@ -237,15 +237,19 @@ def test_the_first_parameters_given_for_a_measure_win():
         ("P.5,5", "positive and distinct"),
         # Parameters trec_eval takes that lexiframe does not compute: the reason, never
         # "not computed" for a measure lexiframe has.
-        ("G.1=2,2=4", "gains per grade (1=2,2=4) are not computed for trec_eval's G"),
-        ("ndcg_rel.1=1,2=5", "lexiframe's nDCGRel takes the grades as gains"),
-        ("Rndcg.2=7", "nDCG takes such gains (ndcg.2=7)"),
         ("rbp.p=0.8,1=1,2=5", "rbp, which scales them by a minimum and maximum it reads"),
+        ("rbp_resid.p=0.8,2=3", "rbp_resid reads no gains per grade (2=3"),
         ("binG.1=2", "binG takes no parameters"),
         ("set_F.0.5,2", "set_F takes one non-negative beta"),
+        ("G.0=1", "a non-relevant or unjudged document cannot add a gain"),
         # trec_eval sorts gains by their difference cut to a whole number: 0.5 and grade
         # 0's 0 tie, and its ideal DCG stops at grade 0 (it prints 0 for query 301).
         ("ndcg.1=0.5", "trec_eval compares gains by their difference cut to a whole"),
+        ("G.1=0.5", "trec_eval compares gains by their difference cut to a whole"),
+        ("ndcg_rel.1=0.5", "trec_eval compares gains by their difference cut to a whole"),
+        ("Rndcg.1=0.5", "trec_eval compares gains by their difference cut to a whole"),
+        # ... and keeps gains less than 1 apart in the order of its pairs.
+        ("Rndcg.2=1.5,1=1", "give the pairs in that order (Rndcg.1=1,2=1.5)"),
     ],
 )
 def test_bad_measures_are_refused_with_exit_status_2(argument, message, capsys):

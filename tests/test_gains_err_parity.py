@@ -269,14 +269,51 @@ def test_trec_evals_order_of_fractional_gains_is_what_lexiframe_refuses():
     assert lf.evaluate(run, data.qrels, ["nDCG(gains={1: 3.5, 2: 2})"]).height > 0
 
 
+# trec_eval -q -m runid -m ndcg.0=0,1=0.5,5=-0.3 qrels.test results.test, then the same
+# with -m ndcg.1=0.5,0=0 (provenance in tests/data/README.md)
+ORDER_OF_PAIRS = DATA / "trec_eval" / "cli" / "q.ndcg.order.txt"
+
+
+def test_trec_evals_sort_decides_where_its_ideal_dcg_starts_and_lexiframe_refuses(capsys):
+    """trec_eval starts its ideal DCG at the gain its sort puts on top, whatever its grade:
+    ``ndcg.0=0,1=0.5,5=-0.3`` puts grade 5's -0.3 there (the three gains compare equal and
+    keep their order) and prints 0 for every query; ``ndcg.1=0.5,0=0`` keeps grade 0's 0
+    above 0.5 and prints 0 too. The model says so, and lexiframe refuses both (the second,
+    pairs out of grade order, as it is spelled)."""
+    from lexiframe.metrics.trec_eval import ideal_gain_order
+
+    golden = {}
+    for line in ORDER_OF_PAIRS.read_text().splitlines():
+        name, query, value = line.split()
+        if query != "all":
+            golden[(name, query)] = float(value)
+    assert set(golden.values()) == {0.0}
+    assert {n for n, _ in golden} == {"ndcg_0=0,1=0.5,5=-0.3", "ndcg_1=0.5,0=0"}
+    assert ideal_gain_order([(0, 0.0), (1, 0.5), (5, -0.3)], [1]) == []
+    assert ideal_gain_order([(1, 0.5), (0, 0.0)], [1]) == []
+    for argument, refusal in [
+        ("ndcg.0=0,1=0.5,5=-0.3", "trec_eval compares gains by their difference cut"),
+        ("ndcg.1=0.5,0=0", "give the pairs in that order (ndcg.0=0,1=0.5)"),
+    ]:
+        assert main(["trec_eval", "-q", "-m", argument, *files("trec_eval")]) == 2
+        assert refusal in capsys.readouterr().err, argument
+    # Whole gains compare consistently: any order of the pairs is trec_eval's.
+    assert str(lf.parse_measure("ndcg.2=4,1=2")) == "nDCG(gains={1: 2, 2: 4})"
+
+
 def test_trec_evals_parameterised_spellings():
     assert str(lf.parse_measure("set_F.0.5")) == "SetF(beta=0.5)"
     assert str(lf.parse_measure("set_F_2")) == "SetF(beta=2.0)"
     for spelling, reason in [
-        ("G.1=2,2=4", "gains per grade (1=2,2=4) are not computed for trec_eval's G"),
-        ("ndcg_rel_1=1,2=5", "lexiframe's nDCGRel takes the grades as gains"),
-        ("rbp_resid.p=0.8,2=3", "not computed for trec_eval's rbp_resid"),
+        ("rbp.1=2", "gains per grade (1=2) are not computed for trec_eval's rbp"),
+        ("rbp_resid.p=0.8,2=3", "rbp_resid reads no gains per grade (2=3"),
+        ("rbp_resid_2=3", "name it rbp_resid"),
         ("binG.1=2", "binG takes no parameters"),
+        ("ndcg.x=2", "trec_eval's ndcg gains are grade=gain pairs, e.g. ndcg.0=0,1=1,2=3"),
+        ("G.x=2", "trec_eval's G gains are grade=gain pairs, e.g. G.0=0,1=1,2=3"),
+        ("ndcg_rel.1=2,1=3", "grade 1 is given a gain twice"),
+        ("ndcg.2=0.5,1=1", "give the pairs in that order (ndcg.1=1,2=0.5)"),
+        ("ndcg.2=3e9,1=1", "give the pairs in that order (ndcg.1=1,2=3000000000)"),
     ]:
         with pytest.raises(lf.UnknownMeasureError, match=re.escape(reason)):
             lf.parse_measure(spelling)

@@ -937,6 +937,11 @@ def test_binary_ndcg_is_named_by_its_gains():
         ("ndcg.1=1,2=3", "nDCG(gains={1: 1, 2: 3})"),  # as trec_eval's -m takes it
         ("nDCG(gains={})", "nDCG"),
         ("nDCG(gains=None)@5", "nDCG@5"),
+        ("g(gains={2: 4.0, 1: 2})", "G(gains={1: 2, 2: 4})"),
+        ("G_1=2,2=4", "G(gains={1: 2, 2: 4})"),  # trec_eval's printed name
+        ("ndcg_rel.1=1,2=5", "nDCGRel(gains={1: 1, 2: 5})"),  # as trec_eval's -m takes it
+        ("Rndcg_2=7", "RnDCG(gains={2: 7})"),
+        ("RnDCG(gains=None)", "RnDCG"),
         ("ERR", "ERR"),
         ("err@10", "ERR@10"),
         ("ERR(max_grade=4)@20", "ERR@20"),

@@ -98,6 +98,14 @@ MEASURES = [
     "G",
     "nDCGRel",
     "RnDCG",
+    # Gain maps (trec_eval's G.1=…, ndcg_rel.1=…, Rndcg.1=…), valid at both thresholds:
+    # a grade that gains nothing, negative and fractional gains, grades of one gain.
+    "G(gains={1: 0, 2: 3})",
+    "G(gains={1: -1, 2: 2.5})",
+    "nDCGRel(gains={2: -1})",
+    "nDCGRel(gains={1: 4, 2: 1})",
+    "RnDCG(gains={0: 0, 2: 0.5})",
+    "RnDCG(gains={1: 3, 2: 3})",
     "RBPResid",
     "RBPResid(p=0.5)",
 ]

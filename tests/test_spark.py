@@ -187,11 +187,13 @@ def test_judged_and_condensed_rankings_equal_one_process(spark, lfs):
 
 
 def test_measures_that_read_the_grades_on_binary_qrels(spark, lfs, toy):
-    """ERR and nDCG(gains=…) read the grades on binary qrels too: lfs.evaluate asks the
-    positions for them, as lf.evaluate does, and gives the same numbers."""
+    """ERR and the gain maps (nDCG, G, nDCGRel, RnDCG with gains=…) read the grades on
+    binary qrels too: lfs.evaluate asks the positions for them, as lf.evaluate does, and
+    gives the same numbers."""
     run, qrels = toy
     binary = qrels.with_columns(pl.col("relevance").ge(1).cast(pl.Int64))
-    names = ["ERR@10", "nDCG(gains={1: -1})", "nDCG(gains={1: 2})@5"]
+    names = ["ERR@10", "nDCG(gains={1: -1})", "nDCG(gains={1: 2})@5", "G(gains={1: 2})"]
+    names += ["nDCGRel(gains={1: -1})", "RnDCG(gains={1: 3})"]
     keys = ["system", "query"]
     expected = _quiet(lf.evaluate, run, binary, names).sort(keys)
     assert expected["ERR@10"].max() > 0 and expected["nDCG(gains={1: -1})"].max() == 0

@@ -777,8 +777,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         action="append",
         metavar="MEASURE",
         help="trec_eval measure, repeatable: a name (map, recip_rank, ndcg), a name with "
-        "cutoffs (P.5,10; ndcg_cut.10) or gains (ndcg.1=1,2=3) or a nickname (official, the "
-        "default; all_trec)",
+        "cutoffs (P.5,10; ndcg_cut.10) or gains (ndcg.1=1,2=3; G.1=2,2=4) or a nickname "
+        "(official, the default; all_trec)",
     )
     te.add_argument("qrels", help="TREC qrels file")
     te.add_argument("runs", nargs="+", metavar="run", help="TREC run files, one block each")

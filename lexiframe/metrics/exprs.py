@@ -14,7 +14,6 @@ are null, with a :class:`~lexiframe.errors.MissingCorpusSizeWarning` that names 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -162,13 +161,9 @@ def ndcg(
         ideal_length = parts.count(n_rel) if k is None else pl.min_horizontal(parts.count(n_rel), k)
         ideal = _log2_discount(pl.int_ranges(1, ideal_length + 1)).list.sum()
         return parts.positive_zero((gain / ideal).fill_nan(0.0).fill_null(0.0))
-    doc_gains = into_expr(grades).cast(pl.List(pl.Float64))
-    ideal_gains = into_expr(_or_column(ideal_grades, "ideal_grades")).cast(pl.List(pl.Float64))
-    if gains is not None:
-        old, new = _gain_map(gains)
-        doc_gains = doc_gains.list.eval(pl.element().replace(old, new))
-        positive = pl.element().filter(pl.element() > 0.0).sort(descending=True)
-        ideal_gains = ideal_gains.list.eval(pl.element().replace(old, new)).list.eval(positive)
+    doc_gains, ideal_gains = parts.mapped_gains(
+        grades, _or_column(ideal_grades, "ideal_grades"), gains
+    )
     if k is not None:
         kept = ranks.list.eval(pl.element() <= k).list.sum()
         ranks = ranks.list.head(kept)
@@ -182,19 +177,6 @@ def ndcg(
     return parts.positive_zero(
         pl.when(ideal > 0.0).then(gain / ideal).otherwise(0.0).fill_null(0.0)
     )
-
-
-def _gain_map(gains: Mapping[int, float]) -> tuple[list[float], list[float]]:
-    """The grades and gains of a gain map as two Float64 lists, checked."""
-    old, new = [], []
-    for grade, gain in dict(gains).items():
-        if isinstance(grade, bool) or not isinstance(grade, int):
-            raise InputError(f"the grades of gains= are integers, not {grade!r}")
-        if isinstance(gain, bool) or not isinstance(gain, int | float) or not math.isfinite(gain):
-            raise InputError(f"the gain of grade {grade} must be a finite number, not {gain!r}")
-        old.append(float(grade))
-        new.append(float(gain))
-    return old, new
 
 
 def precision(positions: IntoExpr = "positions", *, k: int) -> pl.Expr:

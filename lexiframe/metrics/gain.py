@@ -4,39 +4,55 @@ They read the ``positions`` list column (ascending ranks p_1 < … < p_r of the 
 relevant documents) and the query's relevant documents: ``n_rel`` (m) for binary gains, or
 ``grades`` (the grades of the retrieved relevant documents in rank order) and
 ``ideal_grades`` (every relevant grade of the query, descending) for graded ones, whose
-gains are the grades as in trec_eval (docs/definitions.md §2). Documents below the frame's
-threshold gain 0. Each function is a native Polars expression over lists (cumulative sums,
-gathers by rank), or (ndcg_rel) NumPy over the lists' buffers, one call per batch: no
-Python runs per row. Every one returns Float64.
+gains are the grades as in trec_eval (docs/definitions.md §2), or with ``gains`` a map of
+grades to gains, as trec_eval's ``-m G.1=2,2=4``, ``ndcg_rel.…`` and ``Rndcg.…`` (its
+setup_gains: a grade the map leaves out keeps its grade as gain; the ideal ranking holds
+the positive gains, best first). Documents below the frame's threshold gain 0. Each
+function is a native Polars expression over lists (cumulative sums, gathers by rank), or
+(ndcg_rel) NumPy over the lists' buffers, one call per batch: no Python runs per row.
+Every one returns Float64.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 import numpy as np
 import polars as pl
 
 from lexiframe._kernels import ListBuffers, list_buffers
-from lexiframe._utils import IntoExpr, into_expr
+from lexiframe._utils import IntoExpr
 from lexiframe.errors import InputError
 from lexiframe.metrics import _rows, parts
 from lexiframe.metrics.parts import IntoCount
 
 
-def _gains(
-    positions: IntoExpr, n_rel: IntoCount, grades: IntoExpr | None, ideal_grades: IntoExpr | None
-) -> tuple[pl.Expr, pl.Expr]:
-    """The gains of the retrieved relevant documents and the ideal gains, as Float64 lists:
-    the grades, or 1 for every relevant document without them."""
+def _check_grades(
+    grades: IntoExpr | None, ideal_grades: IntoExpr | None, gains: Mapping[int, float] | None
+) -> None:
+    """Refuse one grade column without the other, and a gain map without them."""
     if (grades is None) != (ideal_grades is None):
         raise InputError("graded gains need both grades= and ideal_grades=")
+    if gains is not None and grades is None:
+        raise InputError("gains= maps the grades to gains: pass grades= and ideal_grades=")
+
+
+def _gains(
+    positions: IntoExpr,
+    n_rel: IntoCount,
+    grades: IntoExpr | None,
+    ideal_grades: IntoExpr | None,
+    gains: Mapping[int, float] | None,
+) -> tuple[pl.Expr, pl.Expr]:
+    """The gains of the retrieved relevant documents and the ideal gains, as Float64 lists:
+    the grades or their gains under ``gains`` (:func:`parts.mapped_gains`), or 1 for every
+    relevant document without grades."""
+    _check_grades(grades, ideal_grades, gains)
     if grades is None or ideal_grades is None:
         ones = parts.ranks(positions).list.eval(pl.element() * 0 + 1).cast(pl.List(pl.Float64))
         ideal = pl.int_ranges(0, parts.count(n_rel)).list.eval(pl.element() * 0 + 1)
         return ones, ideal.cast(pl.List(pl.Float64))
-    return (
-        into_expr(grades).cast(pl.List(pl.Float64)),
-        into_expr(ideal_grades).cast(pl.List(pl.Float64)),
-    )
+    return parts.mapped_gains(grades, ideal_grades, gains)
 
 
 def _discounts(ranks: pl.Expr) -> pl.Expr:
@@ -76,6 +92,7 @@ def g(
     n_rel: IntoCount = "n_rel",
     grades: IntoExpr | None = None,
     ideal_grades: IntoExpr | None = None,
+    gains: Mapping[int, float] | None = None,
 ) -> pl.Expr:
     """Normalised gain G (trec_eval ``G``): each retrieved document of gain g_i is discounted
     by how far the ranking lags the ideal one where it stands,
@@ -85,7 +102,9 @@ def g(
     with S_i = g_1 + … + g_i the gain gathered down to it and C(p) the ideal ranking's
     gain down to rank p, each rank counting at least 1 (the ideal gains g*_j while they
     last, then 1 per rank). Binary gains without ``grades``; then G is :func:`binary_g`.
-    0 when the query has no relevant document.
+    ``gains`` maps grades to gains (trec_eval's ``-m G.1=2,2=4``): negative gains count in
+    g_i and S_i, and the ideal ranking holds the positive gains, best first. 0 when the
+    query has no positive ideal gain.
 
     Example:
         >>> import polars as pl
@@ -97,16 +116,22 @@ def g(
         >>> # rank 1: 1/log2(2 + 2 − 1); rank 4: 2/log2(2 + (3 + 1 + 1) − 3), over 2 + 1
         >>> round(df.select(gain.g(grades="grades", ideal_grades="ideal")).item(), 6)
         0.543643
+        >>> # grades 1 and 2 gain 3 and 7: 3/log2(2 + 7 − 3) + 7/log2(2 + 12 − 10), over 10
+        >>> round(df.select(gain.g(grades="grades", ideal_grades="ideal",
+        ...                        gains={1: 3, 2: 7})).item(), 6)
+        0.466056
     """
-    gains, ideal = _gains(positions, n_rel, grades, ideal_grades)
+    doc_gains, ideal = _gains(positions, n_rel, grades, ideal_grades, gains)
     ranks = parts.ranks(positions)
-    gathered = gains.list.eval(pl.element().cum_sum())
+    gathered = doc_gains.list.eval(pl.element().cum_sum())
     # The ideal gain down to rank j, each rank counting at least 1.
     ideal_costs = ideal.list.eval(pl.element().clip(lower_bound=1.0).cum_sum())
     within, beyond = _capped(ranks, ideal.list.len().cast(pl.Int64))
-    costs = ideal_costs.list.gather(within - 1) + beyond.cast(pl.List(pl.Float64))
+    # (No ideal gain, under a gain map: null, and G is 0.)
+    ideal_cost = ideal_costs.list.gather(within - 1, null_on_oob=True)
+    costs = ideal_cost + beyond.cast(pl.List(pl.Float64))
     lag = (costs - gathered + 2.0).list.eval(pl.element().log(2))
-    total = (gains / lag).list.sum()
+    total = (doc_gains / lag).list.sum()
     best = ideal.list.sum()
     return parts.positive_zero(pl.when(best > 0.0).then(total / best).otherwise(0.0).fill_null(0.0))
 
@@ -117,6 +142,7 @@ def ndcg_rel(
     n_rel: IntoCount = "n_rel",
     grades: IntoExpr | None = None,
     ideal_grades: IntoExpr | None = None,
+    gains: Mapping[int, float] | None = None,
 ) -> pl.Expr:
     """nDCG averaged over the relevant documents (trec_eval ``ndcg_rel``): the mean over
     the m relevant documents of the nDCG at the rank of each retrieved one, the ideal cut
@@ -124,8 +150,11 @@ def ndcg_rel(
 
     (1/m) [Σ_{i≤r} DCG(p_i)/IDCG(min(p_i, m)) + (m − r) · DCG/IDCG].
 
-    Gains are the grades with ``grades`` and ``ideal_grades``, else 1. 0 when r = 0 or
-    m = 0.
+    Gains are the grades with ``grades`` and ``ideal_grades``, else 1. ``gains`` maps
+    grades to gains (trec_eval's ``-m ndcg_rel.1=1,2=5``): as in trec_eval, the relevant
+    documents are then those of positive gain (m of the query, r retrieved), and every
+    retrieved document adds its gain to the DCG, negative ones too. 0 when the sum is not
+    positive or m = 0.
 
     Example:
         >>> import polars as pl
@@ -135,21 +164,30 @@ def ndcg_rel(
         >>> # at rank 2: (1/log2 3)/(1 + 1/log2 3); the unretrieved one: the same
         >>> round(df.select(gain.ndcg_rel()).item(), 6)
         0.386853
+        >>> graded = df.with_columns(grades=pl.lit([1]), ideal=pl.lit([2, 1]))
+        >>> # grade 2 gains 0: one relevant document, at rank 2, (1/log2 3)/1
+        >>> round(graded.select(gain.ndcg_rel(grades="grades", ideal_grades="ideal",
+        ...                                   gains={2: 0})).item(), 6)
+        0.63093
     """
-    if (grades is None) != (ideal_grades is None):
-        raise InputError("graded gains need both grades= and ideal_grades=")
+    _check_grades(grades, ideal_grades, gains)
     columns: dict[str, IntoExpr] = {"_relevant": positions}
     if grades is None or ideal_grades is None:
         columns["_m"] = parts.count(n_rel)
-    else:
+    elif gains is None:
         columns.update(_grades=grades, _ideal=ideal_grades)
+    else:
+        mapped, ideal = parts.mapped_gains(grades, ideal_grades, gains)
+        columns.update(_grades=mapped, _ideal=ideal)
     value = _rows.per_ranking(_ndcg_rels, **columns)
     return parts.positive_zero(value.fill_null(0.0))
 
 
 def _ndcg_rels(fields: pl.DataFrame) -> np.ndarray:
     """nDCGRel of each ranking of a batch, in NumPy over the lists' buffers: the DCG and
-    the ideal DCG as running sums down each ranking, as the list expressions add them."""
+    the ideal DCG as running sums down each ranking, as the list expressions add them. The
+    relevant documents are those of positive gain, as trec_eval counts them (its
+    ``results_gain > 0``, and its num_rel the ideal gains above 0)."""
     relevant = list_buffers(fields["_relevant"])
     ranks = relevant.values[relevant.offsets[0] : relevant.offsets[-1]].astype(np.int64)
     if "_m" in fields.columns:  # binary gains: 1 per relevant document
@@ -158,25 +196,32 @@ def _ndcg_rels(fields: pl.DataFrame) -> np.ndarray:
         gains = np.ones(len(ranks))
     else:
         ideal = list_buffers(fields["_ideal"])
-        m = ideal.lengths
         grades = list_buffers(fields["_grades"])
         gains = grades.values[grades.offsets[0] : grades.offsets[-1]].astype(np.float64)
-    r = relevant.lengths
-    dcg = _rows.cumulative_sums(gains * _rows.log2_discounts(ranks), relevant.offsets)
+        # m: the query's documents of positive gain (trec_eval's num_rel here), first in
+        # the ideal gains, which are best first.
+        positive = ideal.values[ideal.offsets[0] : ideal.offsets[-1]] > 0
+        m = np.bincount(_rows.row_of_each(ideal.offsets)[positive], minlength=len(ideal))
     ideal_gains = ideal.values[ideal.offsets[0] : ideal.offsets[-1]].astype(np.float64)
+    counted = gains > 0.0
+    rows = _rows.row_of_each(relevant.offsets)
+    r = np.bincount(rows[counted], minlength=len(m))
+    dcg = _rows.cumulative_sums(gains * _rows.log2_discounts(ranks), relevant.offsets)
     ideal_ranks = _rows.index_in_row(ideal.offsets) + 1
     ideal_dcg = _rows.cumulative_sums(
         ideal_gains * _rows.log2_discounts(ideal_ranks), ideal.offsets
     )
-    rows = _rows.row_of_each(relevant.offsets)
     ideal_starts = ideal.offsets[:-1] - ideal.offsets[0]
     within = np.minimum(ranks, m[rows])
+    # The ideal DCG down to min(p, m) at each retrieved document: a document without a
+    # positive gain in a query without one (m = 0) is not counted, so its place is any.
+    at = np.clip(ideal_starts[rows] + within - 1, 0, max(len(ideal_dcg) - 1, 0))
+    ideal_at = ideal_dcg[at] if len(ideal_dcg) else np.zeros(len(ranks))
     with np.errstate(divide="ignore", invalid="ignore"):
-        at_relevant = _rows.running_sums(
-            dcg / ideal_dcg[ideal_starts[rows] + within - 1], relevant.offsets
-        )
+        at_relevant = _rows.running_sums(np.where(counted, dcg / ideal_at, 0.0), relevant.offsets)
         ends = relevant.offsets[1:] - relevant.offsets[0]
-        last = np.where(r > 0, dcg[np.maximum(ends - 1, 0)] if len(dcg) else 0.0, 0.0)
+        found = relevant.lengths > 0
+        last = np.where(found, dcg[np.maximum(ends - 1, 0)] if len(dcg) else 0.0, 0.0)
         ideal_ends = ideal.offsets[1:] - ideal.offsets[0]
         ideal_last = ideal_dcg[np.maximum(ideal_ends - 1, 0)] if len(ideal_dcg) else 0.0
         total = at_relevant + (m - r).astype(np.float64) * (last / ideal_last)
@@ -190,13 +235,18 @@ def r_ndcg(
     n_ret: IntoCount = "n_ret",
     grades: IntoExpr | None = None,
     ideal_grades: IntoExpr | None = None,
+    gains: Mapping[int, float] | None = None,
 ) -> pl.Expr:
     """nDCG averaged at the R levels (trec_eval ``Rndcg``): the mean of nDCG@j over the
     ranks j where the ideal ranking's gain drops (after the documents of each grade,
     highest first; with binary gains, j = m), and of the nDCG of the whole ranking when it
     runs on for more than one document past m (ñ > m + 1, trec_eval's condition).
 
-    Gains are the grades with ``grades`` and ``ideal_grades``, else 1. 0 when m = 0.
+    Gains are the grades with ``grades`` and ``ideal_grades``, else 1. ``gains`` maps
+    grades to gains (trec_eval's ``-m Rndcg.1=4,2=1``): the ideal ranking holds the
+    positive gains, best first (m of them; grades of one gain make one level), and every
+    retrieved document adds its gain to the DCG, negative ones too. 0 when m = 0 (where
+    the query has a relevant document but no positive gain, trec_eval divides 0 by 0).
 
     Example:
         >>> import polars as pl
@@ -207,11 +257,17 @@ def r_ndcg(
         >>> # nDCG@1 = 0 and, as 5 > 1 + 1, nDCG = 1/log2(3)
         >>> round(df.select(gain.r_ndcg()).item(), 6)
         0.315465
+        >>> graded = df.with_columns(grades=pl.lit([2]), ideal=pl.lit([2, 1]))
+        >>> # grades 1 and 2 both gain 3: one level, nDCG@2 = (3/log2 3)/(3 + 3/log2 3), and
+        >>> # as 5 > 2 + 1 the whole ranking's nDCG, the same
+        >>> round(graded.select(gain.r_ndcg(grades="grades", ideal_grades="ideal",
+        ...                                 gains={1: 3, 2: 3})).item(), 6)
+        0.386853
     """
-    gains, ideal = _gains(positions, n_rel, grades, ideal_grades)
+    doc_gains, ideal = _gains(positions, n_rel, grades, ideal_grades, gains)
     ranks = parts.ranks(positions)
     m = ideal.list.len().cast(pl.Int64)
-    terms = gains * _discounts(ranks)
+    terms = doc_gains * _discounts(ranks)
     # Per ideal rank j: 1/IDCG@j where the ideal gain drops after j, else 0; then the sum
     # over j ≥ p, so that Σ_j DCG@j/IDCG@j = Σ_i term_i · weight(p_i).
     j = pl.int_range(1, pl.len() + 1).cast(pl.Float64)

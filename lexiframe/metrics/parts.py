@@ -6,7 +6,9 @@ and returns a native Polars expression.
 
 from __future__ import annotations
 
+import math
 import warnings
+from collections.abc import Mapping
 
 import polars as pl
 
@@ -130,3 +132,49 @@ def check_persistence(p: float) -> None:
     """Refuse an RBP persistence outside (0, 1)."""
     if not 0.0 < p < 1.0:
         raise InputError(f"the persistence p of RBP must lie strictly between 0 and 1, not {p!r}")
+
+
+def gain_map(gains: Mapping[int, float]) -> tuple[list[float], list[float]]:
+    """The grades and gains of a gain map (``{grade: gain}``) as two lists of floats, checked:
+    the arguments of ``replace`` from grades to gains.
+
+    Example:
+        >>> gain_map({1: 1, 2: 3.5})
+        ([1.0, 2.0], [1.0, 3.5])
+    """
+    old, new = [], []
+    for grade, gain in dict(gains).items():
+        if isinstance(grade, bool) or not isinstance(grade, int):
+            raise InputError(f"the grades of gains= are integers, not {grade!r}")
+        if isinstance(gain, bool) or not isinstance(gain, int | float) or not math.isfinite(gain):
+            raise InputError(f"the gain of grade {grade} must be a finite number, not {gain!r}")
+        old.append(float(grade))
+        new.append(float(gain))
+    return old, new
+
+
+def mapped_gains(
+    grades: IntoExpr, ideal_grades: IntoExpr, gains: Mapping[int, float] | None = None
+) -> tuple[pl.Expr, pl.Expr]:
+    """The gains of the retrieved documents and the ideal gains, as Float64 lists, from the
+    grades of the retrieved documents (in rank order) and of the query's documents
+    (descending): the grades themselves, or under a gain map (trec_eval's
+    ``-m ndcg.1=1,2=3``, ``G.1=2,2=4``: its setup_gains) each grade's gain, a grade the map
+    leaves out keeping its grade. The ideal gains are then the positive ones, best first:
+    trec_eval's ideal ranking stops at the first gain that is not positive.
+
+    Example:
+        >>> import polars as pl
+        >>> df = pl.DataFrame({"grades": [[1, 2]], "ideal": [[3, 2, 1]]})
+        >>> got, ideal = mapped_gains("grades", "ideal", {1: -1, 3: 0.5})
+        >>> df.select(got, ideal).row(0)
+        ([-1.0, 2.0], [2.0, 0.5])
+    """
+    doc_gains = into_expr(grades).cast(pl.List(pl.Float64))
+    ideal_gains = into_expr(ideal_grades).cast(pl.List(pl.Float64))
+    if gains is None:
+        return doc_gains, ideal_gains
+    old, new = gain_map(gains)
+    doc_gains = doc_gains.list.eval(pl.element().replace(old, new))
+    positive = pl.element().filter(pl.element() > 0.0).sort(descending=True)
+    return doc_gains, ideal_gains.list.eval(pl.element().replace(old, new)).list.eval(positive)

@@ -90,8 +90,8 @@ class Needs:
     grades: bool = False
     """Reads ``grades`` and ``ideal_grades`` when the frame has them (graded values)."""
     requires_grades: bool = False
-    """Cannot be computed without the grade columns (ERR, ``nDCG(gains=…)``, a level of its
-    own): :meth:`PositionsOptions.for_measures` asks for ``grades=True``."""
+    """Cannot be computed without the grade columns (ERR, G, a gain map ``gains=…``, a
+    level of its own): :meth:`PositionsOptions.for_measures` asks for ``grades=True``."""
     judged: bool = False
     """Reads the judged non-relevant documents: a positions frame built with judged=True."""
     n: bool = False
@@ -266,7 +266,7 @@ class Measure:
     @property
     def requires_grades(self) -> bool:
         """Whether the measure cannot be computed without the grade columns: a relevance
-        level of its own (``rel=``), ERR's grades, nDCG's ``gains=``."""
+        level of its own (``rel=``), ERR's and G's grades, a gain map (``gains=``)."""
         return self.needs.requires_grades
 
 
@@ -286,15 +286,20 @@ def _required(rank: int | None) -> int:
     return rank
 
 
+def _gain_map(measure: Measure) -> dict[int, float] | None:
+    """A measure's ``gains=`` (held as (grade, gain) pairs) as a dict, or ``None``."""
+    gains = measure.param("gains")
+    return None if gains is None else dict(gains)  # type: ignore[call-overload]
+
+
 def _graded_ndcg(measure: Measure, context: Context) -> pl.Expr:
     if context.graded:
-        gains = measure.param("gains")
         return exprs.ndcg(
             context.gain_positions,
             k=measure.rank,
             grades="grades",
             ideal_grades="ideal_grades",
-            gains=None if gains is None else dict(gains),  # type: ignore[call-overload]
+            gains=_gain_map(measure),
         )
     return exprs.ndcg(k=measure.rank)
 
@@ -315,9 +320,9 @@ def _gains(value: object) -> tuple[tuple[int, int | float], ...] | None:
         if grade < 1 and gain != 0:
             raise ValueError(
                 f"gains= gives grade {grade} a gain of {gain!r}, but a positions frame holds "
-                "the documents graded 1 or more only, so a non-relevant document "
-                "cannot add a gain (trec_eval's ndcg.0=… has no equivalent here): give the "
-                "grades below 1 a gain of 0 or leave them out of the map"
+                "the documents graded 1 or more only, so a non-relevant or unjudged document "
+                "cannot add a gain (trec_eval's ndcg.0=…, G.0=… or G.-1=… has no equivalent "
+                "here): give the grades below 1 a gain of 0 or leave them out of the map"
             )
         pairs.append((grade, int(gain) if float(gain).is_integer() else float(gain)))
     return tuple(sorted(pairs)) or None
@@ -405,14 +410,33 @@ def _utility(measure: Measure, context: Context) -> pl.Expr:
 
 
 def _graded(build: Callable[..., pl.Expr]) -> Callable[[Measure, Context], pl.Expr]:
-    """A gain measure of :mod:`lexiframe.metrics.gain`: graded when the frame has grades."""
+    """A gain measure of :mod:`lexiframe.metrics.gain`: graded when the frame has grades,
+    under the measure's ``gains=`` (which needs them)."""
 
     def measure_expr(measure: Measure, context: Context) -> pl.Expr:
         if context.graded:
-            return build(context.gain_positions, grades="grades", ideal_grades="ideal_grades")
+            return build(
+                context.gain_positions,
+                grades="grades",
+                ideal_grades="ideal_grades",
+                gains=_gain_map(measure),
+            )
         return build()
 
     return measure_expr
+
+
+def _check_gain_order(
+    measures: Sequence[Measure], frame: pl.DataFrame, keys: Sequence[str]
+) -> None:
+    """Refuse a gain map that trec_eval's sort takes out of order for a query of the frame
+    (:func:`lexiframe.metrics.trec_eval.check_gain_order`)."""
+    _trec_eval().check_gain_order(measures, frame, keys)
+
+
+def _reads_gains(measure: Measure) -> Needs:
+    """The grades, and without fail under ``gains=`` (binary qrels too)."""
+    return Needs(grades=True, requires_grades=measure.param("gains") is not None)
 
 
 def _r_ndcg(measure: Measure, context: Context) -> pl.Expr:
@@ -470,8 +494,8 @@ FAMILIES: tuple[Family, ...] = (
         params={"gains": None},
         converters={"gains": _gains},
         param_text={"gains": _as_dict},
-        needs=lambda m: Needs(grades=True, requires_grades=m.param("gains") is not None),
-        check_frame=lambda *args: _trec_eval().check_gain_order(*args),
+        needs=_reads_gains,
+        check_frame=_check_gain_order,
         example="nDCG@10",
     ),
     Family(
@@ -864,27 +888,41 @@ FAMILIES: tuple[Family, ...] = (
         "log2(2 + how far the gain gathered down to it lags the ideal ranking's, each ideal "
         "rank counting at least 1), over the query's total gain. Gains are the grades, as in "
         "trec_eval (binary qrels: G is BinG); G is not scale-free (grades 2 and 2 do not give "
-        "the value of grades 1 and 1), so it reads the frame's grades on any qrels.",
+        "the value of grades 1 and 1), so it reads the frame's grades on any qrels. gains= "
+        "maps grades to gains as trec_eval's G.1=2,2=4 (read as G(gains={1: 2, 2: 4})), as "
+        "nDCG's does: unlisted grades keep their grade, negative gains count, the ideal "
+        "ranking takes the positive ones; a map trec_eval's sort would take out of order "
+        "(gains less than 1 apart) is refused.",
         formula=r"\mathrm{G} = \frac{1}{\sum_j g^*_j} \sum_{i \le r} "
         r"\frac{g_i}{\log_2(2 + C(p_i) - \sum_{l \le i} g_l)},\ "
         r"C(p) = \sum_{j \le p} \max(1, g^*_j)",
         source="trec_eval G",
         build=_graded(gain_measures.g),
+        params={"gains": None},
+        converters={"gains": _gains},
+        param_text={"gains": _as_dict},
         needs=Needs(grades=True, requires_grades=True),
+        check_frame=_check_gain_order,
         example="G",
     ),
     Family(
         name="nDCGRel",
         summary="nDCG averaged over the relevant documents: at the rank of each retrieved "
         "one (the ideal cut at m at most), and the whole ranking's nDCG for each one missed. "
-        "Gains are the grades, as in trec_eval's ndcg.",
+        "Gains are the grades, as in trec_eval's ndcg. gains= maps grades to gains as "
+        "trec_eval's ndcg_rel.1=1,2=5 (read as nDCGRel(gains={1: 1, 2: 5})), as nDCG's "
+        "does; the relevant documents are then those of positive gain, as in trec_eval.",
         formula=r"\mathrm{nDCGRel} = \frac{1}{m} \Big[\sum_{i \le r} "
         r"\frac{\mathrm{DCG}(p_i)}{\mathrm{IDCG}(\min(p_i, m))} + (m - r)\, "
         r"\frac{\mathrm{DCG}}{\mathrm{IDCG}}\Big]",
         source="trec_eval ndcg_rel",
         build=_graded(gain_measures.ndcg_rel),
         aliases=("ndcg_rel",),
-        needs=Needs(grades=True),
+        params={"gains": None},
+        converters={"gains": _gains},
+        param_text={"gains": _as_dict},
+        needs=_reads_gains,
+        check_frame=_check_gain_order,
         example="nDCGRel",
     ),
     Family(
@@ -892,14 +930,19 @@ FAMILIES: tuple[Family, ...] = (
         summary="nDCG averaged at the R levels: at each rank where the ideal ranking's gain "
         "drops (after each grade's documents, highest grade first), and for the whole ranking "
         "when it runs on more than one document past m. Gains are the grades, as in "
-        "trec_eval's ndcg.",
+        "trec_eval's ndcg. gains= maps grades to gains as trec_eval's Rndcg.2=7 (read as "
+        "RnDCG(gains={2: 7})), as nDCG's does; grades of one gain make one level.",
         formula=r"\mathrm{RnDCG} = \frac{1}{\lvert J \rvert + [\tilde n > m + 1]} "
         r"\Big[\sum_{j \in J} "
         r"\mathrm{nDCG@}j + [\tilde n > m + 1]\, \mathrm{nDCG}\Big]",
         source="trec_eval Rndcg",
         build=_r_ndcg,
         aliases=("Rndcg",),
-        needs=Needs(grades=True),
+        params={"gains": None},
+        converters={"gains": _gains},
+        param_text={"gains": _as_dict},
+        needs=_reads_gains,
+        check_frame=_check_gain_order,
         example="RnDCG",
     ),
     Family(
@@ -1107,7 +1150,8 @@ def parse_measure(name: str | Measure) -> Measure:
     ``map``, ``Rprec``, ``P_10``, ``recall_1000``, ``ndcg_cut_10``) are understood too, and
     give trec_eval's numbers: ``rbp``, trec_eval's spelling, is ``RBP(p=0.9)`` (its default
     persistence) and ``rbp_p=0.8`` is ``RBP(p=0.8)``; ``ndcg_1=1,2=3`` (trec_eval's
-    ``-m ndcg.1=1,2=3``) is ``nDCG(gains={1: 1, 2: 3})``.
+    ``-m ndcg.1=1,2=3``) is ``nDCG(gains={1: 1, 2: 3})``, and ``G_1=2,2=4``,
+    ``ndcg_rel_1=1,2=5`` and ``Rndcg_2=7`` are ``G``, ``nDCGRel`` and ``RnDCG`` with gains.
 
     Example:
         >>> from lexiframe.metrics import parse_measure
