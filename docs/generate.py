@@ -651,10 +651,10 @@ order, by their ids as strings), then the `all` lines (`runid`, `num_q`, the mea
 counts `num_ret`, `num_rel`, `num_rel_ret` are sums; `gm_map` a geometric mean). Scripts
 that parse trec_eval's output keep working. Several run files print one block each, in the
 order given, as successive trec_eval calls would; each file is one run, named by the run id
-of its last line. The runs are read, evaluated and printed a batch of about 1.5 million
-lines at a time, the next batch read meanwhile, and the output is written once the last run
-is done: memory holds a batch rather than the runs, and a bad line in the last file prints
-nothing. One command over many runs takes less than half the time of trec_eval run once
+of its last line. The runs are read a batch of files at a time (about 400,000 lines) in
+one thread, ranked in a second and measured and printed in the main one, so that the three
+overlap, and the output is written once the last run is done: memory holds a few batches
+rather than the runs, and a bad line in the last file prints nothing. One command over many runs takes less than half the time of trec_eval run once
 per run ([Benchmarks](benchmarks.md#the-trec_eval-drop-in-beside-nist-trec_eval)).
 
 - `-m NAME` (repeatable), `-m NAME.PARAMS` (`P.5,10`, `ndcg_cut.10`, `rbp.p=0.8`),
@@ -675,6 +675,12 @@ per run ([Benchmarks](benchmarks.md#the-trec_eval-drop-in-beside-nist-trec_eval)
   parameters (`utility_2,-1,0,0`, `rbp_resid_p=0.8`) the last two keep the stand-in's
   value, and so does the drop-in. `Rndcg` is 0 for a query without a relevant document at
   the `-l` level, as in trec_eval, though its gains are the grades.
+- With `-J`, a condensed ranking may be empty (every document it retrieved unjudged, or
+  the stand-in of a skipped query): trec_eval's interpolated precision then starts from
+  0/0, and `iprec_at_recall` at the levels that round to no relevant document (0.00
+  always), `11pt_avg` and their means print `-nan`, as the drop-in prints them. The
+  measures themselves (`IPrec@0.0`, `IPrecAvg`) are 0 on an empty ranking on every other
+  path.
 - `-m NAME.PARAMS` with trec_eval's parameters: `set_F.0.5` is `SetF(beta=0.5)`,
   `rbp.p=0.8` is `RBP(p=0.8)`, and gains per grade for `ndcg`, `G`, `ndcg_rel` and
   `Rndcg` are the measure with `gains=`: `ndcg.1=1,2=5` is `nDCG(gains={1: 1, 2: 5})`,
@@ -692,11 +698,9 @@ per run ([Benchmarks](benchmarks.md#the-trec_eval-drop-in-beside-nist-trec_eval)
 
 Where it differs from trec_eval 10.0: without `-c`, a judged query the run skipped is left
 out of the means (trec_eval's documented behaviour; trec_eval 10.0 stops with "result qid
-not found in qrels"); with `-J`, where a condensed ranking is empty or the query has no
-relevant document, trec_eval divides 0 by 0 in `iprec_at_recall` and `11pt_avg` and
-prints `nan` (and a `nan` mean), where lexiframe prints 0; so does `Rndcg` with gains that
-leave a query with a relevant document no positive gain (`Rndcg.2=0` where every relevant
-document has grade 2: trec_eval prints `-nan`, lexiframe 0); several runs in one call; the
+not found in qrels"); `Rndcg` with gains that leave a query with a relevant document no
+positive gain (`Rndcg.2=0` where every relevant document has grade 2) divides 0 by 0 in
+trec_eval, which prints `-nan`, where lexiframe prints 0; several runs in one call; the
 formats of `-R`/`-T` other than TREC's are not read, `-D` above 0 (trec_eval's debugging
 output of its internals) is refused, a `utility` weight for the non-relevant documents not
 retrieved needs `-N`, and `-Z` (z-scores against a file of means) is not offered.

@@ -9,6 +9,8 @@ decided on the exact value.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import polars as pl
 
@@ -24,6 +26,8 @@ def fixed4(values: pl.Series) -> pl.Series:
         >>> import polars as pl
         >>> fixed4(pl.Series([0.21875, 0.00005, 1 / 3, -0.0, 2.5])).to_list()
         ['0.2188', '0.0001', '0.3333', '-0.0000', '2.5000']
+        >>> fixed4(pl.Series([float("nan"), -float("nan"), -float("inf")])).to_list()
+        ['   nan', '  -nan', '  -inf']
         >>> f"{0.00005:6.4f}"  # 0.00005 is stored a little above the half-way point
         '0.0001'
     """
@@ -46,8 +50,16 @@ def fixed4(values: pl.Series) -> pl.Series:
     out = text.to_series().rename(values.name)
     if not finite.all():  # nan, inf and the very large: Python's digits, which are C's
         odd = np.flatnonzero(~finite)
-        out = out.scatter(odd, [f"{float(x[i]):6.4f}" for i in odd])
+        out = out.scatter(odd, [_c_text(float(x[i])) for i in odd])
     return out
+
+
+def _c_text(value: float) -> str:
+    """``%6.4f`` of a value that is not finite or very large: Python's digits, and C's
+    ``-nan`` for a NaN whose sign bit is set (Python prints every NaN as ``nan``)."""
+    if math.isnan(value) and math.copysign(1.0, value) < 0:
+        return "  -nan"
+    return f"{value:6.4f}"
 
 
 def _rounded_units(x: np.ndarray) -> np.ndarray:

@@ -12,6 +12,7 @@ runs in one call print one block per run, as successive trec_eval calls would.
 from __future__ import annotations
 
 import argparse
+import math
 import queue
 import re
 import shutil
@@ -265,9 +266,18 @@ def _measured(frame: pl.DataFrame, lines: Sequence[Line], plan: _Plan) -> pl.Dat
     parsed = plan.parsed
     table = measures(frame, list(parsed), n=plan.n) if parsed else frame.select(KEYS)
     table = table.rename({"system": "run"}).with_columns(answered)  # measures keep the rows
+    counts = frame.select(pl.col("n_ret").alias(_N_RET), pl.col("n_rel").alias(_N_REL))
+    table = table.with_columns(counts)
     return _trec_eval_quirks(
         table, lines, parsed, complete=plan.complete, judged_only=plan.judged_only
-    ).drop(ANSWERED)
+    ).drop(ANSWERED, _N_RET, _N_REL)
+
+
+_N_RET, _N_REL = "_n_ret", "_n_rel"
+"""The positions frame's counts, beside a per-query table for :func:`_trec_eval_quirks`."""
+
+TREC_EVAL_NAN = -math.nan
+"""The NaN of trec_eval's 0/0, whose sign bit is set: printf prints it ``-nan``."""
 
 
 def _trec_eval_quirks(
@@ -278,22 +288,31 @@ def _trec_eval_quirks(
     complete: bool,
     judged_only: bool,
 ) -> pl.DataFrame:
-    """The values trec_eval prints where they are not the measure's own: with ``-c``, a
-    query the run skipped (:data:`ANSWERED` false), as its catalogue declares it
-    (:attr:`TrecMeasure.skipped`)."""
+    """The values trec_eval prints where they are not the measure's own, as its catalogue
+    declares them: with ``-c``, a query the run skipped (:data:`ANSWERED` false;
+    :attr:`TrecMeasure.skipped`); with ``-J``, interpolated precision on an empty condensed
+    ranking (:attr:`TrecMeasure.lowest_level`), which is trec_eval's 0/0 (the skipped
+    query's stand-in ranking is empty there too)."""
     stand_in = 0.0 if judged_only else 1.0  # the stand-in ranking's length
-    skipped: list[pl.Expr] = []
-    for line in lines if complete else ():
+    quirks: list[pl.Expr] = []
+    for line in lines:
         trec = CATALOGUE.get(line.root)
-        if trec is None or trec.skipped is None or line.kind == "gm":
+        if trec is None or line.kind == "gm":
             continue
         column = pl.col(line.column)
-        if line.printed == trec.name:  # its bare name: 0
-            value = pl.lit(0.0)
-        else:
-            value = trec.skipped(parsed[line.column], column, stand_in)
-        skipped.append(pl.when(ANSWERED).then(column).otherwise(value))
-    return table.with_columns(*skipped) if skipped else table
+        if complete and trec.skipped is not None:
+            if line.printed == trec.name:  # its bare name: 0
+                value = pl.lit(0.0)
+            else:
+                value = trec.skipped(parsed[line.column], column, stand_in)
+            quirks.append(pl.when(ANSWERED).then(column).otherwise(value))
+        if judged_only and trec.lowest_level is not None:
+            lowest = trec.lowest_level(parsed[line.column])
+            # lround(level · m) == 0: the level asks for no relevant document
+            undefined = (pl.col(_N_RET) == 0) & (lowest * pl.col(_N_REL).cast(pl.Float64) < 0.5)
+            nan = pl.lit(TREC_EVAL_NAN, dtype=pl.Float64)
+            quirks.append(pl.when(undefined).then(nan).otherwise(column).alias(line.column))
+    return table.with_columns(*quirks) if quirks else table
 
 
 def format_runs(

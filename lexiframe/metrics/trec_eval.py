@@ -59,6 +59,12 @@ class TrecMeasure:
     Where this measure does not: 0 under its bare name, and with parameters this function
     of the measure, its value on an empty ranking and the stand-in's length."""
 
+    lowest_level: Callable[[Measure], float] | None = None
+    """For interpolated precision: the measure's lowest recall level. trec_eval starts
+    interpolating at the precision of the whole ranking, 0/0 where a condensed ranking
+    (``-J``) is empty, and that NaN stays at each level that rounds to no relevant
+    document (below half of one): from the lowest level up."""
+
     def printed(self, params: str | None = None) -> list[tuple[str, str | None]]:
         """The names trec_eval prints for this measure, each with its parameter text.
 
@@ -113,6 +119,12 @@ def _rbp_resid_skipped(measure: Measure, value: pl.Expr, stand_in: float) -> pl.
     return pl.lit(stand_in) if stand_in else value
 
 
+def _lowest_of_levels(measure: Measure) -> float:
+    levels = measure.param("levels")
+    assert isinstance(levels, tuple), levels  # its converter made it one
+    return float(min(levels))
+
+
 # trec_eval 10.0's measures in the order it computes and prints them (its measures.c);
 # the preference measures of its prefs formats are left out (they read another qrels format).
 MEASURES: tuple[TrecMeasure, ...] = (
@@ -126,7 +138,7 @@ MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("Rprec", "double"),
     TrecMeasure("bpref", "double"),
     TrecMeasure("recip_rank", "double"),
-    TrecMeasure("iprec_at_recall", "cut", _TENTHS),
+    TrecMeasure("iprec_at_recall", "cut", _TENTHS, lowest_level=lambda m: m.level_cutoff),
     TrecMeasure("P", "cut", _CUTS),
     TrecMeasure("relstring", "relstring"),
     TrecMeasure("recall", "cut", _CUTS),
@@ -134,7 +146,7 @@ MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("gm_bpref", "gm", of="bpref"),
     TrecMeasure("Rprec_mult", "cut", _FIFTHS),
     TrecMeasure("utility", "double", skipped=_utility_skipped),
-    TrecMeasure("11pt_avg", "double"),
+    TrecMeasure("11pt_avg", "double", lowest_level=_lowest_of_levels),
     TrecMeasure("binG", "double"),
     TrecMeasure("G", "double"),
     TrecMeasure("dcg", "double"),
