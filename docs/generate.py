@@ -655,7 +655,8 @@ of its last line. The runs are read a batch of files at a time (about 400,000 li
 one thread, ranked in a second and measured and printed in the main one, so that the three
 overlap, and the output is written once the last run is done: memory holds a few batches
 rather than the runs, and a bad line in the last file prints nothing. One command over
-many runs takes less than half the time of trec_eval run once per run ([Benchmarks](benchmarks.md#the-trec_eval-drop-in-beside-nist-trec_eval)).
+many runs takes less than half the time of trec_eval run once per run
+([Benchmarks](benchmarks.md#the-trec_eval-drop-in-beside-nist-trec_eval)).
 
 - `-m NAME` (repeatable), `-m NAME.PARAMS` (`P.5,10`, `ndcg_cut.10`, `rbp.p=0.8`),
   trec_eval's printed names (`P_5`, `ndcg_cut_10`), and the nicknames `official` (the
