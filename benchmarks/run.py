@@ -645,6 +645,8 @@ def run_layouts(scales: list[int], root: Path) -> list[Result]:
 # --- the trec_eval drop-in beside NIST trec_eval ----------------------------------------------
 
 DROP_IN_FLAGS = {"-q -c": ["-q", "-c"], "-c (means)": ["-c"]}
+DROP_IN_CHECKED = [["-q", "-c", "-l", "2"], ["-q", "-c", "-J"], ["-q", "-c", "-M", "100"]]
+"""Flags whose output is compared with trec_eval's too, once each, untimed."""
 
 
 def plain_files(data: Data) -> tuple[Path, list[Path]]:
@@ -808,6 +810,19 @@ def run_drop_in(shapes: list[str], root: Path, repeat: int, trec_eval: Path | No
                     f"{label:>24} {step_label:<28} {median:8.2f} s  {peaks[step]:.2f} GB  {note}",
                     file=sys.stderr,
                 )
+        for flags in DROP_IN_CHECKED if binary is not None else []:
+            ours = out / "lexiframe-checked.txt"
+            theirs = out / "trec_eval-checked.txt"
+            command = _lexiframe("trec_eval", *flags, "-m", "all_trec", str(qrels))
+            _time_process([*command, *map(str, runs)], ours, env)
+            with open(theirs, "wb") as text:
+                for run in runs:
+                    loop = [str(binary), *flags, "-m", "all_trec", str(qrels), str(run)]
+                    subprocess.run(loop, stdout=text, check=True)
+            note = f"output {_same_output(ours, theirs)} (untimed)"
+            step = f"lexiframe trec_eval {' '.join(flags)}"
+            results.append(Result(label, step, None, None, note))
+            print(f"{label:>24} {step:<28} {note}", file=sys.stderr)
     return results
 
 
