@@ -843,7 +843,7 @@ def run_shape(
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shape", choices=list(SHAPES), default="robust04")
-    spark_steps = ["spark-lexiframe", "spark-ranking-evaluator", "polars-streaming"]
+    spark_steps = ["spark-lexiframe", "spark-ranking-evaluator", "polars-streaming", "spark-floor"]
     parser.add_argument("--steps", nargs="+", choices=[*STEPS, *spark_steps])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--data", type=Path, default=Path("benchmark-data"))

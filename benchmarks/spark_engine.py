@@ -20,6 +20,9 @@ binary one.
   ``meanAveragePrecisionAtK``, ``ndcgAtK``, ``precisionAtK`` and ``recallAtK`` per system.
 - ``polars-streaming``: lexiframe in one process (scanned parquet, the streaming engine),
   the same means, for the crossover.
+- ``spark-floor`` (with ``--steps``): what Spark spends on the run before lexiframe does
+  anything: handed to Python with no shuffle, shuffled into buckets alone, and cogrouped
+  with the qrels into Python (the time in the table), each with a function that counts.
 
 Definitions: P@k, R@k and binary nDCG@k agree. Spark's MAP@k divides the sum of precisions
 at the relevant ranks by min(k, number of relevant documents); lexiframe's AP@k (trec_eval's
@@ -167,10 +170,54 @@ def step_polars(root: Path, rows: int) -> dict:
     return {"seconds": seconds, "values": values}
 
 
+def step_floor(root: Path, rows: int) -> dict:
+    """What the run costs Spark before lexiframe does anything: read and handed to Python
+    as Arrow with no shuffle (``mapInArrow`` of a function that counts), shuffled into the
+    buckets alone (a no-op write), and cogrouped with the qrels into a function that
+    counts, as ``lfs.evaluate`` hands them to lexiframe."""
+    import pyarrow as pa
+    from pyspark.sql import functions as F
+
+    from lexiframe.spark import ranking
+
+    spark, _ = _session(rows)
+    run, qrels = _inputs(spark, root)
+    buckets = ranking.bucket_count(run, None)
+    def count(batches):
+        yield pa.RecordBatch.from_pydict({"x": [sum(batch.num_rows for batch in batches)]})
+
+    # Untimed: the first job's start-up, and the Python workers' (one per core).
+    run.agg(F.max("score")).collect()
+    spark.range(0, 1000, numPartitions=8).mapInArrow(count, "x long").collect()
+
+    def count_both(left, right):
+        return pa.table({"x": pa.array([left.num_rows + right.num_rows], pa.int64())})
+
+    by_bucket = ranking.partitioned(run, "query", buckets)
+    qrels_by_bucket = ranking.partitioned(qrels, "query", buckets)
+    cogrouped = by_bucket.groupBy(ranking.BUCKET).cogroup(qrels_by_bucket.groupBy(ranking.BUCKET))
+    parts = {
+        "to Python, no shuffle": lambda: run.mapInArrow(count, "x long").agg(F.sum("x")).collect(),
+        "shuffle alone": lambda: by_bucket.write.mode("overwrite").format("noop").save(),
+        "cogroup to Python": lambda: (
+            cogrouped.applyInArrow(count_both, "x long").agg(F.sum("x")).collect()
+        ),
+    }
+    seconds = {}
+    for name, job in parts.items():
+        start = time.perf_counter()
+        job()
+        seconds[name] = time.perf_counter() - start
+    spark.stop()
+    note = ", ".join(f"{name} {value:.1f} s" for name, value in seconds.items())
+    return {"seconds": seconds["cogroup to Python"], "note": f"{buckets} buckets: {note}"}
+
+
 CHILD_STEPS = {
     "spark-lexiframe": step_lexiframe,
     "spark-ranking-evaluator": step_ranking_evaluator,
     "polars-streaming": step_polars,
+    "spark-floor": step_floor,
 }
 
 
@@ -260,6 +307,7 @@ def run_spark(label: str, root: Path, rows: int, steps: list[str] | None = None)
         result, peaks, note = measure_tree(command)
         results[step] = result
         seconds = "" if result is None else f"{result['seconds']:.1f}"
+        note = note or ("" if result is None else result.get("note", ""))
         lines.append(
             f"| {label} | {step} | {seconds} | {peaks['total']:.2f} | {peaks['jvm']:.2f} | "
             f"{peaks['workers']:.2f} | {note} |"
