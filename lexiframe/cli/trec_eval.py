@@ -500,9 +500,9 @@ def _check_formats(args: argparse.Namespace) -> None:
 
 BATCH_BYTES = 4 << 20
 """Run files read and ranked together, in bytes of gzipped text (a plain file counts a
-fifth of its size: 4 MiB is about 400,000 lines), the next batch read and ranked by a
-thread while the caller measures and prints: small enough that the two overlap on a
-track of a few runs, large enough that a batch's fixed costs stay small."""
+fifth of its size: 4 MiB is about 400,000 lines). One thread reads the next batch while
+another ranks this one and the caller measures and prints: small enough that the three
+overlap on a track of a few runs, large enough that a batch's fixed costs stay small."""
 
 
 CHUNK_RANKINGS = 3_000
