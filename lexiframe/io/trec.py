@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import TypeVar
 
 import polars as pl
 from isal import igzip
@@ -49,6 +50,7 @@ _LINE = "__line"
 _LINE_NO = "__line_no"
 _BAD = "__bad"
 _EXTRA = "__extra"
+Rows = TypeVar("Rows", pl.DataFrame, pl.LazyFrame)
 
 
 def _clean_line(line: str, separator: str, layout: Layout) -> bool:
@@ -305,10 +307,10 @@ def text_parts(
     jobs = list(zip(files, separators, systems, strict=True))
     first = 0  # the index in files of the group's first file (groups follow files' order)
 
-    def tagged(plan: pl.LazyFrame, index: int) -> pl.LazyFrame:
+    def tagged(rows: Rows, index: int) -> Rows:
         if file_column is None:
-            return plan
-        return plan.with_columns(pl.lit(first + index, dtype=pl.UInt32).alias(file_column))
+            return rows
+        return rows.with_columns(pl.lit(first + index, dtype=pl.UInt32).alias(file_column))
 
     gzipped = {path for path in files if is_gzip(path)}
     limit = _BATCH_BYTES if batch_bytes is None else batch_bytes
@@ -329,7 +331,7 @@ def text_parts(
             if in_pieces(group):
                 upcoming = decompressing(groups[index + 1]) if index + 1 < len(groups) else {}
                 for piece in _pieces(group[0], layout, max(limit * _PLAIN_RATIO, _PIECE_MIN)):
-                    yield [group[0][0]], collect(tagged(piece.lazy(), 0))
+                    yield [group[0][0]], tagged(piece, 0)
                 first += 1
                 continue
             texts = {path: future.result() for path, future in upcoming.items()}
@@ -342,7 +344,7 @@ def text_parts(
                 # own, the general way where needed.
                 frame = pl.concat(
                     [
-                        collect(tagged(_read_one(path, layout, sep, system).lazy(), index))
+                        tagged(_read_one(path, layout, sep, system), index)
                         for index, (path, sep, system) in enumerate(group)
                     ]
                 )

@@ -174,8 +174,6 @@ def ndcg_rel(
     columns: dict[str, IntoExpr] = {"_relevant": positions}
     if grades is None or ideal_grades is None:
         columns["_m"] = parts.count(n_rel)
-    elif gains is None:
-        columns.update(_grades=grades, _ideal=ideal_grades)
     else:
         mapped, ideal = parts.mapped_gains(grades, ideal_grades, gains)
         columns.update(_grades=mapped, _ideal=ideal)

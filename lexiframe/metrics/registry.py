@@ -15,7 +15,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
@@ -439,6 +439,17 @@ def _reads_gains(measure: Measure) -> Needs:
     return Needs(grades=True, requires_grades=measure.param("gains") is not None)
 
 
+GAIN_MAP: dict[str, Any] = {
+    "params": {"gains": None},
+    "converters": {"gains": _gains},
+    "param_text": {"gains": _as_dict},
+    "check_frame": _check_gain_order,
+}
+"""The fields of a family that takes a gain map (``gains=``, trec_eval's ``ndcg.1=…``,
+``G.1=…``): the parameter, read and printed as a dict, and trec_eval's order of the gains
+checked on the frame."""
+
+
 def _r_ndcg(measure: Measure, context: Context) -> pl.Expr:
     # trec_eval's Rndcg is 0 for a query without a relevant document at the level (-l),
     # though every positive grade gains.
@@ -491,11 +502,8 @@ FAMILIES: tuple[Family, ...] = (
         build=_graded_ndcg,
         cutoff="optional",
         aliases=("NDCG", "ndcg"),
-        params={"gains": None},
-        converters={"gains": _gains},
-        param_text={"gains": _as_dict},
+        **GAIN_MAP,
         needs=_reads_gains,
-        check_frame=_check_gain_order,
         example="nDCG@10",
     ),
     Family(
@@ -898,11 +906,8 @@ FAMILIES: tuple[Family, ...] = (
         r"C(p) = \sum_{j \le p} \max(1, g^*_j)",
         source="trec_eval G",
         build=_graded(gain_measures.g),
-        params={"gains": None},
-        converters={"gains": _gains},
-        param_text={"gains": _as_dict},
+        **GAIN_MAP,
         needs=Needs(grades=True, requires_grades=True),
-        check_frame=_check_gain_order,
         example="G",
     ),
     Family(
@@ -918,11 +923,8 @@ FAMILIES: tuple[Family, ...] = (
         source="trec_eval ndcg_rel",
         build=_graded(gain_measures.ndcg_rel),
         aliases=("ndcg_rel",),
-        params={"gains": None},
-        converters={"gains": _gains},
-        param_text={"gains": _as_dict},
+        **GAIN_MAP,
         needs=_reads_gains,
-        check_frame=_check_gain_order,
         example="nDCGRel",
     ),
     Family(
@@ -938,11 +940,8 @@ FAMILIES: tuple[Family, ...] = (
         source="trec_eval Rndcg",
         build=_r_ndcg,
         aliases=("Rndcg",),
-        params={"gains": None},
-        converters={"gains": _gains},
-        param_text={"gains": _as_dict},
+        **GAIN_MAP,
         needs=_reads_gains,
-        check_frame=_check_gain_order,
         example="RnDCG",
     ),
     Family(
