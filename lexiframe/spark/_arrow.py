@@ -83,6 +83,16 @@ def collect(sdf: SparkFrame) -> pl.DataFrame:
     return frame
 
 
+def sample_row(sdf: SparkFrame) -> pl.DataFrame:
+    """One made-up row with the columns and types of a Spark DataFrame (zeros, "0"), built
+    without a Spark job: what the driver's dry runs check the types and options on."""
+    empty = empty_polars(sdf).to_arrow()
+    table = pa.table([sample_value(field.type) for field in empty.schema], schema=empty.schema)
+    frame = pl.from_arrow(table)
+    assert isinstance(frame, pl.DataFrame)
+    return frame
+
+
 def sample_value(dtype: pa.DataType) -> pa.Array:
     """A one-element array of ``dtype`` holding a plain non-null value (zero, "0")."""
     sources = (pa.array([0], pa.int64()), pa.array(["0"]), pa.array([[]], pa.list_(pa.int64())))

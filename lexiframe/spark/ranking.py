@@ -34,7 +34,7 @@ import pyarrow as pa
 
 from lexiframe import evaluation, ranking
 from lexiframe._utils import format_row
-from lexiframe.errors import InputError, LexiframeWarning
+from lexiframe.errors import InputError, LexiframeError, LexiframeWarning
 from lexiframe.metrics import Measure, parse_measures
 from lexiframe.options import ColumnNames, PositionsKwargs, PositionsOptions
 from lexiframe.spark import _arrow
@@ -216,16 +216,16 @@ def _prepare(
     _require(qrels, qrels_columns, "qrels")
     count = bucket_count(run, buckets)
     run, qrels = _common_query_type(run.select(*run_columns), qrels.select(*qrels_columns), names)
-    run_row, qrels_row = _both(lambda: _first_row(run), lambda: _first_row(qrels))
-    _dry_run(run_row, qrels_row, options, measures, n)  # the types, before Spark reads them
+    rows = _Rows(run, qrels)
+    _checked_dry_run(rows, options, measures, n)  # the types, before Spark reads them
     _warn_driver_python(run.sparkSession)
     systems, mixed = _both(
-        lambda: _checked_run(run, run_row, qrels_row, options),
-        lambda: _check_qrels(qrels, run_row, qrels_by, options),
+        lambda: _checked_run(run, rows, options),
+        lambda: _check_qrels(qrels, rows.run, qrels_by, options),
     )
     if options.grades is not True:  # decided by lexiframe where some query is graded
         options = replace(options, grades=mixed and _graded(qrels, qrels_by, options))
-    schema = _dry_run(run_row, qrels_row, options, measures, n)
+    schema = _checked_dry_run(rows, options, measures, n)
     job = _Job(options=options, systems=systems, schema=schema, measures=measures, n=n)
     return job, partitioned(run, names.query, count), partitioned(qrels, names.query, count)
 
@@ -252,9 +252,37 @@ def _common_query_type(
     return run, qrels
 
 
-def _first_row(sdf: SparkFrame) -> pl.DataFrame:
-    """The first row of a table (none for an empty one), in Polars."""
-    return _arrow.collect(sdf.limit(1))
+class _Rows:
+    """Rows of the run and the qrels for the driver's dry runs: made up from their schemas
+    (zeros, "0"; no Spark job), and the data's first rows, read once when a message is to
+    show the data's own values (two jobs: about 2 seconds of a fresh session)."""
+
+    def __init__(self, run: SparkFrame, qrels: SparkFrame) -> None:
+        self.run, self.qrels = _arrow.sample_row(run), _arrow.sample_row(qrels)
+        self._sources = (run, qrels)
+        self._first: tuple[pl.DataFrame, pl.DataFrame] | None = None
+
+    def first(self) -> tuple[pl.DataFrame, pl.DataFrame]:
+        """The first row of each (none for an empty table), in Polars."""
+        if self._first is None:
+            run, qrels = self._sources
+            self._first = _both(
+                lambda: _arrow.collect(run.limit(1)), lambda: _arrow.collect(qrels.limit(1))
+            )
+        return self._first
+
+
+def _checked_dry_run(
+    rows: _Rows, options: PositionsOptions, measures: list[Measure], n: int | str | None
+) -> pa.Schema:
+    """:func:`_dry_run` on the made-up rows; when lexiframe refuses them, again on the
+    data's first rows, so that the message shows the data's values (the made-up rows'
+    message stands if those pass)."""
+    try:
+        return _dry_run(rows.run, rows.qrels, options, measures, n)
+    except LexiframeError:
+        _dry_run(*rows.first(), options, measures, n)
+        raise
 
 
 _First = TypeVar("_First")
@@ -321,14 +349,13 @@ def _judgment_of(
     return qrels_row.with_columns(**values)
 
 
-def _checked_run(
-    run: SparkFrame, run_row: pl.DataFrame, qrels_row: pl.DataFrame, options: PositionsOptions
-) -> pl.DataFrame:
+def _checked_run(run: SparkFrame, rows: _Rows, options: PositionsOptions) -> pl.DataFrame:
     """The (by…, system) keys of the run, in lexiframe's names, after one Spark aggregation
     that counts per system the rows with a null id or a null or NaN score.
 
     The first bad ranking (in the keys' order, nulls first, as one process finds it) is
-    collected and checked by :func:`lexiframe.positions`, which raises its own error.
+    collected and checked by :func:`lexiframe.positions`, which raises its own error; a run
+    without a system is empty, and refused with the one-process message.
     """
     from pyspark.sql import functions as F
 
@@ -342,6 +369,8 @@ def _checked_run(
     )
     keys = [*by, system]
     systems = _arrow.collect(run.groupBy(*keys).agg(F.max(bad.cast("int")).alias("_bad")))
+    if systems.height == 0:
+        _dry_run(rows.run.clear(), rows.qrels, options, [], None)  # raises: the run is empty
     null_key = pl.any_horizontal(pl.col(key).is_null() for key in keys)
     if systems.filter(null_key | (pl.col("_bad") == 1)).height:
         rankings = [*by, system, query]
@@ -349,10 +378,10 @@ def _checked_run(
         first = flagged.select(*rankings).orderBy(*[F.col(k).asc_nulls_first() for k in rankings])
         key = first.limit(1).collect()[0]
         condition = reduce(operator.and_, [F.col(k).eqNullSafe(key[k]) for k in rankings])
-        rows = _arrow.collect(run.filter(condition))
+        bad_rows = _arrow.collect(run.filter(condition))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            ranking.positions(rows, _judgment_of(run_row, qrels_row, options), options)
+            ranking.positions(bad_rows, _judgment_of(rows.run, rows.qrels, options), options)
     return systems.select(*by, pl.col(system).cast(pl.String).alias("system"))
 
 
@@ -371,8 +400,12 @@ def _check_qrels(
     keys, grade = names[:-1], names[-1]
     # One shuffle: per judgment (how often it is given, its null grades, its grade), then
     # the whole table (a level per query between them cost a second shuffle: about a
-    # tenth of this check's time on the recommender shape's 1.9 million judgments).
-    per_key = qrels.groupBy(*keys).agg(
+    # tenth of this check's time on the recommender shape's 1.9 million judgments). The
+    # judgments are hashed to their groups before they are counted: counting them first
+    # where they are read (judgments are rarely repeated: nothing to save) took a quarter
+    # longer, in one task per file.
+    hashed = qrels.repartition(bucket_count(qrels, None), *keys)
+    per_key = hashed.groupBy(*keys).agg(
         F.count(F.lit(1)).alias("_n"),
         F.sum(F.col(grade).isNull().cast("long")).alias("_null"),
         F.max(grade).alias("_grade"),
