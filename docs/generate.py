@@ -682,6 +682,11 @@ many runs takes less than half the time of trec_eval run once per run
   always), `11pt_avg` and their means print `-nan`, as the drop-in prints them. The
   measures themselves (`IPrec@0.0`, `IPrecAvg`) are 0 on an empty ranking on every other
   path.
+- `Rndcg` with gains that leave a query with a relevant document no positive gain
+  (`Rndcg.2=0` where every relevant document has grade 2) averages no nDCG: trec_eval
+  divides 0 by 0 and prints `-nan` for the query and the mean, as the drop-in prints them.
+  The measure itself (`RnDCG(gains={2: 0})`) is 0 there on every other path, as nDCG is
+  for a query without a positive ideal gain.
 - `-m NAME.PARAMS` with trec_eval's parameters: `set_F.0.5` is `SetF(beta=0.5)`,
   `rbp.p=0.8` is `RBP(p=0.8)`, and gains per grade for `ndcg`, `G`, `ndcg_rel` and
   `Rndcg` are the measure with `gains=`: `ndcg.1=1,2=5` is `nDCG(gains={1: 1, 2: 5})`,
@@ -699,9 +704,7 @@ many runs takes less than half the time of trec_eval run once per run
 
 Where it differs from trec_eval 10.0: without `-c`, a judged query the run skipped is left
 out of the means (trec_eval's documented behaviour; trec_eval 10.0 stops with "result qid
-not found in qrels"); `Rndcg` with gains that leave a query with a relevant document no
-positive gain (`Rndcg.2=0` where every relevant document has grade 2) divides 0 by 0 in
-trec_eval, which prints `-nan`, where lexiframe prints 0; several runs in one call; the
+not found in qrels"); several runs in one call; the
 formats of `-R`/`-T` other than TREC's are not read, `-D` above 0 (trec_eval's debugging
 output of its internals) is refused, a `utility` weight for the non-relevant documents not
 retrieved needs `-N`, and `-Z` (z-scores against a file of means) is not offered.

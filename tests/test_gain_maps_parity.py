@@ -255,21 +255,28 @@ def test_trec_evals_order_of_fractional_gains_is_what_lexiframe_refuses(capsys):
     assert lf.evaluate(run, data.qrels, ["G(gains={1: 3.5, 2: 2})"]).height > 0
 
 
-def test_where_trec_evals_rndcg_divides_0_by_0_the_drop_in_prints_0(capsys):
+def test_where_trec_evals_rndcg_divides_0_by_0_the_drop_in_prints_its_nan(capsys):
     """``-m Rndcg.2=0``: toy query 408 has relevant documents, all of grade 2, so no
     positive gain; trec_eval's Rndcg divides 0 by 0 there and prints -nan (and a -nan
-    mean). lexiframe prints 0 there, as for a query without a positive ideal gain in nDCG
-    and nDCGRel, and trec_eval's value everywhere else."""
+    mean), as the drop-in does. lexiframe's RnDCG is 0 there, as nDCG and nDCGRel are for
+    a query without a positive ideal gain."""
     qrels, runs = files("toy", "q.c")
     assert main(["trec_eval", "-q", "-c", "-m", "runid", "-m", "Rndcg.2=0", qrels, *runs]) == 0
     got = capsys.readouterr().out.splitlines()
     expected = read_lines(DATA / "toy/expected/trec_eval_cli/q.c.Rndcg.2=0.txt")
-    assert len(got) == len(expected)
-    differ = [(mine, theirs) for mine, theirs in zip(got, expected, strict=True) if mine != theirs]
-    assert all(theirs.endswith("\t  -nan") for _, theirs in differ)
-    per_query_lines = [mine for mine, _ in differ if "\tall\t" not in mine]
-    assert per_query_lines and all("\t408\t0.0000" in mine for mine in per_query_lines)
-    assert len(differ) == 2 * len(runs)  # query 408 and the mean, in each run's block
+    assert got == expected
+    nan_lines = [line for line in expected if line.endswith("\t  -nan")]
+    assert len(nan_lines) == 2 * len(runs)  # query 408 and the mean, in each run's block
+    # With -l 2 and no gain for grade 2 either, no query has a positive gain.
+    flags = ["-q", "-c", "-J", "-l", "2", "-m", "runid", "-m", "Rndcg.1=0,2=0"]
+    assert main(["trec_eval", *flags, qrels, *runs]) == 0
+    got = capsys.readouterr().out.splitlines()
+    assert got == read_lines(DATA / "toy/expected/trec_eval_cli/J.l2.q.c.Rndcg.1=0,2=0.txt")
+    assert sum(line.endswith("\t  -nan") for line in got) > 2 * len(runs)
+    data = collection("toy")
+    per_query = quietly(lf.evaluate, data.run, data.qrels, ["RnDCG(gains={2: 0})"])
+    values = per_query.filter(pl.col("query") == "408")["RnDCG(gains={2: 0})"]
+    assert values.len() == len(runs) and (values == 0.0).all()
 
 
 def test_gains_trec_eval_reads_outside_the_positions_frame_are_refused():

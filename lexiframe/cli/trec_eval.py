@@ -266,15 +266,31 @@ def _measured(frame: pl.DataFrame, lines: Sequence[Line], plan: _Plan) -> pl.Dat
     parsed = plan.parsed
     table = measures(frame, list(parsed), n=plan.n) if parsed else frame.select(KEYS)
     table = table.rename({"system": "run"}).with_columns(answered)  # measures keep the rows
-    counts = frame.select(pl.col("n_ret").alias(_N_RET), pl.col("n_rel").alias(_N_REL))
+    counts = frame.select(
+        pl.col("n_ret").alias(_N_RET), pl.col("n_rel").alias(_N_REL), *_undefined(lines, parsed)
+    )
     table = table.with_columns(counts)
     return _trec_eval_quirks(
         table, lines, parsed, complete=plan.complete, judged_only=plan.judged_only
-    ).drop(ANSWERED, _N_RET, _N_REL)
+    ).drop(ANSWERED, *counts.columns)
 
 
 _N_RET, _N_REL = "_n_ret", "_n_rel"
 """The positions frame's counts, beside a per-query table for :func:`_trec_eval_quirks`."""
+
+
+def _undefined(lines: Sequence[Line], parsed: dict[str, Measure]) -> list[pl.Expr]:
+    """Where trec_eval divides 0 by 0 for a line (:attr:`TrecMeasure.undefined`), read from
+    the positions frame as ``_undefined_<column>``."""
+    flags = []
+    for line in lines:
+        trec = CATALOGUE.get(line.root)
+        if trec is None or trec.undefined is None or line.kind == "gm":
+            continue
+        where = trec.undefined(parsed[line.column])
+        if where is not None:
+            flags.append(where.alias(f"_undefined_{line.column}"))
+    return flags
 
 TREC_EVAL_NAN = -math.nan
 """The NaN of trec_eval's 0/0, whose sign bit is set: printf prints it ``-nan``."""
@@ -292,8 +308,10 @@ def _trec_eval_quirks(
     declares them: with ``-c``, a query the run skipped (:data:`ANSWERED` false;
     :attr:`TrecMeasure.skipped`); with ``-J``, interpolated precision on an empty condensed
     ranking (:attr:`TrecMeasure.lowest_level`), which is trec_eval's 0/0 (the skipped
-    query's stand-in ranking is empty there too)."""
+    query's stand-in ranking is empty there too); and its other 0/0s
+    (:attr:`TrecMeasure.undefined`, flagged by :func:`_undefined`)."""
     stand_in = 0.0 if judged_only else 1.0  # the stand-in ranking's length
+    nan = pl.lit(TREC_EVAL_NAN, dtype=pl.Float64)
     quirks: list[pl.Expr] = []
     for line in lines:
         trec = CATALOGUE.get(line.root)
@@ -310,8 +328,10 @@ def _trec_eval_quirks(
             lowest = trec.lowest_level(parsed[line.column])
             # lround(level · m) == 0: the level asks for no relevant document
             undefined = (pl.col(_N_RET) == 0) & (lowest * pl.col(_N_REL).cast(pl.Float64) < 0.5)
-            nan = pl.lit(TREC_EVAL_NAN, dtype=pl.Float64)
             quirks.append(pl.when(undefined).then(nan).otherwise(column).alias(line.column))
+        if f"_undefined_{line.column}" in table.columns:
+            where = pl.col(f"_undefined_{line.column}")
+            quirks.append(pl.when(where).then(nan).otherwise(column).alias(line.column))
     return table.with_columns(*quirks) if quirks else table
 
 

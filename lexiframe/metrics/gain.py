@@ -244,7 +244,8 @@ def r_ndcg(
     grades to gains (trec_eval's ``-m Rndcg.1=4,2=1``): the ideal ranking holds the
     positive gains, best first (m of them; grades of one gain make one level), and every
     retrieved document adds its gain to the DCG, negative ones too. 0 when m = 0 (where
-    the query has a relevant document but no positive gain, trec_eval divides 0 by 0).
+    the query has a relevant document but no positive gain, trec_eval divides 0 by 0 and
+    its drop-in, ``lexiframe trec_eval``, prints trec_eval's ``-nan``).
 
     Example:
         >>> import polars as pl

@@ -27,6 +27,7 @@ import polars as pl
 
 from lexiframe._utils import format_row
 from lexiframe.errors import InputError, UnknownMeasureError
+from lexiframe.metrics.parts import mapped_gains
 from lexiframe.metrics.registry import UTILITY_WEIGHTS, Measure, parse_measure, unknown_measure
 
 Kind = Literal["runid", "num_q", "long", "double", "gm", "cut", "relstring"]
@@ -64,6 +65,12 @@ class TrecMeasure:
     interpolating at the precision of the whole ranking, 0/0 where a condensed ranking
     (``-J``) is empty, and that NaN stays at each level that rounds to no relevant
     document (below half of one): from the lowest level up."""
+
+    undefined: Callable[[Measure], pl.Expr | None] | None = None
+    """Where trec_eval divides 0 by 0 for this measure (and prints ``-nan``, a NaN mean
+    too): a boolean expression over the positions frame, or None where it never does
+    with these parameters. lexiframe's value there is 0 (as for nDCG without a positive
+    ideal gain); the drop-in prints trec_eval's."""
 
     def printed(self, params: str | None = None) -> list[tuple[str, str | None]]:
         """The names trec_eval prints for this measure, each with its parameter text.
@@ -125,6 +132,17 @@ def _lowest_of_levels(measure: Measure) -> float:
     return float(min(levels))
 
 
+def _no_positive_gain(measure: Measure) -> pl.Expr | None:
+    """Rndcg under a gain map: a query with a relevant document and no positive gain
+    averages no nDCG (its m_Rndcg.c: sum / num_changed_ideal_gain, 0/0)."""
+    gains = measure.param("gains")
+    if gains is None:  # the grades themselves: every relevant one gains
+        return None
+    assert isinstance(gains, tuple), gains  # its converter made it (grade, gain) pairs
+    _, ideal = mapped_gains("grades", "ideal_grades", dict(gains))
+    return (pl.col("n_rel") > 0) & (ideal.list.len() == 0)
+
+
 # trec_eval 10.0's measures in the order it computes and prints them (its measures.c);
 # the preference measures of its prefs formats are left out (they read another qrels format).
 MEASURES: tuple[TrecMeasure, ...] = (
@@ -153,7 +171,7 @@ MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("ideal_dcg", "double"),
     TrecMeasure("ndcg", "double"),
     TrecMeasure("ndcg_rel", "double"),
-    TrecMeasure("Rndcg", "double"),
+    TrecMeasure("Rndcg", "double", undefined=_no_positive_gain),
     TrecMeasure("ndcg_cut", "cut", _CUTS),
     TrecMeasure("map_cut", "cut", _CUTS),
     TrecMeasure("relative_P", "cut", _CUTS),
