@@ -324,9 +324,9 @@ def _dry_run(
 def _judgment_of(
     run_row: pl.DataFrame, qrels_row: pl.DataFrame, options: PositionsOptions
 ) -> pl.DataFrame:
-    """The qrels' first row turned into a relevant judgment of the run's first row (its ids
-    where their types agree), so that the dry run evaluates a query; the row as it is when
-    the ids differ in kind, so that lexiframe's message shows both sides' values."""
+    """The qrels' row turned into a relevant judgment of the run's row (:class:`_Rows`: its
+    ids where their types agree), so that the dry run evaluates a query; the row as it is
+    when the ids differ in kind, so that lexiframe's message shows both sides' values."""
     if qrels_row.height == 0:
         qrels_row = pl.DataFrame(
             {name: pl.Series(name, [None], dtype) for name, dtype in qrels_row.schema.items()}
