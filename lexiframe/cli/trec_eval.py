@@ -21,6 +21,7 @@ import tempfile
 import threading
 import warnings
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -179,7 +180,21 @@ def evaluate_runs(
         for index, run in enumerate(runs)
     ]
     batch = pl.concat(numbered, how="vertical_relaxed")
-    return _measured(_ranked(batch, qrels, plan), lines, plan)
+    with _silent_queries():
+        frame = _ranked(batch, qrels, plan)
+    return _measured(frame, lines, plan)
+
+
+@contextmanager
+def _silent_queries() -> Iterator[None]:
+    """trec_eval ignores the queries it does not evaluate silently, and so does its
+    drop-in: lexiframe's warnings are ignored, by one filter for the whole command, set
+    before its threads start. ``warnings.catch_warnings`` swaps the process's filters, so
+    that threads entering it at once could restore each other's (a dropped-query warning
+    then escaped, about one run in twelve)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LexiframeWarning)
+        yield
 
 
 @dataclass(frozen=True)
@@ -242,10 +257,7 @@ def _ranked(
     names = pl.Series([str(first + index) for index in range(count)], dtype=pl.String)
     # Each run's name gathered by its index: a tenth of the time of casting every index.
     combined = runs.with_columns(names.gather(runs[RUN_INDEX]).alias("system"))
-    with warnings.catch_warnings():
-        # trec_eval ignores queries without judgments silently; so does its drop-in.
-        warnings.simplefilter("ignore", LexiframeWarning)
-        frame = positions(combined.drop(RUN_INDEX), qrels, plan.options)
+    frame = positions(combined.drop(RUN_INDEX), qrels, plan.options)  # in _silent_queries()
     if plan.judged_only:  # a condensed ranking may be empty where the run answered
         answered = combined.select(KEYS).unique().with_columns(pl.lit(True).alias(ANSWERED))
         frame = frame.join(answered, on=KEYS, how="left").with_columns(
@@ -266,31 +278,32 @@ def _measured(frame: pl.DataFrame, lines: Sequence[Line], plan: _Plan) -> pl.Dat
     parsed = plan.parsed
     table = measures(frame, list(parsed), n=plan.n) if parsed else frame.select(KEYS)
     table = table.rename({"system": "run"}).with_columns(answered)  # measures keep the rows
-    counts = frame.select(
-        pl.col("n_ret").alias(_N_RET), pl.col("n_rel").alias(_N_REL), *_undefined(lines, parsed)
-    )
-    table = table.with_columns(counts)
+    flags = frame.select(_undefined(lines, parsed, judged_only=plan.judged_only))
+    table = table.with_columns(flags)
     return _trec_eval_quirks(
         table, lines, parsed, complete=plan.complete, judged_only=plan.judged_only
-    ).drop(ANSWERED, *counts.columns)
+    ).drop(ANSWERED, *flags.columns)
 
 
-_N_RET, _N_REL = "_n_ret", "_n_rel"
-"""The positions frame's counts, beside a per-query table for :func:`_trec_eval_quirks`."""
+def _undefined_column(column: str) -> str:
+    return f"_undefined_{column}"
 
 
-def _undefined(lines: Sequence[Line], parsed: dict[str, Measure]) -> list[pl.Expr]:
+def _undefined(
+    lines: Sequence[Line], parsed: dict[str, Measure], *, judged_only: bool
+) -> list[pl.Expr]:
     """Where trec_eval divides 0 by 0 for a line (:attr:`TrecMeasure.undefined`), read from
-    the positions frame as ``_undefined_<column>``."""
+    the positions frame, one boolean column per line it can happen to."""
     flags = []
     for line in lines:
         trec = CATALOGUE.get(line.root)
         if trec is None or trec.undefined is None or line.kind == "gm":
             continue
-        where = trec.undefined(parsed[line.column])
+        where = trec.undefined(parsed[line.column], judged_only)
         if where is not None:
-            flags.append(where.alias(f"_undefined_{line.column}"))
+            flags.append(where.alias(_undefined_column(line.column)))
     return flags
+
 
 TREC_EVAL_NAN = -math.nan
 """The NaN of trec_eval's 0/0, whose sign bit is set: printf prints it ``-nan``."""
@@ -306,10 +319,8 @@ def _trec_eval_quirks(
 ) -> pl.DataFrame:
     """The values trec_eval prints where they are not the measure's own, as its catalogue
     declares them: with ``-c``, a query the run skipped (:data:`ANSWERED` false;
-    :attr:`TrecMeasure.skipped`); with ``-J``, interpolated precision on an empty condensed
-    ranking (:attr:`TrecMeasure.lowest_level`), which is trec_eval's 0/0 (the skipped
-    query's stand-in ranking is empty there too); and its other 0/0s
-    (:attr:`TrecMeasure.undefined`, flagged by :func:`_undefined`)."""
+    :attr:`TrecMeasure.skipped`), and its 0/0s (:attr:`TrecMeasure.undefined`, flagged by
+    :func:`_undefined`), printed ``-nan``."""
     stand_in = 0.0 if judged_only else 1.0  # the stand-in ranking's length
     nan = pl.lit(TREC_EVAL_NAN, dtype=pl.Float64)
     quirks: list[pl.Expr] = []
@@ -324,15 +335,10 @@ def _trec_eval_quirks(
             else:
                 value = trec.skipped(parsed[line.column], column, stand_in)
             quirks.append(pl.when(ANSWERED).then(column).otherwise(value))
-        if judged_only and trec.lowest_level is not None:
-            lowest = trec.lowest_level(parsed[line.column])
-            # lround(level · m) == 0: the level asks for no relevant document
-            undefined = (pl.col(_N_RET) == 0) & (lowest * pl.col(_N_REL).cast(pl.Float64) < 0.5)
-            quirks.append(pl.when(undefined).then(nan).otherwise(column).alias(line.column))
-        if f"_undefined_{line.column}" in table.columns:
-            where = pl.col(f"_undefined_{line.column}")
+        if _undefined_column(line.column) in table.columns:
+            where = pl.col(_undefined_column(line.column))
             quirks.append(pl.when(where).then(nan).otherwise(column).alias(line.column))
-    return table.with_columns(*quirks) if quirks else table
+    return table.with_columns(quirks)
 
 
 def format_runs(
@@ -712,7 +718,7 @@ def run_trec_eval(args: argparse.Namespace) -> int:
         )
         return "".join(blocks)
 
-    with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
+    with _silent_queries(), tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
         # Runs are read a batch at a time in one thread and ranked in another (the memory
         # of a few batches), and their positions measured and printed a chunk of rankings
         # at a time meanwhile: the measures cost per call as well as per ranking.

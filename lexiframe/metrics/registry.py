@@ -286,7 +286,7 @@ def _required(rank: int | None) -> int:
     return rank
 
 
-def _gain_map(measure: Measure) -> dict[int, float] | None:
+def gain_map_of(measure: Measure) -> dict[int, float] | None:
     """A measure's ``gains=`` (held as (grade, gain) pairs) as a dict, or ``None``."""
     gains = measure.param("gains")
     return None if gains is None else dict(gains)  # type: ignore[call-overload]
@@ -299,7 +299,7 @@ def _graded_ndcg(measure: Measure, context: Context) -> pl.Expr:
             k=measure.rank,
             grades="grades",
             ideal_grades="ideal_grades",
-            gains=_gain_map(measure),
+            gains=gain_map_of(measure),
         )
     return exprs.ndcg(k=measure.rank)
 
@@ -419,7 +419,7 @@ def _graded(build: Callable[..., pl.Expr]) -> Callable[[Measure, Context], pl.Ex
                 context.gain_positions,
                 grades="grades",
                 ideal_grades="ideal_grades",
-                gains=_gain_map(measure),
+                gains=gain_map_of(measure),
             )
         return build()
 

@@ -28,7 +28,13 @@ import polars as pl
 from lexiframe._utils import format_row
 from lexiframe.errors import InputError, UnknownMeasureError
 from lexiframe.metrics.parts import mapped_gains
-from lexiframe.metrics.registry import UTILITY_WEIGHTS, Measure, parse_measure, unknown_measure
+from lexiframe.metrics.registry import (
+    UTILITY_WEIGHTS,
+    Measure,
+    gain_map_of,
+    parse_measure,
+    unknown_measure,
+)
 
 Kind = Literal["runid", "num_q", "long", "double", "gm", "cut", "relstring"]
 """How trec_eval prints and averages a measure: ``long`` values print as integers and sum
@@ -60,17 +66,12 @@ class TrecMeasure:
     Where this measure does not: 0 under its bare name, and with parameters this function
     of the measure, its value on an empty ranking and the stand-in's length."""
 
-    lowest_level: Callable[[Measure], float] | None = None
-    """For interpolated precision: the measure's lowest recall level. trec_eval starts
-    interpolating at the precision of the whole ranking, 0/0 where a condensed ranking
-    (``-J``) is empty, and that NaN stays at each level that rounds to no relevant
-    document (below half of one): from the lowest level up."""
-
-    undefined: Callable[[Measure], pl.Expr | None] | None = None
+    undefined: Callable[[Measure, bool], pl.Expr | None] | None = None
     """Where trec_eval divides 0 by 0 for this measure (and prints ``-nan``, a NaN mean
-    too): a boolean expression over the positions frame, or None where it never does
-    with these parameters. lexiframe's value there is 0 (as for nDCG without a positive
-    ideal gain); the drop-in prints trec_eval's."""
+    too): a function of the measure and of ``-J`` (judged only) giving a boolean
+    expression over the positions frame, or None where it never does. lexiframe's value
+    there is 0 (an empty ranking's interpolated precision, nDCG without a positive ideal
+    gain); the drop-in prints trec_eval's."""
 
     def printed(self, params: str | None = None) -> list[tuple[str, str | None]]:
         """The names trec_eval prints for this measure, each with its parameter text.
@@ -132,14 +133,30 @@ def _lowest_of_levels(measure: Measure) -> float:
     return float(min(levels))
 
 
-def _no_positive_gain(measure: Measure) -> pl.Expr | None:
+def _empty_condensed(
+    lowest_level: Callable[[Measure], float],
+) -> Callable[[Measure, bool], pl.Expr | None]:
+    """Interpolated precision from its lowest recall level up: trec_eval starts at the
+    precision of the whole ranking, 0/0 where a condensed ranking (``-J``) is empty (the
+    stand-in of a skipped query too), and that NaN stays at each level that rounds to no
+    relevant document (lround(level · m) = 0)."""
+
+    def undefined(measure: Measure, judged_only: bool) -> pl.Expr | None:
+        if not judged_only:  # a ranking holds a document, the stand-in one too
+            return None
+        level = lowest_level(measure)
+        return (pl.col("n_ret") == 0) & (level * pl.col("n_rel").cast(pl.Float64) < 0.5)
+
+    return undefined
+
+
+def _no_positive_gain(measure: Measure, judged_only: bool) -> pl.Expr | None:
     """Rndcg under a gain map: a query with a relevant document and no positive gain
     averages no nDCG (its m_Rndcg.c: sum / num_changed_ideal_gain, 0/0)."""
-    gains = measure.param("gains")
+    gains = gain_map_of(measure)
     if gains is None:  # the grades themselves: every relevant one gains
         return None
-    assert isinstance(gains, tuple), gains  # its converter made it (grade, gain) pairs
-    _, ideal = mapped_gains("grades", "ideal_grades", dict(gains))
+    _, ideal = mapped_gains("grades", "ideal_grades", gains)
     return (pl.col("n_rel") > 0) & (ideal.list.len() == 0)
 
 
@@ -156,7 +173,9 @@ MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("Rprec", "double"),
     TrecMeasure("bpref", "double"),
     TrecMeasure("recip_rank", "double"),
-    TrecMeasure("iprec_at_recall", "cut", _TENTHS, lowest_level=lambda m: m.level_cutoff),
+    TrecMeasure(
+        "iprec_at_recall", "cut", _TENTHS, undefined=_empty_condensed(lambda m: m.level_cutoff)
+    ),
     TrecMeasure("P", "cut", _CUTS),
     TrecMeasure("relstring", "relstring"),
     TrecMeasure("recall", "cut", _CUTS),
@@ -164,7 +183,7 @@ MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("gm_bpref", "gm", of="bpref"),
     TrecMeasure("Rprec_mult", "cut", _FIFTHS),
     TrecMeasure("utility", "double", skipped=_utility_skipped),
-    TrecMeasure("11pt_avg", "double", lowest_level=_lowest_of_levels),
+    TrecMeasure("11pt_avg", "double", undefined=_empty_condensed(_lowest_of_levels)),
     TrecMeasure("binG", "double"),
     TrecMeasure("G", "double"),
     TrecMeasure("dcg", "double"),
