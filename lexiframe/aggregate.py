@@ -24,8 +24,7 @@ import polars as pl
 from lexiframe._compat import collect
 from lexiframe._utils import as_list, caller_stacklevel, format_row, quote_names
 from lexiframe.errors import InputError, LexiframeWarning, SchemaError, UnknownMeasureError
-from lexiframe.metrics import parse_measure
-from lexiframe.metrics.registry import needs_n_hint
+from lexiframe.metrics import needs_n_hint, parse_measure
 from lexiframe.preferences import MEASURES, preference_measure
 from lexiframe.validate import require_columns, require_numeric
 

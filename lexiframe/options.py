@@ -18,14 +18,32 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields, replace
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import Any, Protocol, TypedDict
 
 from lexiframe import validate
 from lexiframe.errors import InputError
 from lexiframe.typing import NoRelevant, RankBy
 
-if TYPE_CHECKING:
-    from lexiframe.metrics.registry import Measure
+
+class DeclaredNeeds(Protocol):
+    """What a measure declares it reads (:class:`lexiframe.metrics.Needs`), as far as the
+    options go."""
+
+    @property
+    def judged(self) -> bool: ...
+    @property
+    def requires_grades(self) -> bool: ...
+    @property
+    def columns(self) -> tuple[str, ...]: ...
+
+
+class MeasureNeeds(Protocol):
+    """A measure as the options see it (:class:`lexiframe.metrics.Measure`): what it reads
+    and the options it refuses. The options layer sits below the measures."""
+
+    @property
+    def needs(self) -> DeclaredNeeds: ...
+    def check_options(self, options: PositionsOptions, /) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -197,7 +215,7 @@ class PositionsOptions:
         """
         return min(self.threshold, 1)
 
-    def for_measures(self, measures: Iterable[Measure]) -> PositionsOptions:
+    def for_measures(self, measures: Iterable[MeasureNeeds]) -> PositionsOptions:
         """These options with the columns ``measures`` declare they read (the judged
         non-relevant documents, the grades), asked for unless the caller said otherwise;
         a measure that the threshold rules out is refused (:meth:`Measure.check_options`).
@@ -218,7 +236,13 @@ class PositionsOptions:
         grades = self.grades
         if grades is None and any(measure.needs.requires_grades for measure in measures):
             grades = True
-        return replace(self, judged=judged, grades=grades)
+        read = {column for measure in measures for column in measure.needs.columns}
+        asked = {_COLUMN_OPTIONS[column] for column in read if column in _COLUMN_OPTIONS}
+        if "judged" in asked and judged is None:
+            judged = True
+        if "grades" in asked and grades is None:
+            grades = True
+        return replace(self, judged=judged, grades=grades, docs=self.docs or "docs" in asked)
 
     def as_kwargs(self) -> dict[str, Any]:
         """The options as the keyword arguments :meth:`of` reads (column names flat).
@@ -253,6 +277,18 @@ class PositionsKwargs(TypedDict, total=False):
     rank: str
     relevance: str
 
+
+_COLUMN_OPTIONS = {
+    "docs": "docs",
+    "grades": "grades",
+    "ideal_grades": "grades",
+    "gain_positions": "grades",
+    "nonrel_positions": "judged",
+    "n_nonrel": "judged",
+    "pooled_positions": "judged",
+}
+"""The option that adds each optional column of a positions frame: a measure that declares
+it reads the column (``Needs(columns=("docs",))``) has it asked for."""
 
 _FIELDS = tuple(f.name for f in fields(PositionsOptions) if f.name != "columns")
 _COLUMNS = tuple(f.name for f in fields(ColumnNames))

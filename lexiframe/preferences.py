@@ -107,6 +107,15 @@ def preference_measure(name: str) -> PreferenceMeasure:
     return measure
 
 
+def is_preference(name: str) -> bool:
+    """Whether ``name`` (any case) names a preference measure or one of its aliases.
+
+    >>> is_preference("LEXIRECALL"), is_preference("AP")
+    (True, False)
+    """
+    return isinstance(name, str) and name.lower() in _BY_NAME
+
+
 # --- expression functions ---------------------------------------------------------------
 
 

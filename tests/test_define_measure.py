@@ -198,5 +198,8 @@ def test_a_measure_returning_no_expression_is_refused():
 
 
 def test_built_ins_stay_registered():
-    with pytest.raises(InputError, match="not a measure defined"):
+    with pytest.raises(InputError, match="'AP' is a built-in measure"):
         unregister("AP")
+    with pytest.raises(InputError, match="AP is a built-in measure and cannot be replaced"):
+        lf.define_measure("AP", lambda: pl.lit(1.0), summary="x", replace=True)
+    assert str(parse_measure("map")) == "AP"  # its aliases still read as the built-in

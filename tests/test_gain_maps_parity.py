@@ -32,7 +32,7 @@ import pytest
 import lexiframe as lf
 from lexiframe.cli import main
 from lexiframe.errors import DroppedQueriesWarning
-from lexiframe.metrics.trec_eval import ideal_gain_order
+from lexiframe.metrics.gain_order import ideal_gain_order
 from tests import reference
 from tests.conftest import DATA, Backend
 from tests.test_trec_eval_parity import COLLECTIONS, collection

@@ -239,7 +239,7 @@ def test_trec_evals_order_of_fractional_gains_is_what_lexiframe_refuses():
     compare equal), so its ideal DCG takes grade 2 (gain 2) before grade 1 (gain 2.5). The
     model of that order (``ideal_gain_order``) gives trec_eval's printed values query by
     query; lexiframe refuses such gains rather than print another number."""
-    from lexiframe.metrics.trec_eval import ideal_gain_order
+    from lexiframe.metrics.gain_order import ideal_gain_order
 
     gains = {0: 0.0, 1: 2.5, 2: 2.0}
     assert ideal_gain_order([(1, 2.5), (2, 2.0)], [1, 2]) == [2.0, 2.5]
@@ -280,7 +280,7 @@ def test_trec_evals_sort_decides_where_its_ideal_dcg_starts_and_lexiframe_refuse
     keep their order) and prints 0 for every query; ``ndcg.1=0.5,0=0`` keeps grade 0's 0
     above 0.5 and prints 0 too. The model says so, and lexiframe refuses both (the second,
     pairs out of grade order, as it is spelled)."""
-    from lexiframe.metrics.trec_eval import ideal_gain_order
+    from lexiframe.metrics.gain_order import ideal_gain_order
 
     golden = {}
     for line in ORDER_OF_PAIRS.read_text().splitlines():
@@ -330,7 +330,7 @@ def test_trec_evals_gain_order_is_exact_when_gains_are_a_whole_number_apart(gain
     """trec_eval's sort cuts the difference of two gains to a whole number: where every two
     distinct gains of a query are 1 or more apart, its ideal DCG takes the positive gains
     best first, as lexiframe computes it (the toy's test above shows the other case)."""
-    from lexiframe.metrics.trec_eval import ideal_gain_order
+    from lexiframe.metrics.gain_order import ideal_gain_order
 
     pairs = sorted((grade, float(gain)) for grade, gain in gains.items())
     top = max({0, *levels, *gains})

@@ -32,7 +32,7 @@ import polars as pl
 from lexiframe._utils import shorten
 from lexiframe.cli import decimals
 from lexiframe.errors import InputError, LexiframeWarning, UnknownMeasureError
-from lexiframe.metrics.registry import Measure, parse_measure
+from lexiframe.metrics import Measure, parse_measure
 from lexiframe.metrics.trec_eval import (
     CATALOGUE,
     MEASURES,

@@ -1,19 +1,20 @@
-"""Measures of one ranking: expression functions and the registry of canonical names."""
+"""Measures of one ranking: expression functions and the registry of canonical names.
 
+- :mod:`.spec`: what a measure is (:class:`Family`, :class:`Measure`, :class:`Needs`,
+  :class:`Context`);
+- :mod:`.catalogue`: the built-in families, declarations only;
+- :mod:`.registry`: which names read as which family; :mod:`.parser` reads a name,
+  :mod:`.spellings` trec_eval's spellings, :mod:`.hints` words what does not parse;
+- :mod:`.converters`: how parameters are checked and printed;
+- :mod:`.exprs`, :mod:`.sets`, :mod:`.judged`, :mod:`.gain`: the expressions;
+- :mod:`.custom`: measures users define; :mod:`.trec_eval`: trec_eval's catalogue.
+"""
+
+from lexiframe.metrics.catalogue import FAMILIES
 from lexiframe.metrics.custom import define_measure
-from lexiframe.metrics.registry import (
-    FAMILIES,
-    Context,
-    Family,
-    Measure,
-    Needs,
-    families,
-    known_names,
-    parse_measure,
-    parse_measures,
-    register,
-    unregister,
-)
+from lexiframe.metrics.parser import needs_n_hint, parse_measure, parse_measures
+from lexiframe.metrics.registry import families, known_names, register, unregister
+from lexiframe.metrics.spec import Context, Family, Measure, Needs
 
 __all__ = [
     "FAMILIES",
@@ -24,6 +25,7 @@ __all__ = [
     "define_measure",
     "families",
     "known_names",
+    "needs_n_hint",
     "parse_measure",
     "parse_measures",
     "register",

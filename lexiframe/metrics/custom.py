@@ -18,14 +18,8 @@ from typing import Any
 import polars as pl
 
 from lexiframe.errors import InputError
-from lexiframe.metrics.registry import (
-    Context,
-    CutoffRule,
-    Family,
-    Measure,
-    Needs,
-    register,
-)
+from lexiframe.metrics.registry import register
+from lexiframe.metrics.spec import Context, CutoffRule, Family, Measure, Needs
 
 _TYPES: tuple[type, ...] = (bool, int, float, str)
 """The types a defined measure's parameters may have: they must print in its name."""

@@ -27,6 +27,10 @@ from lexiframe.metrics.parts import IntoCount
 from lexiframe.typing import Exposure
 from lexiframe.validate import require_positive_int
 
+RBP_PERSISTENCE = 0.8
+"""The default persistence p of RBP, its residual and TSE's rbp exposure (the lexirecall
+paper's §2.3.1 example; trec_eval's rbp defaults to 0.9, which its spelling ``rbp`` reads as)."""
+
 
 def _or_column(value: IntoExpr | None, column: str) -> IntoExpr:
     """``value``, or the positions frame's own column when it is not given."""
@@ -225,7 +229,7 @@ def r_precision(positions: IntoExpr = "positions", *, n_rel: IntoCount = "n_rel"
 def rbp(
     positions: IntoExpr = "positions",
     *,
-    p: float = 0.8,
+    p: float = RBP_PERSISTENCE,
     grades: IntoExpr | None = None,
     ideal_grades: IntoExpr | None = None,
 ) -> pl.Expr:
@@ -325,7 +329,7 @@ def _check_max_grade(max_grade: int) -> None:
 
 
 def exposure_function(
-    exposure: Exposure, *, n: IntoCount | None = None, p: float = 0.8
+    exposure: Exposure, *, n: IntoCount | None = None, p: float = RBP_PERSISTENCE
 ) -> Callable[[pl.Expr], pl.Expr]:
     """The exposure e(position) of the recall-level family (lexirecall paper, Definition 2.1).
 
@@ -366,7 +370,7 @@ def tse(
     n_rel: IntoCount = "n_rel",
     exposure: Exposure = "rr",
     n: IntoCount | None = None,
-    p: float = 0.8,
+    p: float = RBP_PERSISTENCE,
 ) -> pl.Expr:
     """Total search efficiency: TSE_e = e(p̂_m), the exposure of the last relevant document.
 

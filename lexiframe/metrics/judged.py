@@ -19,7 +19,7 @@ import polars as pl
 
 from lexiframe._kernels import ListBuffers, list_buffers
 from lexiframe._utils import IntoExpr, into_expr
-from lexiframe.metrics import _rows, parts
+from lexiframe.metrics import _rows, exprs, parts
 from lexiframe.metrics.parts import IntoCount
 
 INFAP_EPSILON = 1e-5
@@ -271,7 +271,7 @@ def rbp_residual(
     positions: IntoExpr = "positions",
     nonrel_positions: IntoExpr = "nonrel_positions",
     *,
-    p: float = 0.8,
+    p: float = exprs.RBP_PERSISTENCE,
     n_ret: IntoCount = "n_ret",
 ) -> pl.Expr:
     """The residual of rank-biased precision (trec_eval ``rbp_resid``; Moffat and Zobel,

@@ -16,25 +16,18 @@ trec_eval's spelling (``map``, ``P_10``, ``recip_rank``, ``num_ret``) or as
 
 from __future__ import annotations
 
-import math
-import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
 import polars as pl
 
-from lexiframe._utils import format_row
-from lexiframe.errors import InputError, UnknownMeasureError
+from lexiframe.errors import UnknownMeasureError
+from lexiframe.metrics.parser import parse_measure
 from lexiframe.metrics.parts import mapped_gains
-from lexiframe.metrics.registry import (
-    UTILITY_WEIGHTS,
-    Measure,
-    gain_map_of,
-    parse_measure,
-    unknown_measure,
-)
+from lexiframe.metrics.spec import Measure, gain_map_of
+from lexiframe.metrics.spellings import number_text
 
 Kind = Literal["runid", "num_q", "long", "double", "gm", "cut", "relstring"]
 """How trec_eval prints and averages a measure: ``long`` values print as integers and sum
@@ -102,17 +95,13 @@ def _parse_cutoffs(measure: TrecMeasure, params: str) -> list[float]:
         kind = "whole numbers" if whole else "numbers"
         raise UnknownMeasureError(
             f"trec_eval measure {measure.name}.{params}: cutoffs are comma-separated {kind}, "
-            f"e.g. {measure.name}.{','.join(_text(v) for v in measure.cutoffs[:2])}"
+            f"e.g. {measure.name}.{','.join(number_text(v) for v in measure.cutoffs[:2])}"
         ) from None
     if min(values) <= 0 or len(set(values)) < len(values):
         raise UnknownMeasureError(
             f"trec_eval measure {measure.name}.{params}: cutoffs must be positive and distinct"
         )
     return values
-
-
-def _text(value: float) -> str:
-    return f"{int(value)}" if float(value).is_integer() else f"{value:g}"
 
 
 def _utility_skipped(measure: Measure, value: pl.Expr, stand_in: float) -> pl.Expr:
@@ -295,297 +284,3 @@ def markdown_names() -> str:
             target = ", ".join(names)
         lines.append(f"| `{measure.name}` | {prints} | {target} |")
     return "\n".join(lines) + "\n"
-
-
-# trec_eval's spellings of cut-off measures: P_10, recall_1000, ndcg_cut_10, map_cut_100,
-# success_5, iprec_at_recall_0.10.
-TREC_EVAL_CUTOFFS = {
-    "p": "P",
-    "recall": "R",
-    "ndcg_cut": "nDCG",
-    "map_cut": "AP",
-    "success": "Success",
-    "iprec_at_recall": "IPrec",
-    "unj": "Unjudged",
-    "relative_p": "RelativeP",
-    "rprec_mult": "RPrecMult",
-}
-TREC_EVAL_CUTOFF = re.compile(
-    rf"({'|'.join(map(re.escape, TREC_EVAL_CUTOFFS))})_(\d*\.?\d+)", re.IGNORECASE
-)
-
-# trec_eval's measures with gains per grade (its rel_level=gain pairs, read by its
-# setup_gains): ndcg.1=1,2=3, printed ndcg_1=1,2=3; G.1=2,2=4; ndcg_rel.1=1,2=5; Rndcg.2=7.
-GAIN_FAMILIES = {"ndcg": "nDCG", "G": "G", "ndcg_rel": "nDCGRel", "Rndcg": "RnDCG"}
-GAIN_SPELLING = re.compile(r"(ndcg_rel|ndcg|Rndcg|G)[._]([^@()]*=[^@()]*)")
-
-
-def from_trec_eval(name: str, text: str) -> str:
-    """A trec_eval spelling (``P_10``, ``rbp_p=0.8``, ``11pt_avg``, ``utility_1,-1,0,0``,
-    ``ndcg_1=1,2=3``, ``G_1=2,2=4``, ``set_F_0.5``) as the registry's name; any other text
-    as it is. A spelling with parameters lexiframe does not compute is refused with the
-    reason.
-
-    Example:
-        >>> from_trec_eval("P_10", "P_10"), from_trec_eval("set_F.0.5", "set_F.0.5")
-        ('P@10', 'SetF(beta=0.5)')
-        >>> from_trec_eval("Rndcg.2=7", "Rndcg.2=7")
-        'RnDCG(gains={2: 7.0})'
-    """
-    trec_eval = TREC_EVAL_CUTOFF.fullmatch(text)
-    if trec_eval:
-        return f"{TREC_EVAL_CUTOFFS[trec_eval.group(1).lower()]}@{trec_eval.group(2)}"
-    # trec_eval's rbp and rbp_resid (its default persistence is 0.9), and rbp_p=0.8 (as it
-    # prints -m rbp.p=0.8).
-    rbp = re.fullmatch(r"rbp(_resid)?(?:[._]p=(\d*\.?\d+))?", text)
-    if rbp:
-        return f"{'RBPResid' if rbp.group(1) else 'RBP'}(p={rbp.group(2) or '0.9'})"
-    # trec_eval's 11pt_avg, and 11pt_avg_0.2,0.5,0.8 (as it prints -m 11pt_avg.0.2,0.5,0.8).
-    eleven = re.fullmatch(r"11pt_avg(?:[._]([^@()]+))?", text)
-    if eleven:
-        levels = _trec_eval_numbers(name, eleven.group(1), "11pt_avg.0.2,0.5,0.8")
-        return "IPrecAvg" if levels is None else f"IPrecAvg(levels={list(levels)!r})"
-    # trec_eval's utility_1,-1,0,0 (as it prints -m utility.1,-1,0,0): four weights.
-    weights = re.fullmatch(r"utility[._]([^@()]+)", text)
-    if weights:
-        values = _trec_eval_numbers(name, weights.group(1), "utility.1,-1,0,0") or ()
-        if len(values) != 4:
-            raise unknown_measure(
-                name, "trec_eval's utility takes four weights, e.g. utility.1,-1,0,0"
-            )
-        named = zip(UTILITY_WEIGHTS, values, strict=True)
-        pairs = ", ".join(f"{key}={value!r}" for key, value in named)
-        return f"Utility({pairs})"
-    # trec_eval's set_F.0.5 (printed set_F_0.5): beta, as trec_eval's F weighs it.
-    beta = re.fullmatch(r"set_F[._]([^@()]+)", text)
-    if beta:
-        values = _trec_eval_numbers(name, beta.group(1), "set_F.0.5") or ()
-        if len(values) != 1 or values[0] < 0:
-            raise unknown_measure(
-                name, "trec_eval's set_F takes one non-negative beta, e.g. set_F.0.5"
-            )
-        return f"SetF(beta={values[0]!r})"
-    _refuse_parameters(name, text)
-    # trec_eval's measures with gains per grade: -m ndcg.1=1,2=3, which it prints as
-    # ndcg_1=1,2=3, and G.1=2,2=4, ndcg_rel.1=1,2=5, Rndcg.2=7.
-    gains = GAIN_SPELLING.fullmatch(text)
-    if gains:
-        root, pairs = gains.group(1), gains.group(2)
-        return f"{GAIN_FAMILIES[root]}(gains={_trec_eval_gains(name, root, pairs)!r})"
-    return text
-
-
-def _trec_eval_numbers(name: str, text: str | None, example: str) -> tuple[float, ...] | None:
-    """trec_eval's comma-separated numeric parameters (``0.2,.5,0.8``), or ``None``."""
-    if text is None:
-        return None
-    try:
-        values = tuple(float(item) for item in text.split(","))
-    except ValueError:
-        raise unknown_measure(
-            name, f"trec_eval's parameters are comma-separated numbers, e.g. {example}"
-        ) from None
-    if not all(math.isfinite(value) for value in values):
-        raise unknown_measure(name, f"trec_eval's parameters are finite numbers, e.g. {example}")
-    return values
-
-
-def _trec_eval_gains(name: str, root: str, text: str) -> dict[int, float]:
-    """trec_eval's gain pairs ``1=1,2=3.5`` of measure ``root`` as a map of grades to gains.
-
-    trec_eval sorts its gains comparing their difference cut to a whole number, so that the
-    order of gains less than 1 apart is the order of the pairs (:func:`_merge_sorted`); a
-    map holds its grades in ascending order, as :func:`check_gain_order` models them, so
-    pairs with a fractional (or huge) gain out of that order are refused.
-
-    Example:
-        >>> _trec_eval_gains("G.1=2,2=4", "G", "1=2,2=4")
-        {1: 2.0, 2: 4.0}
-    """
-    gains: dict[int, float] = {}
-    for pair in text.split(","):
-        grade, _, gain = pair.partition("=")
-        try:
-            level, value = int(grade), float(gain)
-        except ValueError:
-            raise unknown_measure(
-                name, f"trec_eval's {root} gains are grade=gain pairs, e.g. {root}.0=0,1=1,2=3"
-            ) from None
-        if level in gains:
-            raise unknown_measure(name, f"grade {level} is given a gain twice")
-        gains[level] = value
-    # Whole gains less than 2^30 in size compare consistently whatever their order.
-    ties = any(not value.is_integer() or abs(value) >= 2**30 for value in gains.values())
-    if ties and list(gains) != sorted(gains):
-        ordered = ",".join(f"{grade}={_text(gains[grade])}" for grade in sorted(gains))
-        raise unknown_measure(
-            name,
-            "the order of trec_eval's pairs decides how its sort orders gains less than 1 "
-            "apart, or 2^31 or more apart (it compares the difference of two gains cut to a "
-            "C int), and lexiframe reads a gain map by ascending grade: give the pairs in "
-            f"that order ({root}.{ordered})",
-        )
-    return gains
-
-
-# trec_eval's measures whose parameters lexiframe refuses: gains per grade for rbp (which
-# reads its scaling uninitialised) and rbp_resid (which ignores them), anything for binG.
-_REFUSED_PARAMETERS = ("rbp", "rbp_resid", "binG")
-
-
-def _refuse_parameters(name: str, text: str) -> None:
-    """Refuse, with the reason, trec_eval's parameters that lexiframe does not compute:
-    gains per grade for rbp and rbp_resid, any parameter for binG (which trec_eval
-    ignores, as rbp_resid ignores gains)."""
-    roots = [root for root in _REFUSED_PARAMETERS if text[len(root) : len(root) + 1] in "._"]
-    roots = [root for root in roots if text.startswith(root) and len(text) > len(root) + 1]
-    if not roots:
-        return
-    root = max(roots, key=len)
-    params = text[len(root) + 1 :]
-    if root == "binG":
-        raise UnknownMeasureError(
-            f"{name!r}: trec_eval's binG takes no parameters (trec_eval ignores them and "
-            "prints binG); name it binG"
-        )
-    pairs = params.split(",")
-    gains = [pair for pair in pairs if pair.partition("=")[0].lstrip("-").isdigit()]
-    if gains and root == "rbp":
-        raise UnknownMeasureError(
-            f"{name!r}: gains per grade ({','.join(gains)}) are not computed for trec_eval's "
-            "rbp, which scales them by a minimum and maximum it reads uninitialised; "
-            "lexiframe's RBP takes the grades scaled by the top grade"
-        )
-    if gains:
-        rest = ",".join(pair for pair in pairs if pair not in gains)
-        raise UnknownMeasureError(
-            f"{name!r}: trec_eval's rbp_resid reads no gains per grade ({','.join(gains)}: "
-            "it ignores them and prints the value without them); name it "
-            f"{f'rbp_resid.{rest}' if rest else 'rbp_resid'}"
-        )
-
-
-_INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
-
-
-def _compared(gain: float, other: float) -> int:
-    """trec_eval's comparison of two gains (its comp_rel_gain): their difference converted
-    to a C int, which cuts it to a whole number, and which the x86-64 conversion makes
-    INT_MIN where the whole number is out of the int's range (gains 2^31 or more apart).
-
-    Example:
-        >>> _compared(2.5, 2.0), _compared(3.0, 1.5), _compared(3e9, 0.0)
-        (0, 1, -2147483648)
-    """
-    difference = math.trunc(gain - other)
-    return difference if _INT_MIN <= difference <= _INT_MAX else _INT_MIN
-
-
-def _merge_sorted(items: list[tuple[int, float]]) -> list[tuple[int, float]]:
-    """trec_eval's qsort of its gains as the C library sorts them (glibc's top-down merge
-    sort, the left item first on ties), with trec_eval's comparison (:func:`_compared`):
-    gains less than 1 apart compare equal."""
-    if len(items) <= 1:
-        return list(items)
-    half = len(items) // 2
-    left, right = _merge_sorted(items[:half]), _merge_sorted(items[half:])
-    merged: list[tuple[int, float]] = []
-    while left and right:
-        merged.append(left.pop(0) if _compared(left[0][1], right[0][1]) <= 0 else right.pop(0))
-    return merged + left + right
-
-
-def ideal_gain_order(gains: Sequence[tuple[int, float]], levels: Iterable[int]) -> list[float]:
-    """The gains trec_eval's ideal ranking takes (ndcg, G, ndcg_rel, Rndcg with gains), one
-    per grade, highest first, for a query with documents of ``levels`` (grade 0 counted as
-    judged): its gains (``gains`` in the order given, then each other grade up to the
-    query's highest with its grade as gain) sorted as :func:`_merge_sorted` sorts them,
-    walked from the top past the grades the query lacks, and stopped at the first grade
-    present whose gain is not positive; as trec_eval starts from the top gain whatever its
-    grade, a top gain that is not positive leaves the ideal ranking empty.
-
-    Example:
-        >>> ideal_gain_order([(1, 1.0), (2, 3.0)], [0, 1, 2])
-        [3.0, 1.0]
-        >>> ideal_gain_order([(1, 0.5), (2, 1.0)], [0, 1, 2])  # 0.5 and 0 compare equal
-        [1.0]
-        >>> ideal_gain_order([(0, 0.0), (1, 0.5), (5, -0.3)], [1])  # -0.3 on top
-        []
-    """
-    present = {0, *levels}
-    listed = dict(gains)
-    array = list(gains) + [(g, float(g)) for g in range(max(present) + 1) if g not in listed]
-    ordered = _merge_sorted(array)[::-1]
-    if not ordered or ordered[0][1] <= 0:
-        return []
-    taken = []
-    for grade, gain in ordered:
-        if grade not in present:
-            continue
-        if gain <= 0:
-            break
-        taken.append(gain)
-    return taken
-
-
-_SCALE_FREE = ("nDCG", "nDCGRel", "RnDCG")
-"""The families with gains whose value is the same for gains scaled by one factor."""
-
-
-def check_gain_order(measures: Sequence[Measure], frame: pl.DataFrame, keys: Sequence[str]) -> None:
-    """Refuse a gain map (``nDCG(gains=…)``, ``G(gains=…)``, ``nDCGRel(gains=…)``,
-    ``RnDCG(gains=…)``; trec_eval's ``ndcg.1=…``, ``G.1=…``, ``ndcg_rel.1=…``,
-    ``Rndcg.1=…``) whose ideal ranking trec_eval takes in another order than the gains'
-    for some query of ``frame``: where gains less than 1 apart compare equal in its sort
-    (:func:`ideal_gain_order`). The measures of one family; ``keys`` name the query in the
-    message.
-
-    Example:
-        >>> import polars as pl
-        >>> from lexiframe.metrics import parse_measures
-        >>> frame = pl.DataFrame({"query": ["q1"], "ideal_grades": [[2, 1]]})
-        >>> check_gain_order(parse_measures(["G(gains={1: 3, 2: 7})"]), frame, ["query"])
-        >>> check_gain_order(parse_measures(["G(gains={1: 0.5})"]), frame, ["query"])
-        Traceback (most recent call last):
-        ...
-        lexiframe.errors.InputError: G(gains={1: 0.5}): trec_eval compares gains by their ...
-    """
-    mapped = [m for m in measures if m.param("gains") is not None]
-    if not mapped or "ideal_grades" not in frame.columns:
-        return
-    kinds = frame.select(pl.col("ideal_grades").list.unique().list.sort().alias("_levels"))
-    for levels in kinds.unique()["_levels"].to_list():
-        for measure in mapped:
-            gains = list(measure.param("gains"))  # type: ignore[call-overload]
-            given = dict(gains)
-            exact = sorted(
-                (given.get(g, float(g)) for g in set(levels) if given.get(g, float(g)) > 0),
-                reverse=True,
-            )
-            if ideal_gain_order(gains, levels) == exact:
-                continue
-            row = frame.filter(
-                pl.col("ideal_grades").list.unique().list.sort() == pl.lit(levels)
-            ).row(0, named=True)
-            graded = (given.get(g, g) for g in {0, *levels})
-            close = sorted({float(gain) for gain in (*given.values(), *graded)})
-            family = measure.family.name
-            if family in _SCALE_FREE:
-                fix = (
-                    "Scale the gains so that distinct gains differ by 1 or more, and give "
-                    f"every grade its gain ({family} is the same for gains scaled by one "
-                    "factor)"
-                )
-            else:
-                fix = (
-                    "Give gains that are equal or differ by 1 or more, and every grade its "
-                    f"gain ({family} changes with the gains' scale: each ideal rank counts "
-                    "at least 1)"
-                )
-            raise InputError(
-                f"{measure}: trec_eval compares gains by their difference cut to a whole "
-                "number (a C int: gains less than 1 apart compare equal, gains 2^31 or more "
-                f"apart the wrong way), so that its ideal ranking takes gains {close} of "
-                f"{format_row({k: row[k] for k in keys if k != 'system'})} out of order; "
-                f"lexiframe does not reproduce that order. {fix}"
-            )

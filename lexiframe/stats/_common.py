@@ -11,7 +11,7 @@ import polars as pl
 from lexiframe._compat import collect
 from lexiframe._utils import as_list, format_row, quote_names
 from lexiframe.errors import InputError, SchemaError
-from lexiframe.metrics.registry import needs_n_hint
+from lexiframe.metrics import needs_n_hint
 from lexiframe.validate import require_columns, require_positive_int
 
 Seed = int | np.random.Generator

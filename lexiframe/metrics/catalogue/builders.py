@@ -1,0 +1,120 @@
+"""How the built-in families build their expressions from a parsed measure and its
+context, and the checks they declare: the pieces the catalogue's declarations share."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any
+
+import polars as pl
+
+from lexiframe._utils import format_row, quote_names
+from lexiframe.errors import InputError
+from lexiframe.metrics import converters, exprs, sets
+from lexiframe.metrics import gain as gain_measures
+from lexiframe.metrics.gain_order import check_gain_order
+from lexiframe.metrics.spec import LEVEL, Context, Measure, Needs, gain_map_of
+
+AT_LEVEL: dict[str, object] = {LEVEL: None}
+"""The parameter of a measure with a relevance level of its own (``AP(rel=2)``), unset."""
+
+RBP_P = {"p": exprs.RBP_PERSISTENCE}
+"""The persistence parameter of RBP, RBPResid and TSE's rbp exposure, with its default."""
+
+P_CONVERTER = {"p": converters.number(f"p={exprs.RBP_PERSISTENCE}")}
+
+def required(rank: int | None) -> int:
+    """The cut-off of a family whose cut-off is required (the parser saw to it)."""
+    assert rank is not None
+    return rank
+
+
+def graded_ndcg(measure: Measure, context: Context) -> pl.Expr:
+    if context.graded:
+        return exprs.ndcg(
+            context.gain_positions,
+            k=measure.rank,
+            grades="grades",
+            ideal_grades="ideal_grades",
+            gains=gain_map_of(measure),
+        )
+    return exprs.ndcg(k=measure.rank)
+
+
+def check_max_grade(measures: Sequence[Measure], frame: pl.DataFrame, keys: Sequence[str]) -> None:
+    """Refuse a frame with a grade above the ``max_grade`` of an ERR measure (gdeval refuses
+    such qrels: the stopping probability would pass 1)."""
+    if "ideal_grades" not in frame.columns:
+        return
+    limit = min(m.whole("max_grade") for m in measures)
+    top = pl.col("ideal_grades").list.max()
+    bad = frame.filter(top > limit)
+    if not bad.height:
+        return
+    needing = [m for m in measures if m.param("max_grade") == limit]
+    row = bad.head(1).with_columns(_top=top).row(0, named=True)
+    wider = replace(needing[0], params=(("max_grade", row["_top"]),))
+    raise InputError(
+        f"{quote_names([m.name for m in needing])}: the stopping probability "
+        f"(2^g - 1)/2^G needs every grade g at most G = max_grade = {limit}, but "
+        f"{format_row({key: row[key] for key in keys})} has a document of grade "
+        f"{row['_top']}; name the measure with a larger max_grade, e.g. {wider}"
+    )
+
+
+UTILITY_PARAMS = ("rel_ret", "nonrel_ret", "rel_nonret", "nonrel_nonret")
+"""The parameters of Utility, in trec_eval's order of utility's four weights."""
+
+
+def utility(measure: Measure, context: Context) -> pl.Expr:
+    weights = [measure.number(key) for key in UTILITY_PARAMS]
+    return sets.utility(context.positions, n_rel=context.n_rel, weights=weights, n=context.n)
+
+
+def graded(build: Callable[..., pl.Expr]) -> Callable[[Measure, Context], pl.Expr]:
+    """A gain measure of :mod:`lexiframe.metrics.gain`: graded when the frame has grades,
+    under the measure's ``gains=`` (which needs them)."""
+
+    def measure_expr(measure: Measure, context: Context) -> pl.Expr:
+        if context.graded:
+            return build(
+                context.gain_positions,
+                grades="grades",
+                ideal_grades="ideal_grades",
+                gains=gain_map_of(measure),
+            )
+        return build()
+
+    return measure_expr
+
+
+def reads_gains(measure: Measure) -> Needs:
+    """The grades, and without fail under ``gains=`` (binary qrels too)."""
+    return Needs(grades=True, requires_grades=measure.param("gains") is not None)
+
+
+GAIN_MAP: dict[str, Any] = {
+    "params": {"gains": None},
+    "converters": {"gains": converters.gain_map},
+    "param_text": {"gains": converters.as_dict},
+    "check_frame": check_gain_order,
+}
+"""The fields of a family that takes a gain map (``gains=``, trec_eval's ``ndcg.1=…``,
+``G.1=…``): the parameter, read and printed as a dict, and trec_eval's order of the gains
+checked on the frame."""
+
+
+def r_ndcg(measure: Measure, context: Context) -> pl.Expr:
+    # trec_eval's Rndcg is 0 for a query without a relevant document at the level (-l),
+    # though every positive grade gains.
+    value = graded(gain_measures.r_ndcg)(measure, context)
+    return pl.when(context.n_rel > 0).then(value).otherwise(0.0)
+
+
+def graded_rbp(measure: Measure, context: Context) -> pl.Expr:
+    p = measure.number("p")
+    if context.graded:
+        return exprs.rbp(context.gain_positions, p=p, grades="grades", ideal_grades="ideal_grades")
+    return exprs.rbp(p=p)
+

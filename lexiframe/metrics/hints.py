@@ -1,0 +1,56 @@
+"""What to say when a measure name does not parse: the error, a short list of the known
+names, and the name the user most likely meant (``P10`` → ``P@10``, ``ndcg`` → ``nDCG``)."""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+from lexiframe import preferences
+from lexiframe._utils import shorten
+from lexiframe.errors import UnknownMeasureError
+from lexiframe.metrics.registry import families, family_named, known_names
+
+_RANK_GLUED = re.compile(r"(?P<family>[A-Za-z][A-Za-z_]*?)[._-]?(?P<cutoff>\d+(?:\.\d+)?)")
+"""A family and a cut-off written together or with trec_eval's dot: ``P10``, ``P.10``,
+``ndcg-10``, ``IPrec0.5``."""
+
+
+def did_you_mean(name: str) -> str:
+    """``" (did you mean 'P@10'?)"`` for a name close to a known one, else ``""``: a
+    family and a cut-off written without ``@`` first, then a near spelling (any case).
+
+    Example:
+        >>> did_you_mean("P10"), did_you_mean("ndgc"), did_you_mean("zzz")
+        (" (did you mean 'P@10'?)", " (did you mean 'nDCG'?)", '')
+    """
+    glued = _RANK_GLUED.fullmatch(name)
+    if glued:
+        family = family_named(glued.group("family"))
+        if family is not None and family.cutoff != "none":
+            meant = f"{family.name}@{family.cutoff_prefix}{glued.group('cutoff')}"
+            return f" (did you mean {meant!r}?)"
+    spellings = {
+        spelling.lower(): family.name
+        for family in families()
+        for spelling in (family.name, *family.aliases)
+    }
+    spellings.update({m.name.lower(): m.name for m in preferences.MEASURES})
+    close = difflib.get_close_matches(name.lower(), list(spellings), n=1, cutoff=0.6)
+    return f" (did you mean {spellings[close[0]]!r}?)" if close else ""
+
+
+def unknown_measure(name: str, why: str) -> UnknownMeasureError:
+    """The error for a measure name that does not parse: ``name`` (shortened), ``why``, and
+    the families it could have been (trec_eval's spellings raise it too).
+
+    Example:
+        >>> str(unknown_measure("P@x", "the cutoff is a number")).split(". Known")[0]
+        "unknown measure 'P@x': the cutoff is a number"
+    """
+    preference_names = ", ".join(m.name for m in preferences.MEASURES)
+    return UnknownMeasureError(
+        f"unknown measure {shorten(repr(name))}: {why}. Known measures: "
+        f"{', '.join(known_names())}; preferences: {preference_names} (`lexiframe measures` "
+        "lists them with their parameters and an example each)"
+    )

@@ -1,0 +1,264 @@
+"""What a measure is: its family (name, documentation, parameters, what it reads, how its
+expression is built), a parsed measure (:class:`Measure`, whose canonical name users type
+and output columns carry) and the context its expression is built in.
+
+The built-in families are declared in :mod:`lexiframe.metrics.catalogue`, registered by
+:mod:`lexiframe.metrics.registry` and read from names by :mod:`lexiframe.metrics.parser`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Literal
+
+import polars as pl
+
+from lexiframe.errors import InputError, SchemaError, UnknownMeasureError
+
+if TYPE_CHECKING:
+    from lexiframe.options import PositionsOptions
+
+CutoffRule = Literal["none", "optional", "required"]
+
+LEVEL = "rel"
+"""The parameter of a measure's own relevance level: ``P(rel=2)@10`` is trec_eval -l 2's P_10."""
+_AT_LEVEL = {LEVEL: None}
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a measure may use besides the positions: corpus size and graded columns."""
+
+    n: int | str | pl.Expr | None = None
+    graded: bool = False
+    depth: pl.Expr | None = None
+    """The depth at which a skipped ranking is scored (ASL): see ``exprs.skipped_depth``."""
+    positions: pl.Expr = field(default_factory=lambda: pl.col("positions"))
+    """The ranks of the relevant documents; at a relevance level of its own (``rel=``), the
+    ranks of the documents graded at least that level."""
+    n_rel: pl.Expr = field(default_factory=lambda: pl.col("n_rel"))
+    """How many relevant documents the query has (at the measure's level)."""
+    gain_positions: pl.Expr = field(default_factory=lambda: pl.col("positions"))
+    """The ranks of the documents whose grades ``grades`` holds: ``positions``, or above
+    threshold=1 the frame's ``gain_positions`` (every positive grade gains at any level,
+    as with trec_eval's ``-l``)."""
+
+
+def at_level(context: Context, level: object, name: str) -> Context:
+    """The context of a measure with a relevance level of its own (``AP(rel=2)``): its
+    relevant documents are those graded ``level`` or more, as trec_eval's ``-l level``.
+
+    The level reads the positions frame's ``grades`` (retrieved relevant documents) and
+    ``ideal_grades`` (all relevant grades of the query), so it must be at least the frame's
+    ``threshold``. Above threshold=1 the grades are those of every positive-grade document,
+    at the ranks of ``gain_positions``.
+    """
+    if not isinstance(level, int) or isinstance(level, bool) or level < 1:
+        raise UnknownMeasureError(f"{name}: rel= is a relevance grade of at least 1, e.g. rel=2")
+    if not context.graded:
+        raise SchemaError(
+            f"{name} reads the grades of the positions frame, which has no grades and "
+            "ideal_grades columns: build it with positions(qrels, grades=True) (lf.evaluate "
+            "does so by itself)"
+        )
+    kept = pl.col("grades").list.eval(pl.arg_where(pl.element() >= level))
+    count = pl.col("ideal_grades").list.eval((pl.element() >= level).sum()).list.first()
+    return replace(context, positions=context.gain_positions.list.gather(kept), n_rel=count)
+
+
+@dataclass(frozen=True)
+class Needs:
+    """What a measure reads beyond the ``positions`` and ``n_rel`` columns: measuring, the
+    command line, the ``trec_eval`` drop-in, Spark and the docs read these declarations.
+
+    Example:
+        >>> from lexiframe.metrics import parse_measure
+        >>> parse_measure("Bpref").needs.judged, parse_measure("ERR@10").needs.requires_grades
+        (True, True)
+    """
+
+    grades: bool = False
+    """Reads ``grades`` and ``ideal_grades`` when the frame has them (graded values)."""
+    requires_grades: bool = False
+    """Cannot be computed without the grade columns (ERR, G, a gain map ``gains=…``, a
+    level of its own): :meth:`PositionsOptions.for_measures` asks for ``grades=True``."""
+    judged: bool = False
+    """Reads the judged non-relevant documents: a positions frame built with judged=True."""
+    n: bool = False
+    """Needs the corpus size n (null where n is needed and not given)."""
+    columns: tuple[str, ...] = ()
+    """Other columns of the positions frame it reads (e.g. ``n_ret``)."""
+
+
+@dataclass(frozen=True)
+class Family:
+    """A measure family: its name, documentation and how to build its expression."""
+
+    name: str
+    summary: str
+    formula: str
+    """LaTeX math without delimiters, e.g. ``r"\\mathrm{RR} = 1/p_1"``; the docs wrap it."""
+    source: str
+    build: Callable[[Measure, Context], pl.Expr] = field(repr=False)
+    cutoff: CutoffRule = "none"
+    cutoff_prefix: str = ""
+    fractional_cutoff: bool = False
+    """The cutoff is a level in [0, 1] (``IPrec@0.5``), not a rank."""
+    cutoff_max: float | None = 1.0
+    """The largest fractional cutoff; ``None``: any non-negative number (``RPrecMult@2.0``)."""
+    params: Mapping[str, object] = field(default_factory=dict)
+    choices: Mapping[str, tuple[object, ...]] = field(default_factory=dict)
+    aliases: tuple[str, ...] = ()
+    lower_is_better: bool = False
+    """A cost (SL3, RecallError, ASL): orderings put the smallest value first."""
+    example: str = ""
+    needs: Needs | Callable[[Measure], Needs] = field(default_factory=lambda: Needs(), repr=False)
+    """What the measure reads beyond the positions and ``n_rel`` (:class:`Needs`), or a
+    function of the parsed measure when its parameters decide."""
+    converters: Mapping[str, Callable[[object], object]] = field(default_factory=dict, repr=False)
+    """Per parameter: check a parsed value and return its canonical form (a ``ValueError``
+    says why a value is refused)."""
+    param_text: Mapping[str, Callable[[object], str]] = field(default_factory=dict, repr=False)
+    """Per parameter: how its canonical value prints in the measure's name (default: repr)."""
+    check_options: Callable[[Measure, PositionsOptions], None] | None = field(
+        default=None, repr=False
+    )
+    """Refuse positions options under which the measure would lose what it reads (an
+    :class:`~lexiframe.errors.InputError` that says why and what to change)."""
+    check_frame: Callable[[Sequence[Measure], pl.DataFrame, Sequence[str]], None] | None = field(
+        default=None, repr=False
+    )
+    """Refuse a positions frame (one batch of it) on which the family's measures (all those
+    of one call) are undefined; given the frame's key columns for the message."""
+    scale_free: bool = False
+    """The value is the same for gains scaled by one factor (nDCG and its kin; not G, whose
+    ideal ranks count at least 1): what the advice for a refused gain map says."""
+    defined_by_user: bool = False
+    """Registered by :func:`lexiframe.define_measure`: its expression reads the frame's
+    columns by name, so it is given the frame as :func:`lexiframe.metrics.user_frame`
+    presents it (``grades`` in step with ``positions`` at any threshold)."""
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A parsed measure: family, parameters and cutoff. ``str(measure)`` is its canonical name.
+
+    Example:
+        >>> from lexiframe.metrics import parse_measure
+        >>> str(parse_measure("ndcg_cut_10")), str(parse_measure("TSE(exposure='ap')"))
+        ('nDCG@10', "TSE(exposure='ap')")
+    """
+
+    family: Family
+    cutoff: int | float | None = None
+    params: tuple[tuple[str, object], ...] = ()
+
+    def param(self, name: str) -> object:
+        return dict(self.params).get(name, self.family.params[name])
+
+    def number(self, name: str) -> float:
+        """A numeric parameter as a float (``p``, ``beta``, the weights)."""
+        value = self.param(name)
+        assert isinstance(value, int | float), (name, value)  # its converter checked it
+        return float(value)
+
+    def whole(self, name: str) -> int:
+        """A whole-number parameter (``max_grade``)."""
+        value = self.param(name)
+        assert isinstance(value, int), (name, value)
+        return value
+
+    @property
+    def rank(self) -> int | None:
+        """The cut-off as a rank (``P@10``: 10), or ``None`` without one."""
+        assert self.cutoff is None or isinstance(self.cutoff, int), self.cutoff
+        return self.cutoff
+
+    @property
+    def level_cutoff(self) -> float:
+        """A fractional cut-off (``IPrec@0.5``, ``RPrecMult@2.0``), required by its family."""
+        assert self.cutoff is not None, self.name
+        return float(self.cutoff)
+
+    @property
+    def lower_is_better(self) -> bool:
+        return self.family.lower_is_better
+
+    @property
+    def needs(self) -> Needs:
+        """What the measure reads beyond the positions (:class:`Needs`); a relevance level
+        of its own (``rel=``) reads the grades on any qrels."""
+        needs = self.family.needs
+        resolved = needs(self) if callable(needs) else needs
+        if self.level is not None and not resolved.requires_grades:
+            resolved = replace(resolved, grades=True, requires_grades=True)
+        return resolved
+
+    @property
+    def needs_n(self) -> bool:
+        """Whether the measure needs the corpus size n: without it, some values are null."""
+        return self.needs.n
+
+    def check_options(self, options: PositionsOptions) -> None:
+        """Refuse positions options under which this measure loses what it reads: a
+        relevance level below the frame's threshold, and its family's own checks."""
+        if isinstance(self.level, int) and self.level < options.threshold:
+            raise InputError(
+                f"{self} counts documents of grade {self.level} as relevant, but the "
+                f"positions are built at threshold={options.threshold}; lower threshold= to "
+                f"{self.level} (the other measures keep their level with "
+                f"rel={options.threshold})"
+            )
+        if self.family.check_options is not None:
+            self.family.check_options(self, options)
+
+    @property
+    def name(self) -> str:
+        text = self.family.name
+        changed = [(key, value) for key, value in self.params if value != self.family.params[key]]
+        if changed:
+            text += "(" + ", ".join(self._param_text(key, value) for key, value in changed) + ")"
+        if self.cutoff is not None:
+            text += f"@{self.family.cutoff_prefix}{self.cutoff}"
+        return text
+
+    def __str__(self) -> str:
+        return self.name
+
+    def _param_text(self, key: str, value: object) -> str:
+        """``p=0.5``, ``exposure='ap'``; a parameter with a printer of its own (a gain map
+        as a dict) through it."""
+        printer = self.family.param_text.get(key, repr)
+        return f"{key}={printer(value)}"
+
+    def expr(self, context: Context | None = None) -> pl.Expr:
+        """The measure as an expression over a positions frame, named by its canonical name."""
+        context = context or Context()
+        level = self.level
+        if level is not None:
+            context = at_level(context, level, self.name)
+        elif self.requires_grades and not context.graded:
+            raise SchemaError(
+                f"{self.name} reads the grades of the positions frame, which has no grades "
+                "and ideal_grades columns: build it with positions(qrels, grades=True) "
+                "(lf.evaluate does so by itself)"
+            )
+        return self.family.build(self, context).alias(self.name)
+
+    @property
+    def level(self) -> object:
+        """The measure's own relevance level (``rel=``), or ``None`` for the frame's."""
+        return dict(self.params).get(LEVEL)
+
+    @property
+    def requires_grades(self) -> bool:
+        """Whether the measure cannot be computed without the grade columns: a relevance
+        level of its own (``rel=``), ERR's and G's grades, a gain map (``gains=``)."""
+        return self.needs.requires_grades
+
+
+def gain_map_of(measure: Measure) -> dict[int, float] | None:
+    """A measure's ``gains=`` (held as (grade, gain) pairs) as a dict, or ``None``."""
+    gains = measure.param("gains")
+    return None if gains is None else dict(gains)  # type: ignore[call-overload]
