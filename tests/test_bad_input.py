@@ -263,7 +263,9 @@ def test_unknown_measure(backend: Backend):
         lambda: backend.evaluate(make_run(), QRELS, ["AP", "nDGC@10"]), UnknownMeasureError
     )
     assert "'nDGC@10'" in message
-    assert "nDCG" in message and "ASL" in message  # the known names
+    assert "did you mean 'nDCG'?" in message  # the name meant, not every name
+    message = error_of(lambda: backend.evaluate(make_run(), QRELS, ["Zzz"]), UnknownMeasureError)
+    assert "nDCG" in message and "ASL" in message  # no name close: the known names
 
 
 def test_bad_rank_by(backend: Backend):

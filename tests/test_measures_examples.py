@@ -618,7 +618,7 @@ def test_known_names():
         assert family in known_names()
 
 
-@pytest.mark.parametrize("name", ["Foo", "MRR10", "nDCG@@10", "", "P_x", "TSE(exposure='ap'"])
+@pytest.mark.parametrize("name", ["Foo", "", "P_x", "TSE(exposure='ap'"])
 def test_unknown_measure_lists_known_names(name):
     with pytest.raises(UnknownMeasureError) as info:
         parse_measure(name)
@@ -626,6 +626,35 @@ def test_unknown_measure_lists_known_names(name):
     assert repr(name) in message
     for family in known_names():
         assert family in message
+
+
+@pytest.mark.parametrize(
+    ("name", "meant"),
+    [
+        ("MRR10", "RR@10"),
+        ("P10", "P@10"),
+        ("ndcg-10", "nDCG@10"),
+        ("ndcg_cut10", "nDCG@10"),
+        ("P.10", "P@10"),
+        ("asl10", "ASL@g1-10"),
+        ("nDCG@@10", "nDCG"),
+        ("Bperf", "Bpref"),
+    ],
+)
+def test_unknown_measure_names_the_one_meant_in_one_short_line(name, meant):
+    with pytest.raises(UnknownMeasureError) as info:
+        parse_measure(name)
+    message = str(info.value)
+    assert f"did you mean {meant!r}?" in message
+    assert "Known measures" not in message and len(message) < 220
+    assert ("lexiframe trec_eval" in message) == ("." in name)
+
+
+def test_a_known_family_with_a_bad_cutoff_is_not_told_every_name():
+    with pytest.raises(UnknownMeasureError) as info:
+        parse_measure("P@x")
+    assert "the cutoff must look like @10" in str(info.value)
+    assert "Known measures" not in str(info.value)
 
 
 def test_unknown_measure_through_evaluate():

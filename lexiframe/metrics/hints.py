@@ -17,19 +17,25 @@ _RANK_GLUED = re.compile(r"(?P<family>[A-Za-z][A-Za-z_]*?)[._-]?(?P<cutoff>\d+(?
 
 
 def did_you_mean(name: str) -> str:
-    """``" (did you mean 'P@10'?)"`` for a name close to a known one, else ``""``: a
-    family and a cut-off written without ``@`` first, then a near spelling (any case).
+    """``"did you mean 'P@10'?"`` for a name close to a known one, else ``""``: a family and
+    a cut-off written without ``@`` first (trec_eval's ``P.10`` too), then a near spelling
+    (any case).
 
     Example:
         >>> did_you_mean("P10"), did_you_mean("ndgc"), did_you_mean("zzz")
-        (" (did you mean 'P@10'?)", " (did you mean 'nDCG'?)", '')
+        ("did you mean 'P@10'?", "did you mean 'nDCG'?", '')
     """
     glued = _RANK_GLUED.fullmatch(name)
     if glued:
-        family = family_named(glued.group("family"))
+        root = glued.group("family").lower()
+        family = family_named(root) or next(
+            (f for f in families() if f.trec_eval_cutoff.lower() == root.rstrip("_")), None
+        )
         if family is not None and family.cutoff != "none":
             meant = f"{family.name}@{family.cutoff_prefix}{glued.group('cutoff')}"
-            return f" (did you mean {meant!r}?)"
+            dotted = "." in name[: glued.start("cutoff")]
+            drop_in = " (trec_eval's dotted names are read by `lexiframe trec_eval -m`)"
+            return f"did you mean {meant!r}?{drop_in if dotted else ''}"
     spellings = {
         spelling.lower(): family.name
         for family in families()
@@ -37,17 +43,29 @@ def did_you_mean(name: str) -> str:
     }
     spellings.update({m.name.lower(): m.name for m in preferences.MEASURES})
     close = difflib.get_close_matches(name.lower(), list(spellings), n=1, cutoff=0.6)
-    return f" (did you mean {spellings[close[0]]!r}?)" if close else ""
+    return f"did you mean {spellings[close[0]]!r}?" if close else ""
 
 
-def unknown_measure(name: str, why: str) -> UnknownMeasureError:
+def unknown_measure(
+    name: str, why: str, *, suggestion: str = "", family_known: bool = False
+) -> UnknownMeasureError:
     """The error for a measure name that does not parse: ``name`` (shortened), ``why``, and
-    the families it could have been (trec_eval's spellings raise it too).
+    the name it most likely was (``suggestion``, from :func:`did_you_mean`) or else, unless
+    the family is known (``family_known``: its cut-off or parameters are off), the families
+    it could have been (trec_eval's spellings raise it too).
 
     Example:
         >>> str(unknown_measure("P@x", "the cutoff is a number")).split(". Known")[0]
         "unknown measure 'P@x': the cutoff is a number"
+        >>> str(unknown_measure("P10", "no such measure", suggestion="did you mean 'P@10'?"))
+        "unknown measure 'P10': no such measure; did you mean 'P@10'? (`lexiframe measures` ...)"
     """
+    if suggestion or family_known:
+        suggestion = f"; {suggestion}" if suggestion else ""
+        return UnknownMeasureError(
+            f"unknown measure {shorten(repr(name))}: {why}{suggestion} (`lexiframe "
+            "measures` lists every measure)"
+        )
     preference_names = ", ".join(m.name for m in preferences.MEASURES)
     return UnknownMeasureError(
         f"unknown measure {shorten(repr(name))}: {why}. Known measures: "

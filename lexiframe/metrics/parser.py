@@ -37,28 +37,36 @@ def _parse_params(name: str, family: Family, text: str | None) -> tuple[tuple[st
         call = None
     if not isinstance(call, ast.Call) or call.args or any(k.arg is None for k in call.keywords):
         raise unknown_measure(
-            name, f"its parameters do not read as param=value; {family.name} takes: {allowed}"
+            name,
+            f"its parameters do not read as param=value; {family.name} takes: {allowed}",
+            family_known=True,
         )
     seen: set[str] = set()
     for keyword in call.keywords:
         key = str(keyword.arg)
         if key not in family.params:
-            raise unknown_measure(name, f"{family.name} takes the parameters: {allowed}")
+            raise unknown_measure(
+                name, f"{family.name} takes the parameters: {allowed}", family_known=True
+            )
         if key in seen:
-            raise unknown_measure(name, f"{key}= is given twice")
+            raise unknown_measure(name, f"{key}= is given twice", family_known=True)
         seen.add(key)
         value = _literal(keyword.value, source)
         if isinstance(value, dict) and len(value) != len(getattr(keyword.value, "keys", ())):
-            raise unknown_measure(name, f"{key}= names a key twice")
+            raise unknown_measure(name, f"{key}= names a key twice", family_known=True)
         if key == LEVEL and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
-            raise unknown_measure(name, "rel= is a relevance grade of at least 1, e.g. rel=2")
+            raise unknown_measure(
+                name, "rel= is a relevance grade of at least 1, e.g. rel=2", family_known=True
+            )
         if key in family.choices and value not in family.choices[key]:
-            raise unknown_measure(name, f"{key} must be one of {family.choices[key]}")
+            raise unknown_measure(
+                name, f"{key} must be one of {family.choices[key]}", family_known=True
+            )
         if key in family.converters:
             try:
                 value = family.converters[key](value)
             except ValueError as error:
-                raise unknown_measure(name, str(error)) from None
+                raise unknown_measure(name, str(error), family_known=True) from None
         values[key] = value
     return tuple(values.items())
 
@@ -78,10 +86,12 @@ def _parse_cutoff(name: str, family: Family, text: str | None) -> int | float | 
         if family.cutoff == "required":
             example = 0.5 if family.fractional_cutoff else 10
             cutoff = f"{family.name}@{family.cutoff_prefix}{example}"
-            raise unknown_measure(name, f"{family.name} needs a cutoff, e.g. {cutoff}")
+            raise unknown_measure(
+                name, f"{family.name} needs a cutoff, e.g. {cutoff}", family_known=True
+            )
         return None
     if family.cutoff == "none":
-        raise unknown_measure(name, f"{family.name} takes no cutoff")
+        raise unknown_measure(name, f"{family.name} takes no cutoff", family_known=True)
     if family.fractional_cutoff:
         try:
             level = float(text)
@@ -91,10 +101,14 @@ def _parse_cutoff(name: str, family: Family, text: str | None) -> int | float | 
         if not (0.0 <= level <= top and math.isfinite(level)):
             if family.cutoff_max is None:
                 raise unknown_measure(
-                    name, f"the cutoff of {family.name} is a non-negative number, e.g. @0.5"
+                    name,
+                    f"the cutoff of {family.name} is a non-negative number, e.g. @0.5",
+                    family_known=True,
                 )
             raise unknown_measure(
-                name, f"the cutoff of {family.name} is a level in [0, {top:g}], e.g. @0.5"
+                name,
+                f"the cutoff of {family.name} is a level in [0, {top:g}], e.g. @0.5",
+                family_known=True,
             )
         return level
     digits = text[len(family.cutoff_prefix) :] if text.startswith(family.cutoff_prefix) else ""
@@ -103,6 +117,7 @@ def _parse_cutoff(name: str, family: Family, text: str | None) -> int | float | 
             name,
             f"the cutoff must look like @{family.cutoff_prefix}10, a whole number from 1 to "
             f"{POSITION_MAX}",
+            family_known=True,
         )
     return int(digits)
 
@@ -129,7 +144,11 @@ def parse_measure(name: str | Measure) -> Measure:
     text = from_trec_eval(name, name.strip())
     match = _NAME.match(text)
     if not match:
-        raise unknown_measure(name, "it does not read as NAME, NAME@k or NAME(param=value)")
+        raise unknown_measure(
+            name,
+            "it does not read as NAME, NAME@k or NAME(param=value)",
+            suggestion=did_you_mean(text),
+        )
     family = family_named(match.group("family"))
     if family is None and is_preference(match.group("family")):
         raise UnknownMeasureError(
@@ -139,7 +158,8 @@ def parse_measure(name: str | Measure) -> Measure:
         )
     if family is None:
         asked = match.group("family")
-        raise unknown_measure(name, f"no measure is called {asked!r}{did_you_mean(asked)}")
+        suggestion = did_you_mean(text if match.group("cutoff") is None else asked)
+        raise unknown_measure(name, f"no measure is called {asked!r}", suggestion=suggestion)
     return Measure(
         family=family,
         cutoff=_parse_cutoff(name, family, match.group("cutoff")),

@@ -131,6 +131,12 @@ class Family:
     )
     """Refuse a positions frame (one batch of it) on which the family's measures (all those
     of one call) are undefined; given the frame's key columns for the message."""
+    trec_eval_cutoff: str = ""
+    """trec_eval's root whose spelling ``<root>_<k>`` is this family at cut-off k (``P_10``,
+    ``ndcg_cut_10``), matched without regard to case."""
+    trec_eval_gains: str = ""
+    """trec_eval's root of this family with gains per grade (``ndcg.1=1,2=3``, printed
+    ``ndcg_1=1,2=3``): read as ``gains={1: 1, 2: 3}``."""
     scale_free: bool = False
     """The value is the same for gains scaled by one factor (nDCG and its kin; not G, whose
     ideal ranks count at least 1): what the advice for a refused gain map says."""

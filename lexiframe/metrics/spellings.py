@@ -13,6 +13,7 @@ import re
 from lexiframe.errors import UnknownMeasureError
 from lexiframe.metrics.catalogue.builders import UTILITY_PARAMS
 from lexiframe.metrics.hints import unknown_measure
+from lexiframe.metrics.registry import families
 
 
 def number_text(value: float) -> str:
@@ -20,27 +21,35 @@ def number_text(value: float) -> str:
     return f"{int(value)}" if float(value).is_integer() else f"{value:g}"
 
 
-# trec_eval's spellings of cut-off measures: P_10, recall_1000, ndcg_cut_10, map_cut_100,
-# success_5, iprec_at_recall_0.10.
-TREC_EVAL_CUTOFFS = {
-    "p": "P",
-    "recall": "R",
-    "ndcg_cut": "nDCG",
-    "map_cut": "AP",
-    "success": "Success",
-    "iprec_at_recall": "IPrec",
-    "unj": "Unjudged",
-    "relative_p": "RelativeP",
-    "rprec_mult": "RPrecMult",
-}
-TREC_EVAL_CUTOFF = re.compile(
-    rf"({'|'.join(map(re.escape, TREC_EVAL_CUTOFFS))})_(\d*\.?\d+)", re.IGNORECASE
-)
+_NUMBER = re.compile(r"\d*\.?\d+")
 
-# trec_eval's measures with gains per grade (its rel_level=gain pairs, read by its
-# setup_gains): ndcg.1=1,2=3, printed ndcg_1=1,2=3; G.1=2,2=4; ndcg_rel.1=1,2=5; Rndcg.2=7.
-GAIN_FAMILIES = {"ndcg": "nDCG", "G": "G", "ndcg_rel": "nDCGRel", "Rndcg": "RnDCG"}
-GAIN_SPELLING = re.compile(r"(ndcg_rel|ndcg|Rndcg|G)[._]([^@()]*=[^@()]*)")
+
+def _cutoff_spelling(text: str) -> str | None:
+    """``P_10`` as ``P@10``, ``iprec_at_recall_0.10`` as ``IPrec@0.10``: a family's
+    ``trec_eval_cutoff`` root, ``_`` and the cut-off; else ``None``."""
+    lowered = text.lower()
+    roots = [(f.trec_eval_cutoff, f.name) for f in families() if f.trec_eval_cutoff]
+    for root, family in sorted(roots, key=lambda item: -len(item[0])):
+        cutoff = text[len(root) + 1 :]
+        if lowered.startswith(root.lower() + "_") and _NUMBER.fullmatch(cutoff):
+            return f"{family}@{cutoff}"
+    return None
+
+
+def _gains_spelling(text: str) -> tuple[str, str, str] | None:
+    """trec_eval's gains per grade of a family's ``trec_eval_gains`` root
+    (``ndcg.1=1,2=3``, printed ``ndcg_1=1,2=3``): the root, the family and the pairs."""
+    roots = [(f.trec_eval_gains, f.name) for f in families() if f.trec_eval_gains]
+    for root, family in sorted(roots, key=lambda item: -len(item[0])):
+        pairs = text[len(root) + 1 :]
+        if (
+            text.startswith(root)
+            and text[len(root) : len(root) + 1] in ("_", ".")
+            and "=" in pairs
+            and not any(mark in pairs for mark in "@()")
+        ):
+            return root, family, pairs
+    return None
 
 
 def from_trec_eval(name: str, text: str) -> str:
@@ -55,9 +64,9 @@ def from_trec_eval(name: str, text: str) -> str:
         >>> from_trec_eval("Rndcg.2=7", "Rndcg.2=7")
         'RnDCG(gains={2: 7.0})'
     """
-    trec_eval = TREC_EVAL_CUTOFF.fullmatch(text)
-    if trec_eval:
-        return f"{TREC_EVAL_CUTOFFS[trec_eval.group(1).lower()]}@{trec_eval.group(2)}"
+    cutoff = _cutoff_spelling(text)
+    if cutoff is not None:
+        return cutoff
     # trec_eval's rbp and rbp_resid (its default persistence is 0.9), and rbp_p=0.8 (as it
     # prints -m rbp.p=0.8).
     rbp = re.fullmatch(r"rbp(_resid)?(?:[._]p=(\d*\.?\d+))?", text)
@@ -74,7 +83,9 @@ def from_trec_eval(name: str, text: str) -> str:
         values = _trec_eval_numbers(name, weights.group(1), "utility.1,-1,0,0") or ()
         if len(values) != 4:
             raise unknown_measure(
-                name, "trec_eval's utility takes four weights, e.g. utility.1,-1,0,0"
+                name,
+                "trec_eval's utility takes four weights, e.g. utility.1,-1,0,0",
+                family_known=True,
             )
         named = zip(UTILITY_PARAMS, values, strict=True)
         pairs = ", ".join(f"{key}={value!r}" for key, value in named)
@@ -85,16 +96,18 @@ def from_trec_eval(name: str, text: str) -> str:
         values = _trec_eval_numbers(name, beta.group(1), "set_F.0.5") or ()
         if len(values) != 1 or values[0] < 0:
             raise unknown_measure(
-                name, "trec_eval's set_F takes one non-negative beta, e.g. set_F.0.5"
+                name,
+                "trec_eval's set_F takes one non-negative beta, e.g. set_F.0.5",
+                family_known=True,
             )
         return f"SetF(beta={values[0]!r})"
     _refuse_parameters(name, text)
     # trec_eval's measures with gains per grade: -m ndcg.1=1,2=3, which it prints as
     # ndcg_1=1,2=3, and G.1=2,2=4, ndcg_rel.1=1,2=5, Rndcg.2=7.
-    gains = GAIN_SPELLING.fullmatch(text)
-    if gains:
-        root, pairs = gains.group(1), gains.group(2)
-        return f"{GAIN_FAMILIES[root]}(gains={_trec_eval_gains(name, root, pairs)!r})"
+    gains = _gains_spelling(text)
+    if gains is not None:
+        root, family, pairs = gains
+        return f"{family}(gains={_trec_eval_gains(name, root, pairs)!r})"
     return text
 
 
@@ -106,10 +119,14 @@ def _trec_eval_numbers(name: str, text: str | None, example: str) -> tuple[float
         values = tuple(float(item) for item in text.split(","))
     except ValueError:
         raise unknown_measure(
-            name, f"trec_eval's parameters are comma-separated numbers, e.g. {example}"
+            name,
+            f"trec_eval's parameters are comma-separated numbers, e.g. {example}",
+            family_known=True,
         ) from None
     if not all(math.isfinite(value) for value in values):
-        raise unknown_measure(name, f"trec_eval's parameters are finite numbers, e.g. {example}")
+        raise unknown_measure(
+            name, f"trec_eval's parameters are finite numbers, e.g. {example}", family_known=True
+        )
     return values
 
 
@@ -133,10 +150,12 @@ def _trec_eval_gains(name: str, root: str, text: str) -> dict[int, float]:
             level, value = int(grade), float(gain)
         except ValueError:
             raise unknown_measure(
-                name, f"trec_eval's {root} gains are grade=gain pairs, e.g. {root}.0=0,1=1,2=3"
+                name,
+                f"trec_eval's {root} gains are grade=gain pairs, e.g. {root}.0=0,1=1,2=3",
+                family_known=True,
             ) from None
         if level in gains:
-            raise unknown_measure(name, f"grade {level} is given a gain twice")
+            raise unknown_measure(name, f"grade {level} is given a gain twice", family_known=True)
         gains[level] = value
     # Whole gains less than 2^30 in size compare consistently whatever their order.
     ties = any(not value.is_integer() or abs(value) >= 2**30 for value in gains.values())
@@ -148,6 +167,7 @@ def _trec_eval_gains(name: str, root: str, text: str) -> dict[int, float]:
             "apart, or 2^31 or more apart (it compares the difference of two gains cut to a "
             "C int), and lexiframe reads a gain map by ascending grade: give the pairs in "
             f"that order ({root}.{ordered})",
+            family_known=True,
         )
     return gains
 
@@ -187,5 +207,3 @@ def _refuse_parameters(name: str, text: str) -> None:
             "it ignores them and prints the value without them); name it "
             f"{f'rbp_resid.{rest}' if rest else 'rbp_resid'}"
         )
-
-

@@ -20,32 +20,21 @@ pmf of ``scipy.stats``, in blocks, so n up to 10⁷ and beyond is exact to round
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 from numpy.typing import ArrayLike
 
 from lexiframe._utils import quote_names
 from lexiframe.errors import InputError, UnknownMeasureError
+from lexiframe.metrics import parse_measure
+from lexiframe.metrics.registry import family_named
+from lexiframe.preferences import is_preference, preference_measure
 from lexiframe.validate import require_positive_int
 
 _BLOCK = 1 << 20
 CLOSED_FORM_MEASURES = ("TSE", "R@k", "RP", "LR", "LP", "RR")
-_ALIASES = {
-    "tse": "TSE",
-    "rp": "RP",
-    "r-precision": "RP",
-    "rprec": "RP",
-    "lr": "LR",
-    "sgnlr": "LR",
-    "lexirecall": "LR",
-    "lp": "LP",
-    "sgnlp": "LP",
-    "rrlp": "LP",
-    "lexiprecision": "LP",
-    "rr": "RR",
-    "esl1": "RR",
-}
+_FAMILIES = {"TSE": "TSE", "RP": "RP", "RR": "RR", "R": "R@k"}
+"""The registry's families with a closed form, by the name of the form (any exposure of TSE
+ties where the last relevant document's position does)."""
 
 
 def _log_choose(a: ArrayLike, b: ArrayLike) -> np.ndarray:
@@ -72,28 +61,42 @@ def check_counts(n: int, m: int) -> tuple[int, int]:
 def parse_tie_measure(measure: str, k: int | None = None) -> tuple[str, int | None]:
     """Canonical name and cutoff of a measure with a closed form: ``"R@1000"`` → ("R@k", 1000).
 
-    >>> parse_tie_measure("R@1000"), parse_tie_measure("sgnLR")
-    (('R@k', 1000), ('LR', None))
+    >>> parse_tie_measure("R@1000"), parse_tie_measure("sgnLR"), parse_tie_measure("MRR")
+    (('R@k', 1000), ('LR', None), ('RR', None))
     """
     if not isinstance(measure, str):
         raise UnknownMeasureError(f"a measure name must be a string, not {measure!r}")
-    match = re.fullmatch(r"(?i)r@(\d+)", measure.strip())
-    if match:
-        cutoff = int(match.group(1))
-        if k is not None and k != cutoff:
-            raise InputError(f"measure {measure!r} has cutoff {cutoff}, but k={k}")
-        return "R@k", cutoff
-    if measure.strip().lower() in ("r@k", "r", "recall"):
+    text = measure.strip()
+    unknown = UnknownMeasureError(
+        f"no closed-form tie probability for {measure!r}; the known measures are "
+        f"{quote_names(CLOSED_FORM_MEASURES)} (R@k as e.g. 'R@1000'), under any of their "
+        "names (MRR, recip_rank, Recall@1000, sgnLR, …)"
+    )
+    if text.lower() in ("lr", "lp"):
+        return text.upper(), None
+    if is_preference(text):
+        return ("LP" if preference_measure(text).level == "first" else "LR"), None
+    family = family_named(text)
+    if family is not None and family.name == "R":  # R@k with k= given apart
         if k is None:
             raise InputError("R@k needs a cutoff: pass k=, or name it like 'R@1000'")
         return "R@k", k
-    name = _ALIASES.get(measure.strip().lower())
-    if name is None:
-        raise UnknownMeasureError(
-            f"no closed-form tie probability for {measure!r}; the known measures are "
-            f"{quote_names(CLOSED_FORM_MEASURES)} (R@k as e.g. 'R@1000')"
-        )
-    return name, None
+    try:
+        parsed = parse_measure("R@1" if text.lower() == "r@k" else text)
+    except UnknownMeasureError:
+        raise unknown from None
+    name = _FAMILIES.get(parsed.family.name)
+    if name is None or parsed.level is not None or (name != "R@k" and parsed.cutoff is not None):
+        raise unknown
+    if name != "R@k":
+        return name, None
+    if text.lower() == "r@k":
+        if k is None:
+            raise InputError("R@k needs a cutoff: pass k=, or name it like 'R@1000'")
+        return "R@k", k
+    if k is not None and k != parsed.rank:
+        raise InputError(f"measure {measure!r} has cutoff {parsed.rank}, but k={k}")
+    return "R@k", parsed.rank
 
 
 def _sum_squared_extreme(n: int, m: int) -> float:

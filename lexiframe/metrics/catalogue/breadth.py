@@ -12,6 +12,7 @@ from lexiframe.metrics.spec import Family, Needs
 FAMILIES: tuple[Family, ...] = (
     Family(
         name="Success",
+        trec_eval_cutoff="success",
         summary="1 when a relevant document is ranked at the cutoff or above, else 0.",
         formula=r"\mathrm{Success@}k = [\, r > 0 \wedge p_1 \le k \,]",
         source="trec_eval success_k",
@@ -84,6 +85,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="IPrec",
+        trec_eval_cutoff="iprec_at_recall",
         summary="Interpolated precision at a recall level: the best precision at or below "
         "the rank where the ranking reaches that recall (0 if it never does).",
         formula=r"\mathrm{IPrec@}x = \max_{i \ge \max(c, 1)} i / p_i,\ "
@@ -138,6 +140,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="Unjudged",
+        trec_eval_cutoff="unj",
         summary="The share of the top k ranks that hold an unjudged document (outside the "
         "qrels, or pooled with a negative grade); ranks past the ranking's end count as judged.",
         formula=r"\mathrm{Unjudged@}k = \#\{\text{unjudged in the top } k\} / k",
@@ -206,6 +209,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="RelativeP",
+        trec_eval_cutoff="relative_P",
         summary="Precision at k over the best precision possible at k: precision while "
         "k <= m, recall beyond (0 when nothing is relevant).",
         formula=r"\mathrm{RelativeP@}k = \#\{i : p_i \le k\} / \min(k, m)",
@@ -222,6 +226,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="RPrecMult",
+        trec_eval_cutoff="Rprec_mult",
         summary="Precision at a multiple x of m, the rank c = floor(x m + 0.9) as trec_eval "
         "rounds it (0 when c = 0); RPrecMult@1.0 is R-precision.",
         formula=r"\mathrm{RPrecMult@}x = \#\{i : p_i \le c\} / c,\ "
@@ -271,6 +276,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="G",
+        trec_eval_gains="G",
         summary="Normalised gain: each retrieved relevant document's gain, discounted by "
         "log2(2 + how far the gain gathered down to it lags the ideal ranking's, each ideal "
         "rank counting at least 1), over the query's total gain. Gains are the grades, as in "
@@ -291,6 +297,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="nDCGRel",
+        trec_eval_gains="ndcg_rel",
         summary="nDCG averaged over the relevant documents: at the rank of each retrieved "
         "one (the ideal cut at m at most), and the whole ranking's nDCG for each one missed. "
         "Gains are the grades, as in trec_eval's ndcg. gains= maps grades to gains as "
@@ -309,6 +316,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="RnDCG",
+        trec_eval_gains="Rndcg",
         summary="nDCG averaged at the R levels: at each rank where the ideal ranking's gain "
         "drops (after each grade's documents, highest grade first), and for the whole ranking "
         "when it runs on more than one document past m. Gains are the grades, as in "

@@ -24,6 +24,7 @@ RBP_P = {"p": exprs.RBP_PERSISTENCE}
 
 P_CONVERTER = {"p": converters.number(f"p={exprs.RBP_PERSISTENCE}")}
 
+
 def required(rank: int | None) -> int:
     """The cut-off of a family whose cut-off is required (the parser saw to it)."""
     assert rank is not None
@@ -117,4 +118,3 @@ def graded_rbp(measure: Measure, context: Context) -> pl.Expr:
     if context.graded:
         return exprs.rbp(context.gain_positions, p=p, grades="grades", ideal_grades="ideal_grades")
     return exprs.rbp(p=p)
-

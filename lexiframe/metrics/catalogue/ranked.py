@@ -22,6 +22,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="AP",
+        trec_eval_cutoff="map_cut",
         summary="Average precision over the m relevant documents (map_cut_k with a cutoff).",
         formula=r"\mathrm{AP} = \frac{1}{m} \sum_{i \le r} \frac{i}{p_i}",
         source="trec_eval map",
@@ -33,6 +34,8 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="nDCG",
+        trec_eval_gains="ndcg",
+        trec_eval_cutoff="ndcg_cut",
         summary="Normalised DCG with log2(rank+1) discounts; the gains are the grades, as in "
         "trec_eval (positions frames of graded qrels keep them). gains= maps grades to gains "
         "as trec_eval's ndcg.1=1,2=3 (read as nDCG(gains={1: 1, 2: 3})): unlisted grades "
@@ -53,6 +56,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="P",
+        trec_eval_cutoff="P",
         summary="Precision at k.",
         formula=r"\mathrm{P}@k = \#\{i : p_i \le k\} / k",
         source="trec_eval P_k",
@@ -64,6 +68,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="R",
+        trec_eval_cutoff="recall",
         summary="Recall at k.",
         formula=r"\mathrm{R}@k = \#\{i : p_i \le k\} / m",
         source="trec_eval recall_k",
