@@ -11,12 +11,13 @@ import polars as pl
 
 from lexiframe import validate
 from lexiframe._batched import positions_of_files
-from lexiframe._utils import as_list, caller_stacklevel, format_row, plural, quote_names
+from lexiframe._utils import as_list, caller_stacklevel, format_row, plural, quote_names, shorten
 from lexiframe.aggregate import summarize_preferences
 from lexiframe.errors import InputError, LexiframeError, MissingCorpusSizeWarning, SchemaError
 from lexiframe.io.files import Paths, is_paths
 from lexiframe.io.qrels import read_qrels
 from lexiframe.metrics import Context, Measure, exprs, parse_measure, parse_measures, parts
+from lexiframe.metrics.custom import user_view
 from lexiframe.options import PositionsKwargs, PositionsOptions
 from lexiframe.ranking import positions as build_positions
 from lexiframe.typing import SystemFrom
@@ -115,7 +116,7 @@ def measures(frame: Frame, names: MeasureNames, *, n: int | str | pl.Expr | None
         with warnings.catch_warnings():
             # The expressions warn one by one; the caller gets one warning for the call.
             warnings.simplefilter("ignore", MissingCorpusSizeWarning)
-            columns = [measure.expr(context) for measure in parsed]
+            columns = [_expr_of(measure, context) for measure in parsed]
         if needing:
             warnings.warn(
                 f"{quote_names(needing)} {'needs' if len(needing) == 1 else 'need'} the corpus "
@@ -125,9 +126,89 @@ def measures(frame: Frame, names: MeasureNames, *, n: int | str | pl.Expr | None
                 MissingCorpusSizeWarning,
                 stacklevel=caller_stacklevel(),
             )
-        return _checked_by_families(frame, parsed, schema, keys).select(*keys, *columns)
-    checked = _checked_corpus_size(_checked_by_families(frame, parsed, schema, keys), n, schema)
-    return checked.select(*keys, *(measure.expr(context) for measure in parsed))
+        checked = _checked_by_families(frame, parsed, schema, keys)
+    else:
+        columns = [_expr_of(measure, context) for measure in parsed]
+        checked = _checked_corpus_size(_checked_by_families(frame, parsed, schema, keys), n, schema)
+    return _selected(checked, parsed, columns, keys, schema)
+
+
+def _expr_of(measure: Measure, context: Context) -> pl.Expr:
+    """The measure's expression; what a user's function raises is the measure's error."""
+    if not measure.family.defined_by_user:
+        return measure.expr(context)
+    try:
+        return measure.expr(context)
+    except LexiframeError:
+        raise
+    except Exception as error:  # the user's code: report it in one line, naming the measure
+        raise InputError(
+            f"measure {measure}: its function raised {type(error).__name__}: {error}"
+        ) from None
+
+
+def _selected(
+    frame: Frame, parsed: list[Measure], columns: list[pl.Expr], keys: list[str], schema: pl.Schema
+) -> Frame:
+    """The keys and the measures' columns. A user's measure reads the frame's columns by
+    name, as :func:`lexiframe.metrics.custom.user_view` presents them (its grades in step
+    with ``positions`` at any threshold): the built-ins are computed first, then the view
+    replaces the grade columns for the users' measures, which are tried first on two rows
+    made up from the frame's schema (:func:`_try_users`)."""
+    users = [m for m in parsed if m.family.defined_by_user]
+    view = user_view(schema) if any(m.needs.grades for m in users) else {}
+    if users:
+        _try_users(users, [c for m, c in zip(parsed, columns, strict=True) if m in users], schema)
+    if view:
+        built_in = [c for m, c in zip(parsed, columns, strict=True) if m not in users]
+        frame = frame.with_columns(*built_in, **view)  # one context: built-ins see the frame
+        columns = [
+            pl.col(m.name) if m not in users else c
+            for m, c in zip(parsed, columns, strict=True)
+        ]
+    return frame.select(*keys, *columns)
+
+
+def _try_users(users: list[Measure], columns: list[pl.Expr], schema: pl.Schema) -> None:
+    """Refuse, naming it, a user's measure that does not give one number per row on two
+    rankings made up from the frame's schema: a column the frame lacks, a value that is
+    not a number, more or fewer rows than rankings."""
+    made_up = _made_up_rows(schema)
+    view = user_view(schema)
+    if view:
+        made_up = made_up.with_columns(**view)
+    for measure, column in zip(users, columns, strict=True):
+        try:
+            height = made_up.select(column).height
+        except pl.exceptions.PolarsError as error:
+            first = (str(error).strip().splitlines() or [""])[0]
+            reason = f"{type(error).__name__}: {shorten(first, 160)}"
+        else:
+            if height == made_up.height:
+                continue
+            reason = f"it gave {height} rows for {made_up.height} rankings"
+        raise InputError(
+            f"measure {measure} cannot be computed on the positions frame: {reason} (its "
+            "function must give one number per ranking from the frame's columns: positions, "
+            "n_rel, n_ret and those its needs= declares)"
+        )
+
+
+def _made_up_rows(schema: pl.Schema) -> pl.DataFrame:
+    """Two rankings with the columns and types of ``schema``: lists of two ranks and of
+    one, counts 2 and 1, strings, nulls elsewhere."""
+    columns = {}
+    for name, dtype in schema.items():
+        if isinstance(dtype, pl.List):
+            values: list[object] = [[1, 2], [1]]
+        elif dtype.is_numeric():
+            values = [2, 1]
+        elif dtype == pl.String:
+            values = ["a", "b"]
+        else:
+            values = [None, None]
+        columns[name] = pl.Series(name, values).cast(dtype)
+    return pl.DataFrame(columns)
 
 
 def _require_needed_columns(parsed: list[Measure], schema: pl.Schema) -> None:

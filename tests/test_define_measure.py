@@ -203,3 +203,157 @@ def test_built_ins_stay_registered():
     with pytest.raises(InputError, match="AP is a built-in measure and cannot be replaced"):
         lf.define_measure("AP", lambda: pl.lit(1.0), summary="x", replace=True)
     assert str(parse_measure("map")) == "AP"  # its aliases still read as the built-in
+
+
+# What a user's measure receives, at any threshold -----------------------------------------
+
+
+@pytest.mark.filterwarnings("ignore::lexiframe.errors.DroppedQueriesWarning")
+def test_grades_are_in_step_with_positions_at_any_threshold(backend: Backend):
+    """Above threshold=1 the built-ins' frame holds every positive grade (trec_eval's -l);
+    a user's measure sees the grades of its positions and the query's relevant grades."""
+    track = lf.datasets.demo_track()
+
+    def in_step() -> pl.Expr:
+        return (pl.col("grades").list.len() == pl.col("positions").list.len()).cast(pl.Float64)
+
+    def relevant_grades() -> pl.Expr:  # the grades of the retrieved relevant documents
+        return pl.col("grades").list.sum()
+
+    def ideal_count() -> pl.Expr:
+        return pl.col("ideal_grades").list.len()
+
+    needs = Needs(grades=True, requires_grades=True)
+    lf.define_measure("InStep", in_step, summary="x", needs=needs)
+    lf.define_measure("RelGrades", relevant_grades, summary="x", needs=needs)
+    lf.define_measure("IdealCount", ideal_count, summary="x", needs=needs)
+    try:
+        got = backend.evaluate(
+            track.run, track.qrels, ["InStep", "RelGrades", "IdealCount", "NumRel", "AP"],
+            threshold=2,
+        )
+    finally:
+        for name in ("InStep", "RelGrades", "IdealCount"):
+            unregister(name)
+    # Independently: the run's documents of grade 2 or more, summed per ranking.
+    qrels = track.qrels.filter(pl.col("relevance") >= 2)
+    expected = (
+        track.run.join(qrels, on=["query", "doc"])
+        .group_by("system", "query")
+        .agg(pl.col("relevance").sum().cast(pl.Float64).alias("expected"))
+    )
+    table = got.join(expected, on=["system", "query"], how="left").with_columns(
+        pl.col("expected").fill_null(0.0)
+    )
+    assert table["InStep"].min() == 1.0
+    assert (table["RelGrades"] - table["expected"]).abs().max() == 0
+    assert (table["IdealCount"] == table["NumRel"]).all()
+    # The built-ins keep trec_eval's -l 2 (the same AP as threshold=2 without user measures).
+    plain = backend.evaluate(track.run, track.qrels, ["AP"], threshold=2)
+    keys = ["system", "query"]
+    assert got.sort(keys)["AP"].to_list() == plain.sort(keys)["AP"].to_list()
+
+
+def test_a_declared_column_is_built_on_every_path(tmp_path, backend: Backend):
+    def first_doc_is_d1() -> pl.Expr:
+        return (pl.col("docs").list.first() == "d1").cast(pl.Float64).fill_null(0.0)
+
+    lf.define_measure("FirstD1", first_doc_is_d1, summary="x", needs=Needs(columns=("docs",)))
+    try:
+        got = backend.evaluate(RUN, QRELS, ["FirstD1"])
+        assert dict(zip(got["system"], got["FirstD1"], strict=True)) == {"a": 1.0, "b": 0.0}
+        run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+        RUN.with_columns(Q0=pl.lit("Q0"), rank=pl.lit(1), tag=pl.col("system")).select(
+            "query", "Q0", "doc", "rank", "score", "tag"
+        ).write_csv(run, separator=" ", include_header=False)
+        QRELS.with_columns(it=pl.lit(0)).select("query", "it", "doc", "relevance").write_csv(
+            qrels, separator=" ", include_header=False
+        )
+        out = tmp_path / "out.parquet"
+        args = ["evaluate", "--qrels", str(qrels), "-m", "FirstD1", str(run), "-o", str(out)]
+        assert main(args) == 0
+        table = pl.read_parquet(out)
+        assert dict(zip(table["system"], table["FirstD1"], strict=True)) == {"a": 1.0, "b": 0.0}
+    finally:
+        unregister("FirstD1")
+
+
+# A user's measure that fails is lexiframe's error, naming it --------------------------------
+
+
+def _raises() -> pl.Expr:
+    raise ZeroDivisionError("division by zero")
+
+
+@pytest.mark.parametrize(
+    ("function", "message"),
+    [
+        (_raises, "measure Broken: its function raised ZeroDivisionError: division by zero"),
+        (lambda: pl.col("nope").list.len(), "measure Broken cannot be computed"),
+        (lambda: pl.col("positions").list.first().cast(pl.String) + "x", "measure Broken"),
+        (lambda: pl.col("positions").explode(), "measure Broken cannot be computed"),
+        (lambda: pl.col("positions"), "measure Broken cannot be computed"),
+    ],
+    ids=["raises", "missing-column", "string", "more-rows", "a-list"],
+)
+def test_a_failing_measure_is_named_on_every_path(backend: Backend, function, message):
+    lf.define_measure("Broken", function, summary="x")
+    try:
+        with pytest.raises(InputError, match=message):
+            result = backend.evaluate(RUN, QRELS, ["AP", "Broken"])
+            if isinstance(result, pl.LazyFrame):  # pragma: no cover - planning raises
+                result.collect()
+    finally:
+        unregister("Broken")
+
+
+def test_a_failing_measure_at_the_command_line_is_one_line_exit_2(tmp_path, capsys):
+    source = tmp_path / "measures.py"
+    source.write_text(
+        "import polars as pl\nimport lexiframe as lf\n"
+        "lf.define_measure('CliBroken', lambda: pl.col('nope'), summary='x')\n"
+    )
+    runs = [str(DATA / "toy" / "runs" / "sys000")]
+    qrels = str(DATA / "toy" / "qrels.txt")
+    try:
+        code = main(
+            ["evaluate", "--qrels", qrels, "--measures-from", str(source), "-m", "CliBroken", *runs]
+        )
+    finally:
+        unregister("CliBroken")
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "measure CliBroken cannot be computed" in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_sys_exit_in_a_measures_file_is_an_error_naming_it(tmp_path, capsys):
+    source = tmp_path / "measures.py"
+    source.write_text("import sys\nsys.exit(3)\n")
+    runs = [str(DATA / "toy" / "runs" / "sys000")]
+    qrels = str(DATA / "toy" / "qrels.txt")
+    code = main(["evaluate", "--qrels", qrels, "--measures-from", str(source), "-m", "AP", *runs])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert f"--measures-from {source} line 2: the file called sys.exit(3)" in err
+
+
+# Names -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name", ["system", "query", "n_queries", "Positions", "sgnLP", "lexirecall"]
+)
+def test_names_of_columns_and_preferences_are_refused(name):
+    with pytest.raises(InputError, match=r"taken by a preference|names a column"):
+        lf.define_measure(name, lambda: pl.lit(1.0), summary="x")
+
+
+def test_replace_keeps_the_aliases_it_replaces(defined):
+    assert str(parse_measure("disc_sum")) == "Disc"
+    lf.define_measure("Disc", discounted, summary="again", replace=True)
+    assert parse_measure("disc_sum").family.summary == "again"
+    with pytest.raises(InputError, match="taken \\(by Disc\\); choose another name, or pass"):
+        lf.define_measure("Disc", discounted, summary="again")
+    with pytest.raises(InputError, match="taken \\(by AP, a built-in measure\\)"):
+        lf.define_measure("Mine", discounted, summary="x", aliases=("map",))

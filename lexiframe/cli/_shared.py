@@ -99,6 +99,12 @@ def load_measure_files(paths: Sequence[str]) -> None:
             runpy.run_path(path, run_name="lexiframe_measures")
         except LexiframeError as error:
             raise InputError(f"--measures-from {path}: {error}") from None
+        except SystemExit as error:  # a measures file defines measures, it does not end runs
+            raise InputError(
+                f"--measures-from {path}{_user_line(error, path)}: the file called "
+                f"sys.exit({'' if error.code is None else error.code}); a measures file "
+                "defines measures (lexiframe.define_measure) and returns"
+            ) from None
         except Exception as error:  # the user's code: report it in one line
             where = _user_line(error, path)
             raise InputError(

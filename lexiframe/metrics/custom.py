@@ -104,7 +104,7 @@ def define_measure(
                 f"the function of measure {measure} returned {type(built).__name__}, "
                 "not a Polars expression"
             )
-        return built.cast(pl.Float64)
+        return built.cast(pl.Float64, strict=True)
 
     family = Family(
         name=name,
@@ -119,6 +119,7 @@ def define_measure(
         lower_is_better=lower_is_better,
         needs=declared,
         example=f"{name}@10" if cutoff == "required" else name,
+        defined_by_user=True,
     )
     return register(family, replace=replace)
 
@@ -188,3 +189,37 @@ def _refuse_preference_name(name: str, aliases: Sequence[str]) -> None:
         except UnknownMeasureError:
             continue
         raise InputError(f"the measure name {text!r} is taken by a preference; choose another")
+
+
+def user_view(schema: pl.Schema) -> dict[str, pl.Expr]:
+    """The grade columns as a measure defined with :func:`define_measure` reads them:
+    ``grades``, the grades of the documents of ``positions`` in rank order, and
+    ``ideal_grades``, the grades of the query's relevant documents, descending, whatever
+    the threshold. Above ``threshold=1`` the built-ins' frame holds every positive grade
+    (the gain measures gain at any level, as trec_eval's ``-l``), in step with
+    ``gain_positions``: this view keeps the relevant ones. Empty (no change) at
+    ``threshold=1``, where the two agree.
+
+    Example:
+        >>> import polars as pl
+        >>> frame = pl.DataFrame({"positions": [[3]], "n_rel": [1], "gain_positions": [[1, 3]],
+        ...                       "grades": [[1, 2]], "ideal_grades": [[2, 1, 1]]})
+        >>> frame.select(**user_view(frame.schema)).row(0)
+        ([2], [2])
+    """
+    if "gain_positions" not in schema or "grades" not in schema:
+        return {}
+    n_rel = pl.col("n_rel").cast(pl.Int64)
+    # The lowest relevant grade of the query: the relevant ones are its top n_rel grades.
+    lowest = (
+        pl.when(n_rel > 0)
+        .then(pl.col("ideal_grades").list.get(n_rel - 1, null_on_oob=True).cast(pl.Int64))
+        .otherwise(pl.lit(2**62, dtype=pl.Int64))
+    )
+    kept = (pl.col("grades").cast(pl.List(pl.Int64)) - lowest).list.eval(
+        pl.arg_where(pl.element() >= 0)
+    )
+    return {
+        "grades": pl.col("grades").list.gather(kept),
+        "ideal_grades": pl.col("ideal_grades").list.head(n_rel),
+    }
