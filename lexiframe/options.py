@@ -20,6 +20,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Protocol, TypedDict
 
+import polars as pl
+
 from lexiframe import validate
 from lexiframe.errors import InputError
 from lexiframe.typing import NoRelevant, RankBy
@@ -190,6 +192,20 @@ class PositionsOptions:
     def replace(self, **changes: Any) -> PositionsOptions:
         """A copy with ``changes`` (fields or flat column names), checked as :meth:`of`."""
         return PositionsOptions.of(self, **changes)
+
+    @property
+    def kept_rows(self) -> pl.Expr | None:
+        """The run rows the options keep, over the run's columns in lexiframe's names
+        (``system``, ``query``, ``doc``, ``order``: the score or rank the rankings are
+        ordered by, as a float, and the ``by`` keys), or ``None`` when every row is kept.
+
+        An option that removes run rows states its condition here, and nowhere else:
+        every path applies it in one place (``lexiframe.ranking.kept_run_rows``) before
+        coverage is counted, files are batched or Spark checks and groups the run; a
+        system whose rows are all removed keeps its rows as a system that skipped every
+        query. No option removes rows yet.
+        """
+        return None
 
     @property
     def order(self) -> str:

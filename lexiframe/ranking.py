@@ -181,12 +181,15 @@ def positions(
     qrels = qrels_frame(qrels, (names.query, names.doc, names.relevance))
     by, threshold, partitions = list(options.by), options.threshold, options.partitions
     validate.require_threshold(threshold)  # a level of 0 or below is said in a warning
-    run_lf = _canonical_run(run, options)
-    qrels_lf, qrels_keys = _canonical_qrels(qrels, names, by, run_lf)
+    every_row = _canonical_run(run, options)
+    qrels_lf, qrels_keys = _canonical_qrels(qrels, names, by, every_row)
     # Qrels are small next to runs: they are read once here and checked in full.
     qrels_lf = _checked_qrels(collect(qrels_lf), names).lazy()
-    if systems is None and collect(run_lf.head(1)).height == 0:
+    if systems is None and collect(every_row.head(1)).height == 0:
         raise InputError("the run is empty: it has no rows, so there is nothing to evaluate")
+    run_lf = kept_run_rows(every_row, options)
+    if systems is None and run_lf is not every_row:  # a system whose rows are all removed
+        systems = collect(every_row.select(*by, "system").unique())
     # The judgments whose grades gain: the relevant ones, and above threshold=1 every
     # positive grade (trec_eval's -l decides what is relevant, not what gains).
     gainful = qrels_lf.filter(pl.col("relevance") >= options.gain_level)
@@ -201,9 +204,9 @@ def positions(
         queries = _with_nonrel_counts(queries, qrels_lf, qrels_keys, threshold)
     judgments = qrels_lf if request.reads_every_judgment else gainful
     if isinstance(run, pl.LazyFrame):
-        if systems is not None:
+        if systems is not None and run_lf is every_row:
             raise InputError("systems= needs an in-memory run (a DataFrame), not a LazyFrame")
-        return _streamed(run_lf, judgments, queries, request, partitions)
+        return _streamed(run_lf, judgments, queries, request, partitions, systems)
 
     # An in-memory run is checked for NaN scores and null ids in one cheap pass first.
     _check_values(run_lf, options)
@@ -223,9 +226,11 @@ def _streamed(
     queries: pl.LazyFrame,
     request: _Request,
     partitions: int | None,
+    systems: pl.DataFrame | None = None,
 ) -> pl.LazyFrame:
     """The positions frame of a LazyFrame run: a source that, once collected, ranks one
-    group of queries after another (:func:`_split`) and hands over each group's rows.
+    group of queries after another (:func:`_split`) and hands over each group's rows
+    (``systems``: every system from the start, when rows are removed before ranking).
 
     Each group is collected, checked and completed before the next one starts, so that
     memory holds one group's intermediate tables: a plan concatenating the groups let the
@@ -242,6 +247,8 @@ def _streamed(
 
     def groups() -> Iterator[pl.DataFrame]:
         seen = pl.DataFrame(schema={key: schema[key] for key in system_keys})
+        if systems is not None:
+            seen = systems.select(system_keys).cast({key: schema[key] for key in system_keys})
         done = queries_df.clear()
         for index in range(count):
             in_group = _in_group(count, index)
@@ -359,14 +366,11 @@ def coverage(
     """
     options = PositionsOptions.of(options, **kwargs)
     names, by, threshold = options.columns, list(options.by), options.threshold
-    run = run_frame(run, (names.system, names.query, names.doc, "score"))
+    run = run_frame(run, (names.system, names.query, names.doc, names.score))
     qrels = qrels_frame(qrels, (names.query, names.doc, names.relevance))
-    run_lf = (
-        run.lazy()
-        .rename({names.system: "system", names.query: "query"})
-        .select(*by, "system", "query")
-        .unique()
-    )
+    every_row = _canonical_run(run, options)
+    systems = every_row.select(*by, "system").unique()
+    run_lf = kept_run_rows(every_row, options).select(*by, "system", "query").unique()
     qrels_lf, qrels_keys = _canonical_qrels(qrels, names, by, run_lf)
     judged = (
         qrels_lf.select(*qrels_keys, "relevance")
@@ -376,7 +380,6 @@ def coverage(
     answered = run_lf.join(judged, on=qrels_keys, how="left")
     keep = options.no_relevant == "keep"
     relevant_queries = (judged if keep else judged.filter("has_relevant")).select(qrels_keys)
-    systems = run_lf.select(*by, "system").unique()
     grid = _grid(systems, relevant_queries, by, qrels_keys)
     skipped = (
         grid.join(run_lf, on=[*by, *KEYS], how="anti")
@@ -423,6 +426,14 @@ def _canonical_run(run: pl.DataFrame | pl.LazyFrame, options: PositionsOptions) 
         pl.col(names.doc).alias("doc"),
         pl.col(order_column).cast(pl.Float64).alias("order"),
     )
+
+
+def kept_run_rows(run: pl.LazyFrame, options: PositionsOptions) -> pl.LazyFrame:
+    """The rows of a run in lexiframe's names (:func:`_canonical_run`) that the options keep
+    (:attr:`PositionsOptions.kept_rows`): the one place every path removes run rows, so
+    that coverage, batches of files and Spark's groups see the same run."""
+    kept = options.kept_rows
+    return run if kept is None else run.filter(kept)
 
 
 def _canonical_qrels(
