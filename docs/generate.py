@@ -10,7 +10,9 @@
   TREC files, with the tables they return;
 - ``mkdocs.yml``: the Measures section of the nav lists every family's page;
 - ``cli.md``: from the argument parser of the ``lexiframe`` command
-  (``lexiframe.cli.build_parser``).
+  (``lexiframe.cli.build_parser``);
+- ``lexiframe/_measure_methods.py``: the ``.lexi`` expression methods, one per family with
+  a ``method`` name, their signatures and docstrings from the family's declaration.
 
 ``tests/test_docs.py`` checks that the committed pages equal the generated ones.
 """
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,10 +29,11 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import polars as pl
 
-    from lexiframe.metrics import Family
+    from lexiframe.metrics import Family, Needs
 
 DOCS = Path(__file__).resolve().parent
 CONFIG = DOCS.parent / "mkdocs.yml"
+METHODS = DOCS.parent / "lexiframe" / "_measure_methods.py"
 REGENERATE = "python docs/generate.py"
 
 
@@ -733,11 +737,149 @@ def pages() -> dict[str, str]:
     return {**measure_pages(), "cli.md": cli_reference(), "tutorial.md": tutorial()}
 
 
+def _method_parameter(family: Family, key: str, default: object) -> str:
+    """A family parameter as a keyword of its method: typed by its default or choices,
+    ``None`` standing for the family's default (stated once, in the catalogue)."""
+    if family.choices.get(key):
+        kind = "Literal[" + ", ".join(repr(c) for c in family.choices[key]) + "]"
+    elif key == "gains":
+        kind = "Mapping[int, float]"
+    elif isinstance(default, tuple):
+        kind = "Sequence[float]"
+    elif key == "rel":
+        kind = "int"
+    else:
+        kind = type(default).__name__
+    return f"{key}: {kind} | None = None"
+
+
+def _needs_variants(family: Family) -> list[Needs]:
+    """What a family's measures read at its defaults and with each parameter changed (each
+    choice, a number one more), for the keywords its method takes."""
+    from lexiframe.metrics import Measure
+
+    if not callable(family.needs):
+        return [family.needs]
+    variants = [Measure(family)]
+    for key, default in family.params.items():
+        values = list(family.choices.get(key, ()))
+        if isinstance(default, int | float) and not isinstance(default, bool):
+            values.append(default + 1)
+        variants += [Measure(family, params=((key, value),)) for value in values]
+    return [family.needs(measure) for measure in variants]
+
+
+def expression_methods() -> str:
+    """The source of ``lexiframe/_measure_methods.py``: one method per family that has a
+    ``method`` name, delegating to :func:`lexiframe.metrics.expression.measure_expr`."""
+    from lexiframe.metrics import FAMILIES, Measure
+
+    out = [
+        '"""The ``.lexi`` expression methods of the measures, one per measure family, generated',
+        "from the catalogue (``lexiframe.metrics.catalogue``) by ``python docs/generate.py``:",
+        "edit the family's declaration, not this file.",
+        "",
+        "Each method is the family's measure over the ranks of a positions list column, as",
+        ":func:`lexiframe.measures` computes it under the measure's name; a parameter left",
+        "``None`` takes the family's default.",
+        '"""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "from collections.abc import Mapping, Sequence",
+        "from typing import Literal",
+        "",
+        "import polars as pl",
+        "",
+        "from lexiframe._utils import IntoExpr",
+        "from lexiframe.metrics.expression import measure_expr",
+        "from lexiframe.metrics.parts import IntoCount",
+        "",
+        "",
+        "class MeasureMethods:",
+        '    """The measures of :mod:`lexiframe.metrics` as methods of ``Expr.lexi``."""',
+        "",
+        "    _expr: pl.Expr",
+    ]
+    for family in FAMILIES:
+        if family.method is None:
+            continue
+        needs = family.needs(Measure(family)) if callable(family.needs) else family.needs
+        may_need_n = any(variant.n for variant in _needs_variants(family))
+        cutoff_name = (
+            "first" if family.cutoff_prefix else "cutoff" if family.fractional_cutoff else "k"
+        )
+        cutoff_type = "float" if family.fractional_cutoff else "int"
+        args = ["self"]
+        if family.cutoff == "required":
+            args.append(f"{cutoff_name}: {cutoff_type}")
+        elif family.cutoff == "optional":
+            args.append(f"{cutoff_name}: {cutoff_type} | None = None")
+        args.append("*")
+        args += [_method_parameter(family, key, value) for key, value in family.params.items()]
+        args.append('n_rel: IntoCount = "n_rel"')
+        passed = ["n_rel=n_rel"]
+        if may_need_n:
+            args.append("n: IntoCount | None = None")
+            passed.append("n=n")
+        if needs.grades or needs.requires_grades:
+            args += ["grades: IntoExpr | None = None", "ideal_grades: IntoExpr | None = None"]
+            passed += ["grades=grades", "ideal_grades=ideal_grades"]
+        if "n_ret" in needs.columns:
+            args += ['n_ret: IntoCount = "n_ret"', "depth: IntoCount | None = None"]
+            passed += ["n_ret=n_ret", "depth=depth"]
+        passed += [f"{key}={key}" for key in family.params]
+        cutoff_arg = cutoff_name if family.cutoff != "none" else "None"
+        defaults = ", ".join(
+            f"{key}={_param_value(value)!r}" for key, value in family.params.items()
+            if value is not None
+        )
+        example = family.example or family.name
+        about = (
+            f"The measure ``{family.name}`` of :func:`lexiframe.measures` over the ranks in "
+            f"this list column (e.g. ``{example}``)"
+            + (f"; defaults {defaults}" if defaults else "")
+            + f". Source: {family.source}; docs/measures/{measure_page_name(family)}."
+        )
+        wrap = textwrap.TextWrapper(width=92, initial_indent=" " * 8, subsequent_indent=" " * 8)
+        summary = wrap.fill(family.summary).lstrip()
+        lines = [
+            "",
+            f"    def {family.method}(",
+            *(f"        {arg}," for arg in args),
+            "    ) -> pl.Expr:",
+            f'        """{summary}',
+            "",
+            wrap.fill(about),
+            '        """',
+            "        return measure_expr(",
+            f'            "{family.name}", self._expr, {cutoff_arg}, {", ".join(passed)}',
+            "        )",
+        ]
+        out += lines
+    return "\n".join(out) + "\n"
+
+
 def files() -> dict[Path, str]:
     """Every generated file: the pages under ``docs/`` and ``mkdocs.yml`` (the measures nav)."""
     out = {DOCS / name: text for name, text in pages().items()}
     out[CONFIG] = measures_nav(CONFIG.read_text(encoding="utf-8"))
+    out[METHODS] = _formatted(expression_methods())
     return out
+
+
+def _formatted(source: str) -> str:
+    """Python source as ``ruff format`` writes it (the project's style), else as it is."""
+    import subprocess
+
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "ruff", "format", "--stdin-filename", str(METHODS), "-"],
+            input=source, capture_output=True, text=True, check=True,
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return source
+    return done.stdout
 
 
 def stale() -> list[str]:

@@ -6,16 +6,16 @@ The namespaces only delegate: the logic lives in free functions (``lexiframe.pos
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 import polars as pl
 
 from lexiframe import aggregate, evaluation, preferences, ranking
+from lexiframe._measure_methods import MeasureMethods
 from lexiframe.metrics import exprs
 from lexiframe.metrics.exprs import IntoCount
 from lexiframe.options import PositionsKwargs, PositionsOptions
-from lexiframe.typing import Exposure
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -113,8 +113,11 @@ class LazyFrameNamespace(_FrameNamespace[pl.LazyFrame]):
 
 
 @pl.api.register_expr_namespace("lexi")
-class ExprNamespace:
-    """``Expr.lexi``: measures of a positions list column (see :mod:`lexiframe.metrics.exprs`).
+class ExprNamespace(MeasureMethods):
+    """``Expr.lexi``: measures of a positions list column, one method per measure family
+    (generated from the catalogue: ``rr``, ``ap``, ``ndcg``, ``precision``, ``tse``,
+    ``asl_mean``, …, each the measure :func:`lexiframe.measures` computes under its name),
+    the per-document ASL, and the preferences against another ranking.
 
     Example:
         >>> import polars as pl
@@ -128,73 +131,6 @@ class ExprNamespace:
     def __init__(self, expr: pl.Expr) -> None:
         self._expr = expr
 
-    def rr(self, *, k: int | None = None) -> pl.Expr:
-        """Reciprocal rank (:func:`lexiframe.metrics.exprs.rr`)."""
-        return exprs.rr(self._expr, k=k)
-
-    def ap(self, *, n_rel: IntoCount = "n_rel", k: int | None = None) -> pl.Expr:
-        """Average precision (:func:`lexiframe.metrics.exprs.ap`)."""
-        return exprs.ap(self._expr, n_rel=n_rel, k=k)
-
-    def ndcg(
-        self,
-        *,
-        n_rel: IntoCount = "n_rel",
-        k: int | None = None,
-        grades: str | pl.Expr | None = None,
-        ideal_grades: str | pl.Expr | None = None,
-        gains: Mapping[int, float] | None = None,
-    ) -> pl.Expr:
-        """nDCG, binary, graded or with gains (:func:`lexiframe.metrics.exprs.ndcg`)."""
-        return exprs.ndcg(
-            self._expr, n_rel=n_rel, k=k, grades=grades, ideal_grades=ideal_grades, gains=gains
-        )
-
-    def err(
-        self,
-        *,
-        grades: str | pl.Expr | None = None,
-        k: int | None = None,
-        max_grade: int = exprs.ERR_MAX_GRADE,
-    ) -> pl.Expr:
-        """Expected reciprocal rank (:func:`lexiframe.metrics.exprs.err`)."""
-        return exprs.err(self._expr, grades=grades, k=k, max_grade=max_grade)
-
-    def precision(self, k: int) -> pl.Expr:
-        """Precision at k (:func:`lexiframe.metrics.exprs.precision`)."""
-        return exprs.precision(self._expr, k=k)
-
-    def recall(self, k: int, *, n_rel: IntoCount = "n_rel") -> pl.Expr:
-        """Recall at k (:func:`lexiframe.metrics.exprs.recall`)."""
-        return exprs.recall(self._expr, k=k, n_rel=n_rel)
-
-    def r_precision(self, *, n_rel: IntoCount = "n_rel") -> pl.Expr:
-        """R-precision (:func:`lexiframe.metrics.exprs.r_precision`)."""
-        return exprs.r_precision(self._expr, n_rel=n_rel)
-
-    def rbp(self, p: float = 0.8) -> pl.Expr:
-        """Rank-biased precision (:func:`lexiframe.metrics.exprs.rbp`)."""
-        return exprs.rbp(self._expr, p=p)
-
-    def tse(
-        self,
-        *,
-        n_rel: IntoCount = "n_rel",
-        exposure: Exposure = "rr",
-        n: IntoCount | None = None,
-        p: float = 0.8,
-    ) -> pl.Expr:
-        """Total search efficiency (:func:`lexiframe.metrics.exprs.tse`)."""
-        return exprs.tse(self._expr, n_rel=n_rel, exposure=exposure, n=n, p=p)
-
-    def sl3(self, *, n_rel: IntoCount = "n_rel", n: IntoCount | None = None) -> pl.Expr:
-        """Type 3 search length (:func:`lexiframe.metrics.exprs.sl3`)."""
-        return exprs.sl3(self._expr, n_rel=n_rel, n=n)
-
-    def recall_error(self, *, n_rel: IntoCount = "n_rel", n: IntoCount | None = None) -> pl.Expr:
-        """Recall error (:func:`lexiframe.metrics.exprs.recall_error`)."""
-        return exprs.recall_error(self._expr, n_rel=n_rel, n=n)
-
     def asl(
         self,
         *,
@@ -204,17 +140,6 @@ class ExprNamespace:
     ) -> pl.Expr:
         """Per-document atomized search length (:func:`lexiframe.metrics.exprs.asl`)."""
         return exprs.asl(self._expr, n_rel=n_rel, n_ret=n_ret, depth=depth)
-
-    def asl_mean(
-        self,
-        *,
-        n_rel: IntoCount = "n_rel",
-        n_ret: IntoCount = "n_ret",
-        first: int | None = None,
-        depth: IntoCount | None = None,
-    ) -> pl.Expr:
-        """ASL of a query, or ASL@g1-k (:func:`lexiframe.metrics.exprs.asl_mean`)."""
-        return exprs.asl_mean(self._expr, n_rel=n_rel, n_ret=n_ret, first=first, depth=depth)
 
     def lexiprecision(self, other: str | pl.Expr) -> pl.Expr:
         """sgnLP against the ranking in ``other`` (:func:`lexiframe.preferences.lexiprecision`)."""

@@ -43,6 +43,12 @@ class Context:
     """The ranks of the documents whose grades ``grades`` holds: ``positions``, or above
     threshold=1 the frame's ``gain_positions`` (every positive grade gains at any level,
     as with trec_eval's ``-l``)."""
+    grades: pl.Expr = field(default_factory=lambda: pl.col("grades"))
+    """The grades of the documents at ``gain_positions``, in rank order (when ``graded``)."""
+    ideal_grades: pl.Expr = field(default_factory=lambda: pl.col("ideal_grades"))
+    """Every gaining grade of the query, highest first (when ``graded``)."""
+    n_ret: pl.Expr = field(default_factory=lambda: pl.col("n_ret"))
+    """How many documents the ranking returned."""
 
 
 def at_level(context: Context, level: object, name: str) -> Context:
@@ -62,8 +68,8 @@ def at_level(context: Context, level: object, name: str) -> Context:
             "ideal_grades columns: build it with positions(qrels, grades=True) (lf.evaluate "
             "does so by itself)"
         )
-    kept = pl.col("grades").list.eval(pl.arg_where(pl.element() >= level))
-    count = pl.col("ideal_grades").list.eval((pl.element() >= level).sum()).list.first()
+    kept = context.grades.list.eval(pl.arg_where(pl.element() >= level))
+    count = context.ideal_grades.list.eval((pl.element() >= level).sum()).list.first()
     return replace(context, positions=context.gain_positions.list.gather(kept), n_rel=count)
 
 
@@ -131,6 +137,11 @@ class Family:
     )
     """Refuse a positions frame (one batch of it) on which the family's measures (all those
     of one call) are undefined; given the frame's key columns for the message."""
+    method: str | None = None
+    """The name of its method in the ``.lexi`` expression namespace, on a positions list
+    column (``pl.col("positions").lexi.rr()``), generated from this declaration; ``None``
+    for a measure that reads other columns of the frame than the ranks (Bpref's judged
+    documents, NumRet's count)."""
     trec_eval_cutoff: str = ""
     """trec_eval's root whose spelling ``<root>_<k>`` is this family at cut-off k (``P_10``,
     ``ndcg_cut_10``), matched without regard to case."""

@@ -12,6 +12,7 @@ from lexiframe.metrics.spec import Family, Needs
 FAMILIES: tuple[Family, ...] = (
     Family(
         name="Success",
+        method="success",
         trec_eval_cutoff="success",
         summary="1 when a relevant document is ranked at the cutoff or above, else 0.",
         formula=r"\mathrm{Success@}k = [\, r > 0 \wedge p_1 \le k \,]",
@@ -27,12 +28,13 @@ FAMILIES: tuple[Family, ...] = (
         summary="How many documents the ranking returned (after depth=).",
         formula=r"\mathrm{NumRet} = \tilde{n}",
         source="trec_eval num_ret",
-        build=lambda m, c: sets.num_ret(),
+        build=lambda m, c: sets.num_ret(c.n_ret),
         aliases=("num_ret",),
         example="NumRet",
     ),
     Family(
         name="NumRel",
+        method="num_rel",
         summary="How many relevant documents the query has.",
         formula=r"\mathrm{NumRel} = m",
         source="trec_eval num_rel",
@@ -43,6 +45,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="NumRelRet",
+        method="num_rel_ret",
         summary="How many relevant documents the ranking returned.",
         formula=r"\mathrm{NumRelRet} = r",
         source="trec_eval num_rel_ret",
@@ -53,6 +56,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="SetP",
+        method="set_precision",
         summary="Precision of the whole retrieved set (0 when nothing was returned).",
         formula=r"\mathrm{SetP} = r / \tilde{n}",
         source="trec_eval set_P",
@@ -63,6 +67,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="SetR",
+        method="set_recall",
         summary="Recall of the whole retrieved set.",
         formula=r"\mathrm{SetR} = r / m",
         source="trec_eval set_recall",
@@ -73,6 +78,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="SetF",
+        method="set_f",
         summary="F of the retrieved set; beta weighs recall as trec_eval's set_F does.",
         formula=r"\mathrm{SetF}_\beta = \frac{(\beta + 1)\, \mathrm{SetP} \cdot \mathrm{SetR}}"
         r"{\beta\, \mathrm{SetP} + \mathrm{SetR}}",
@@ -85,6 +91,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="IPrec",
+        method="interpolated_precision",
         trec_eval_cutoff="iprec_at_recall",
         summary="Interpolated precision at a recall level: the best precision at or below "
         "the rank where the ranking reaches that recall (0 if it never does).",
@@ -164,6 +171,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="SetRelativeP",
+        method="set_relative_precision",
         summary="Precision of the retrieved set over the best a set of that size can reach "
         "(0 when nothing was returned or nothing is relevant).",
         formula=r"\mathrm{SetRelativeP} = r / \min(\tilde{n}, m)",
@@ -175,6 +183,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="SetAP",
+        method="set_ap",
         summary="Unranked average precision of the retrieved set: every retrieved relevant "
         "document has the set's precision, every missed one 0 (SetP times SetR).",
         formula=r"\mathrm{SetAP} = \frac{r^2}{\tilde{n}\, m}",
@@ -186,6 +195,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="Utility",
+        method="utility",
         summary="A weighted count of the retrieved set's contingency table: relevant and "
         "non-relevant documents retrieved, and not retrieved; trec_eval's default weights "
         "(1, -1, 0, 0) give r - (ñ - r). A weight for the non-relevant documents not "
@@ -209,6 +219,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="RelativeP",
+        method="relative_precision",
         trec_eval_cutoff="relative_P",
         summary="Precision at k over the best precision possible at k: precision while "
         "k <= m, recall beyond (0 when nothing is relevant).",
@@ -226,6 +237,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="RPrecMult",
+        method="r_precision_multiple",
         trec_eval_cutoff="Rprec_mult",
         summary="Precision at a multiple x of m, the rank c = floor(x m + 0.9) as trec_eval "
         "rounds it (0 when c = 0); RPrecMult@1.0 is R-precision.",
@@ -246,6 +258,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="IPrecAvg",
+        method="interpolated_precision_average",
         summary="Interpolated precision averaged over recall levels: by default the eleven "
         "levels 0, 0.1, ..., 1 (trec_eval's 11pt_avg); levels= takes others, in ascending "
         "order (11pt_avg.0.2,0.5,0.8 reads as IPrecAvg(levels=[0.2, 0.5, 0.8])).",
@@ -265,6 +278,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="BinG",
+        method="binary_g",
         summary="Binary G: the mean over the m relevant documents of 1/log2(2 + the "
         "non-relevant documents above it), 0 for one not retrieved.",
         formula=r"\mathrm{BinG} = \frac{1}{m} \sum_{i \le r} \frac{1}{\log_2(2 + p_i - i)}",
@@ -276,6 +290,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="G",
+        method="g",
         trec_eval_gains="G",
         summary="Normalised gain: each retrieved relevant document's gain, discounted by "
         "log2(2 + how far the gain gathered down to it lags the ideal ranking's, each ideal "
@@ -297,6 +312,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="nDCGRel",
+        method="ndcg_rel",
         trec_eval_gains="ndcg_rel",
         summary="nDCG averaged over the relevant documents: at the rank of each retrieved "
         "one (the ideal cut at m at most), and the whole ranking's nDCG for each one missed. "
@@ -316,6 +332,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="RnDCG",
+        method="r_ndcg",
         trec_eval_gains="Rndcg",
         summary="nDCG averaged at the R levels: at each rank where the ideal ranking's gain "
         "drops (after each grade's documents, highest grade first), and for the whole ranking "

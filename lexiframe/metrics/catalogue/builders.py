@@ -36,11 +36,11 @@ def graded_ndcg(measure: Measure, context: Context) -> pl.Expr:
         return exprs.ndcg(
             context.gain_positions,
             k=measure.rank,
-            grades="grades",
-            ideal_grades="ideal_grades",
+            grades=context.grades,
+            ideal_grades=context.ideal_grades,
             gains=gain_map_of(measure),
         )
-    return exprs.ndcg(k=measure.rank)
+    return exprs.ndcg(context.positions, n_rel=context.n_rel, k=measure.rank)
 
 
 def check_max_grade(measures: Sequence[Measure], frame: pl.DataFrame, keys: Sequence[str]) -> None:
@@ -81,11 +81,11 @@ def graded(build: Callable[..., pl.Expr]) -> Callable[[Measure, Context], pl.Exp
         if context.graded:
             return build(
                 context.gain_positions,
-                grades="grades",
-                ideal_grades="ideal_grades",
+                grades=context.grades,
+                ideal_grades=context.ideal_grades,
                 gains=gain_map_of(measure),
             )
-        return build()
+        return build(context.positions, n_rel=context.n_rel)
 
     return measure_expr
 
@@ -116,5 +116,7 @@ def r_ndcg(measure: Measure, context: Context) -> pl.Expr:
 def graded_rbp(measure: Measure, context: Context) -> pl.Expr:
     p = measure.number("p")
     if context.graded:
-        return exprs.rbp(context.gain_positions, p=p, grades="grades", ideal_grades="ideal_grades")
-    return exprs.rbp(p=p)
+        return exprs.rbp(
+            context.gain_positions, p=p, grades=context.grades, ideal_grades=context.ideal_grades
+        )
+    return exprs.rbp(context.positions, p=p)

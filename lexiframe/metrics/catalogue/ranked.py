@@ -11,6 +11,7 @@ from lexiframe.metrics.spec import Family, Needs
 FAMILIES: tuple[Family, ...] = (
     Family(
         name="RR",
+        method="rr",
         summary="Reciprocal rank of the first relevant document (0 if none above the cutoff).",
         formula=r"\mathrm{RR} = 1/p_1",
         source="trec_eval recip_rank; lexiprecision paper §1",
@@ -22,6 +23,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="AP",
+        method="ap",
         trec_eval_cutoff="map_cut",
         summary="Average precision over the m relevant documents (map_cut_k with a cutoff).",
         formula=r"\mathrm{AP} = \frac{1}{m} \sum_{i \le r} \frac{i}{p_i}",
@@ -34,6 +36,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="nDCG",
+        method="ndcg",
         trec_eval_gains="ndcg",
         trec_eval_cutoff="ndcg_cut",
         summary="Normalised DCG with log2(rank+1) discounts; the gains are the grades, as in "
@@ -56,6 +59,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="P",
+        method="precision",
         trec_eval_cutoff="P",
         summary="Precision at k.",
         formula=r"\mathrm{P}@k = \#\{i : p_i \le k\} / k",
@@ -68,6 +72,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="R",
+        method="recall",
         trec_eval_cutoff="recall",
         summary="Recall at k.",
         formula=r"\mathrm{R}@k = \#\{i : p_i \le k\} / m",
@@ -80,6 +85,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="RP",
+        method="r_precision",
         summary="R-precision: precision at rank m.",
         formula=r"\mathrm{RP} = \#\{i : p_i \le m\} / m",
         source="trec_eval Rprec",
@@ -90,6 +96,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="RBP",
+        method="rbp",
         summary="Rank-biased precision with persistence p (its residual is RBPResid); on graded "
         "qrels the gains are the grades scaled to [0, 1] by the query's top grade, as trec_eval's "
         "rbp. trec_eval's names rbp (its default p = 0.9) and rbp_p=0.8 read as RBP(p=0.9) and "
@@ -105,6 +112,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="ERR",
+        method="err",
         summary="Expected reciprocal rank: the cascade user stops at a document of grade g "
         "with probability (2^g - 1)/2^G (G = max_grade, gdeval's 4); the expected reciprocal "
         "of the rank where they stop. Non-relevant documents take ranks but stop no one; a "
@@ -115,7 +123,7 @@ FAMILIES: tuple[Family, ...] = (
         "(ir_measures ERR@k)",
         build=lambda m, c: exprs.err(
             c.gain_positions,
-            grades="grades",
+            grades=c.grades,
             k=m.rank,
             max_grade=m.whole("max_grade"),
         ),
@@ -129,12 +137,15 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="TSE",
+        method="tse",
         summary="Total search efficiency: the exposure of the last relevant document.",
         formula=r"\mathrm{TSE}_e = e(\hat p_m),\quad e(x) = \begin{cases} 1/x & "
         r"\mathrm{rr}, \mathrm{ap} \\ 1/\log_2(x + 1) & \mathrm{ndcg} \\ "
         r"(1 - p)\,p^{\,x - 1} & \mathrm{rbp} \\ 1 - x/n & \mathrm{linear} \end{cases}",
         source="lexirecall paper §3.2, eq. 3 (the exposures of §2.3.1, Definition 2.1)",
         build=lambda m, c: exprs.tse(
+            c.positions,
+            n_rel=c.n_rel,
             exposure=m.param("exposure"),  # type: ignore[arg-type]
             n=c.n,
             p=m.number("p"),
@@ -147,20 +158,22 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="SL3",
+        method="sl3",
         summary="Cooper's type 3 search length (lower is better; needs n when r < m).",
         formula=r"\mathrm{SL3} = \hat p_m - m",
         source="lexirecall paper §3.2",
-        build=lambda m, c: exprs.sl3(n=c.n),
+        build=lambda m, c: exprs.sl3(c.positions, n_rel=c.n_rel, n=c.n),
         lower_is_better=True,
         example="SL3",
         needs=Needs(n=True),
     ),
     Family(
         name="RecallError",
+        method="recall_error",
         summary="Rocchio's recall error (lower is better; needs n when r < m).",
         formula=r"\mathrm{RecallError} = \frac{1}{m} \sum_{i \le m} \hat p_i - \frac{m + 1}{2}",
         source="lexirecall paper §3.2",
-        build=lambda m, c: exprs.recall_error(n=c.n),
+        build=lambda m, c: exprs.recall_error(c.positions, n_rel=c.n_rel, n=c.n),
         aliases=("RE",),
         lower_is_better=True,
         example="RecallError",
@@ -168,13 +181,16 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="ASL",
+        method="asl_mean",
         summary="Atomized search length: mean over relevant documents of the irrelevant "
         "documents above each, plus one (lower is better); @g1-k averages the first k. A "
         "skipped query scores the depth (ñ = depth).",
         formula=r"\mathrm{ASL} = \frac{1}{m} \Big[\sum_{i \le r} (p_i - i + 1)"
         r" + (m - r)(\tilde n - r)\Big]",
         source="atomized search length paper §3.1, eq. 1–5",
-        build=lambda m, c: exprs.asl_mean(first=m.rank, depth=c.depth),
+        build=lambda m, c: exprs.asl_mean(
+            c.positions, n_rel=c.n_rel, n_ret=c.n_ret, first=m.rank, depth=c.depth
+        ),
         cutoff="optional",
         cutoff_prefix="g1-",
         lower_is_better=True,
