@@ -119,7 +119,10 @@ def test_unknown_measure_is_an_error_listing_both_kinds(tmp_path, capsys):
     target = tmp_path / "out.parquet"
     assert evaluate("-m", "RR", "-m", "sgnXX", "-o", str(target)) == 2
     err = capsys.readouterr().err
-    assert "'sgnXX'" in err and "sgnLP" in err and "nDCG" in err
+    assert "'sgnXX'" in err and "did you mean 'sgnL" in err  # a name meant
+    assert evaluate("-m", "RR", "-m", "Zzz", "-o", str(target)) == 2
+    err = capsys.readouterr().err
+    assert "'Zzz'" in err and "sgnLP" in err and "nDCG" in err  # no name close: both kinds
     assert not target.exists()
 
 

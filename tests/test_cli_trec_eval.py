@@ -16,7 +16,7 @@ import pytest
 
 import lexiframe as lf
 from lexiframe.cli import main
-from lexiframe.cli.trec_eval import resolve
+from lexiframe.cli.trec_eval_measures import resolve
 from lexiframe.errors import UnknownMeasureError
 from lexiframe.metrics.trec_eval import CATALOGUE, MEASURES, available
 from tests.conftest import DATA
@@ -349,20 +349,22 @@ def test_a_file_twice_and_a_folder_among_files_are_runs_in_the_order_given(
 def test_runs_in_batches_print_what_one_batch_prints(monkeypatch, capsys):
     """Memory holds one batch of runs: ranked a run or two at a time, and measured a chunk
     of rankings at a time, every run's lines are those of the runs evaluated together."""
-    from lexiframe.cli import trec_eval
+    from lexiframe.cli import trec_eval, trec_eval_measures
 
     flags = ["-q", "-c", "-m", "all_trec", *TOY_ARGS]
     together = drop_in(capsys, *flags)
     batches, chunks = [], []
-    ranked, measured = trec_eval._ranked, trec_eval._measured
+    ranked, measured = trec_eval_measures.ranked, trec_eval_measures.measured
     monkeypatch.setattr(
-        trec_eval,
-        "_ranked",
-        lambda runs, *a, **k: batches.append(runs[trec_eval.RUN_INDEX].n_unique())
+        trec_eval_measures,
+        "ranked",
+        lambda runs, *a, **k: batches.append(runs[trec_eval_measures.RUN_INDEX].n_unique())
         or ranked(runs, *a, **k),
     )
     monkeypatch.setattr(
-        trec_eval, "_measured", lambda frame, *a: chunks.append(frame.height) or measured(frame, *a)
+        trec_eval_measures,
+        "measured",
+        lambda frame, *a: chunks.append(frame.height) or measured(frame, *a),
     )
     # a batch's files counted in gzipped bytes, a plain file as a fifth of its size
     size_of_one = max(Path(run).stat().st_size for run in TOY_RUNS) // 5

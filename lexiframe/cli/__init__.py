@@ -26,7 +26,7 @@ from lexiframe._batched import positions_of_files
 from lexiframe._utils import plural, quote_names
 from lexiframe.aggregate import METHODS, Method, order, summarize_preferences
 from lexiframe.cli import _spark as spark_options
-from lexiframe.cli import compare, trec_eval
+from lexiframe.cli import compare, trec_eval, trec_eval_output
 from lexiframe.cli._shared import (
     add_track_arguments,
     check_track_arguments,
@@ -301,7 +301,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
 
     if args.per_query:
         if "metrics" in tables:
-            sys.stdout.write(trec_eval.per_query_lines(tables["metrics"], metric_names))
+            sys.stdout.write(trec_eval_output.per_query_lines(tables["metrics"], metric_names))
         for what, target in written:
             print(f"{what} written to {target}", file=sys.stderr)
         return 0
