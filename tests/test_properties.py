@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from lexiframe import evaluation
 from lexiframe import ranking as ranking_module
+from lexiframe.ranking import lists as ranking_lists
 from lexiframe.errors import DroppedQueriesWarning, InputError, MissingCorpusSizeWarning
 from tests import reference
 from tests.conftest import BACKENDS, Backend
@@ -377,7 +378,7 @@ def test_positions_equal_reference(case: Case, backend: Backend):
 def test_positions_through_the_query_doc_join_equal_reference(case: Case, backend: Backend):
     # Documents judged relevant for many queries (a recommender's items) take the
     # (query, doc) join instead of the join on the document id alone: force it here.
-    with mock.patch.object(ranking_module, "MAX_JUDGMENTS_PER_DOC", 0):
+    with mock.patch.object(ranking_lists, "MAX_JUDGMENTS_PER_DOC", 0):
         check_positions(case, backend)
 
 
@@ -457,7 +458,7 @@ def test_judged_positions_equal_reference(case: Case, backend: Backend):
 def test_judged_positions_through_the_query_doc_join_equal_reference(case: Case, backend: Backend):
     # Documents judged for many queries (a recommender's items) take the (query, doc)
     # join, where each row gets its grade in the same pass: force it here.
-    with mock.patch.object(ranking_module, "MAX_JUDGMENTS_PER_DOC", 0):
+    with mock.patch.object(ranking_lists, "MAX_JUDGMENTS_PER_DOC", 0):
         check_positions(case, backend, judged=True)
 
 

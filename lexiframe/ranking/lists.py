@@ -1,0 +1,209 @@
+"""The rankings of a run as lists: each (by…, system, query) ranked by trec_eval's rule
+and cut at ``depth``, with the ranks of its relevant documents, its grades and judged
+documents as the options ask (the columns of the positions frame)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import polars as pl
+
+from lexiframe import _blocks
+from lexiframe._compat import collect
+from lexiframe.ranking._request import POSITION, Request
+from lexiframe.typing import RankBy
+
+
+def _sort_keys(rank_by: RankBy, doc_dtype: pl.DataType) -> tuple[list[pl.Expr], list[bool]]:
+    # trec_eval breaks score ties by document id descending, compared as strings.
+    doc = pl.col("doc") if doc_dtype == pl.String else pl.col("doc").cast(pl.String)
+    return [pl.col("order"), doc], [rank_by == "score", True]
+
+
+def _rankings(
+    run: pl.LazyFrame,
+    judgments: pl.LazyFrame,
+    request: Request,
+    *,
+    value_flags: bool = False,
+    block_keys: pl.LazyFrame | None = None,
+) -> pl.LazyFrame:
+    """One row per ranking of the run, with the ranks of its relevant documents.
+
+    ``judgments`` are the relevant judgments, or every judgment when the request ranks
+    judged non-relevant documents too or condenses the rankings
+    (:attr:`Request.reads_every_judgment`). A run numbered by
+    :func:`lexiframe._blocks.number_blocks` is grouped by its blocks (and ``block_keys``
+    gives each block its keys), other runs by their keys. The flag columns
+    (:data:`DUPLICATE_FLAGS`, and :data:`VALUE_FLAGS` with ``value_flags``) let the caller
+    reject duplicate documents, NaN scores and null ids without another pass over the run.
+    """
+    keys, descending = _sort_keys(request.rank_by, run.collect_schema()["doc"])
+    flags = {
+        "_n_rows": pl.len().cast(POSITION),
+        "_n_docs": pl.col("doc").n_unique().cast(POSITION),
+    }
+    if value_flags:
+        # nan_max is NaN only when a score is NaN; null counts flag null scores and ids.
+        flags["_score_nan_max"] = pl.col("order").nan_max()
+        flags["_null_scores"] = pl.col("order").null_count()
+        flags["_null_ids"] = pl.col("doc").null_count()
+    depth, with_docs = request.depth, request.docs
+    n_ret = pl.len() if depth is None else pl.min_horizontal(pl.len(), pl.lit(depth))
+    flags["n_ret"] = n_ret.cast(POSITION)
+    marked, exact = _with_marks(
+        run,
+        judgments,
+        request.qrels_keys,
+        keep_order=block_keys is not None,
+        grades=request.grades or request.reads_every_judgment,
+    )
+    mark = pl.col("_mark")
+    ranks = (mark.sort_by(keys, descending=descending).arg_true() + 1).cast(POSITION)
+    # The marked rows alone, sorted by the same keys: in the order of ``ranks``.
+    marked_keys = [key.filter(mark) for key in keys]
+    marked_docs = pl.col("doc").filter(mark).sort_by(marked_keys, descending=descending)
+    if not exact:
+        columns = {**flags, "_ranks": ranks, "_docs": marked_docs}
+        return _graded_marks(_grouped(marked, columns, request, block_keys), judgments, request)
+    if request.reads_every_judgment or request.gains_below_threshold:
+        # Each row has its grade (null where not judged).
+        grade = pl.col("_grade").sort_by(keys, descending=descending)
+        doc = pl.col("doc").sort_by(keys, descending=descending)
+        if depth is not None:
+            grade, doc = grade.head(depth), doc.head(depth)
+        columns = {**flags, **_graded_lists(grade, doc, None, request)}
+        return _grouped(marked, columns, request, block_keys)
+
+    # The relevant documents alone, marked exactly: one sort of the marks, then the few
+    # marked rows in their order.
+    columns = {"positions": ranks, **flags}
+    lists = ["positions"]
+    if with_docs:
+        columns["docs"] = marked_docs
+        lists.append("docs")
+    if request.grades:
+        columns["grades"] = (
+            pl.col("_grade").filter(mark).sort_by(marked_keys, descending=descending)
+        )
+        lists.append("grades")
+    rankings = _grouped(marked, columns, request, block_keys)
+    if depth is not None:
+        # Positions ascend: the ones within the depth are a prefix of the list.
+        kept = pl.col("positions").list.eval((pl.element() <= depth).sum()).list.first()
+        rankings = rankings.with_columns(pl.col(lists).list.head(kept))
+    return rankings
+
+
+def _grouped(
+    rows: pl.LazyFrame,
+    columns: dict[str, pl.Expr],
+    request: Request,
+    block_keys: pl.LazyFrame | None,
+) -> pl.LazyFrame:
+    """``columns`` aggregated per ranking: per block of rows when ``block_keys`` number
+    them (:mod:`lexiframe._blocks`), else per ranking keys."""
+    if block_keys is None:
+        return rows.group_by(request.keys).agg(**columns)
+    block = pl.col(_blocks.BLOCK)
+    return (
+        rows.with_columns(block.set_sorted())  # a join kept the order, not the flag
+        .group_by(block)
+        .agg(**columns)
+        .join(block_keys, on=_blocks.BLOCK)
+        .drop(_blocks.BLOCK)
+    )
+
+
+def _graded_marks(
+    rankings: pl.LazyFrame, judgments: pl.LazyFrame, request: Request
+) -> pl.LazyFrame:
+    """The lists of :func:`_graded_lists` from the marked documents of each ranking.
+
+    ``_ranks`` and ``_docs`` hold the ranks and ids of the documents that ``judgments``
+    judge for some query (a hash-set probe per row, as :func:`_with_marks` explains):
+    exploded, cut at ``depth`` and joined to the judgments of their own query, they bring
+    their grades, and come back as lists in rank order. A ranking left without a judged
+    document gets nulls, which :func:`_complete` turns into empty lists (and ``n_ret`` 0
+    for a condensed ranking).
+    """
+    keys, qrels_keys = request.keys, request.qrels_keys
+    marked = rankings.select(*keys, "_ranks", "_docs").explode("_ranks", "_docs")
+    if request.depth is not None:
+        marked = marked.filter(pl.col("_ranks") <= request.depth)
+    grades = judgments.select(*qrels_keys, _docs="doc", _grade="relevance")
+    graded = marked.join(grades, on=[*qrels_keys, "_docs"], how="inner")
+    grade, doc = (pl.col(name).sort_by("_ranks") for name in ("_grade", "_docs"))
+    lists = graded.group_by(keys).agg(**_graded_lists(grade, doc, pl.col("_ranks").sort(), request))
+    own = ["_ranks", "_docs", *(["n_ret"] if request.condensed else [])]
+    return rankings.drop(own).join(lists, on=keys, how="left")
+
+
+def _graded_lists(
+    grade: pl.Expr, doc: pl.Expr, rank: pl.Expr | None, request: Request
+) -> dict[str, pl.Expr]:
+    """The lists of a ranking from the grades of its documents in rank order, cut at
+    ``depth`` (null where unjudged) and their ranks (``None``: 1, 2, …).
+
+    ``condensed`` keeps the judged documents (a grade of 0 or more, as trec_eval's ``-J``),
+    which take ranks 1, 2, … among themselves and give ``n_ret``. A grade at or above the
+    threshold is relevant, one from 0 to below it is judged non-relevant, and a negative
+    one marks a pooled document left unassessed.
+    """
+    columns = {}
+    if request.condensed:
+        judged = grade >= 0  # null (unjudged) is not kept
+        grade, doc, rank = grade.filter(judged), doc.filter(judged), None
+        columns["n_ret"] = grade.len().cast(POSITION)
+
+    def ranks_where(mask: pl.Expr) -> pl.Expr:
+        if rank is None:  # the documents are all there: their ranks are their places
+            return (mask.arg_true() + 1).cast(POSITION)
+        return rank.filter(mask)
+
+    relevant = grade >= request.threshold
+    columns["positions"] = ranks_where(relevant)
+    if request.docs:
+        columns["docs"] = doc.filter(relevant)
+    if request.grades:
+        gainful = grade >= request.gain_level
+        columns["grades"] = grade.filter(gainful)
+        if request.gains_below_threshold:
+            columns["gain_positions"] = ranks_where(gainful)
+    if request.judged:
+        columns["nonrel_positions"] = ranks_where((grade >= 0) & (grade < request.threshold))
+        columns["pooled_positions"] = ranks_where(grade < 0)
+    return columns
+
+
+MAX_JUDGMENTS_PER_DOC = 4
+"""Above this many queries judging one document, mark rows by a (query, doc) join."""
+
+
+def _with_marks(
+    run: pl.LazyFrame,
+    judgments: pl.LazyFrame,
+    qrels_keys: list[str],
+    *,
+    keep_order: bool,
+    grades: bool,
+) -> tuple[pl.LazyFrame, bool]:
+    """The run with ``_mark``, a boolean per row, and whether the mark is exact.
+
+    TREC documents are judged for one query or a few: a row is then marked when its
+    document is judged for *some* query, one hash-set probe per row (a fifth of the cost of
+    a join), and :func:`_graded_marks` joins the marked rows, a few per ranking, to the
+    judgments of their own query once the rankings are built. Catalogue items of a
+    recommender are judged for many users, so that most rows would be marked: then the
+    mark is exact, by a join on (query, doc), which ``keep_order`` keeps in row order, and
+    with ``grades`` the join brings each judged row's grade as ``_grade``.
+    """
+    fanout = collect(judgments.group_by("doc").len().select(pl.col("len").max())).item()
+    if fanout is not None and fanout > MAX_JUDGMENTS_PER_DOC:
+        grade = [pl.col("relevance").alias("_grade")] if grades else []
+        marks = judgments.select(*qrels_keys, "doc", *grade, _mark=pl.lit(True))
+        order: Literal["left"] | None = "left" if keep_order else None
+        marked = run.join(marks, on=[*qrels_keys, "doc"], how="left", maintain_order=order)
+        return marked.with_columns(pl.col("_mark").fill_null(False)), True
+    judged_docs = collect(judgments.select(pl.col("doc").unique())).to_series()
+    return run.with_columns(_mark=pl.col("doc").is_in(judged_docs.implode())), False

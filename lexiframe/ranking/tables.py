@@ -1,0 +1,167 @@
+"""The run and the qrels in lexiframe's names, the rows the options keep, the queries to
+evaluate, and every system completed with a row for each of them (worst case where it
+skipped the query)."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from lexiframe import validate
+from lexiframe._utils import (
+    quote_names,
+)
+from lexiframe.errors import InputError
+from lexiframe.options import ColumnNames, PositionsOptions
+from lexiframe.ranking._request import DUPLICATE_FLAGS, POSITION, VALUE_FLAGS, Request
+
+
+def _canonical_run(run: pl.DataFrame | pl.LazyFrame, options: PositionsOptions) -> pl.LazyFrame:
+    """Check the run's schema and give its columns lexiframe's names."""
+    names, by = options.columns, list(options.by)
+    if not isinstance(run, pl.DataFrame | pl.LazyFrame):
+        raise TypeError(f"run must be a polars DataFrame or LazyFrame, not {type(run).__name__}")
+    schema = run.collect_schema()
+    order_column = options.order
+    needed = [names.system, names.query, names.doc, order_column, *by]
+    validate.require_columns(schema, needed, "run")
+    validate.require_numeric(schema, order_column, "run")
+    for column in (names.system, names.query, names.doc):
+        validate.require_id_type(schema, column, "run")
+    clashes = [key for key in by if key in ("system", "query", "doc", "order")]
+    if clashes:
+        raise InputError(f"by= keys {quote_names(clashes)} clash with lexiframe's own columns")
+    return run.lazy().select(
+        *by,
+        pl.col(names.system).cast(pl.String).alias("system"),
+        pl.col(names.query).alias("query"),
+        pl.col(names.doc).alias("doc"),
+        pl.col(order_column).cast(pl.Float64).alias("order"),
+    )
+
+
+def kept_run_rows(run: pl.LazyFrame, options: PositionsOptions) -> pl.LazyFrame:
+    """The rows of a run in lexiframe's names (:func:`_canonical_run`) that the options keep
+    (:attr:`PositionsOptions.kept_rows`): the one place every path removes run rows, so
+    that coverage, batches of files and Spark's groups see the same run."""
+    kept = options.kept_rows
+    return run if kept is None else run.filter(kept)
+
+
+def _canonical_qrels(
+    qrels: pl.DataFrame | pl.LazyFrame, names: ColumnNames, by: list[str], run_lf: pl.LazyFrame
+) -> tuple[pl.LazyFrame, list[str]]:
+    """Check the qrels' schema; return them with lexiframe's names and their join keys."""
+    if not isinstance(qrels, pl.DataFrame | pl.LazyFrame):
+        raise TypeError(
+            f"qrels must be a polars DataFrame or LazyFrame, not {type(qrels).__name__}"
+        )
+    schema = qrels.collect_schema()
+    validate.require_columns(schema, [names.query, names.doc, names.relevance], "qrels")
+    validate.require_numeric(schema, names.relevance, "qrels")
+    validate.require_id_type(schema, names.query, "qrels")
+    validate.require_id_type(schema, names.doc, "qrels")
+    qrels_by = [key for key in by if key in schema]
+    renamed = qrels.lazy().select(
+        *qrels_by,
+        pl.col(names.query).alias("query"),
+        pl.col(names.doc).alias("doc"),
+        pl.col(names.relevance).alias("relevance"),
+    )
+    validate.require_same_id_kind(run_lf, "query", renamed, "query", "query")
+    if "doc" in run_lf.collect_schema():
+        validate.require_same_id_kind(run_lf, "doc", renamed, "doc", "document")
+    run_schema = run_lf.collect_schema()
+    # Same kind, maybe another width or a categorical: join on the run's own type.
+    casts = [pl.col(key).cast(run_schema[key]) for key in ("query", "doc") if key in run_schema]
+    return renamed.with_columns(casts), [*qrels_by, "query"]
+
+
+def _relevant_queries(
+    relevant: pl.LazyFrame,
+    qrels_keys: list[str],
+    grades: bool,
+    *,
+    judged: pl.LazyFrame | None = None,
+    threshold: int = PositionsOptions.threshold,
+) -> pl.LazyFrame:
+    """The evaluated queries, with n_rel (and the ideal grades): those with at least one
+    relevant document, or every query of ``judged`` (n_rel = 0 for some) when given.
+
+    ``relevant``: the judgments whose grades gain (:attr:`Request.gain_level`), the
+    relevant ones and above threshold=1 with ``grades`` every positive grade, which
+    ``ideal_grades`` holds; ``n_rel`` counts the relevant ones."""
+    grade = pl.col("relevance")
+    is_relevant = grade >= threshold
+    columns = {"n_rel": is_relevant.sum().cast(POSITION)}
+    if judged is not None:
+        if grades:
+            gains = grade >= min(threshold, 1)
+            columns["ideal_grades"] = grade.filter(gains).sort(descending=True)
+        return judged.group_by(qrels_keys).agg(**columns)
+    if grades:
+        columns["ideal_grades"] = grade.sort(descending=True)
+    found = relevant.group_by(qrels_keys).agg(**columns)
+    return found.filter(pl.col("n_rel") > 0) if grades and threshold > 1 else found
+
+
+def _with_nonrel_counts(
+    queries: pl.LazyFrame, qrels: pl.LazyFrame, qrels_keys: list[str], threshold: int
+) -> pl.LazyFrame:
+    """The evaluated queries with ``n_nonrel``: their documents judged with a grade from 0
+    to below the threshold (trec_eval's judged non-relevant documents; Bpref reads it)."""
+    grade = pl.col("relevance")
+    counts = qrels.group_by(qrels_keys).agg(
+        n_nonrel=((grade >= 0) & (grade < threshold)).sum().cast(POSITION)
+    )
+    return queries.join(counts, on=qrels_keys, how="left").with_columns(
+        pl.col("n_nonrel").fill_null(0)
+    )
+
+
+def _grid(
+    systems: pl.LazyFrame, queries: pl.LazyFrame, by: list[str], qrels_keys: list[str]
+) -> pl.LazyFrame:
+    """Every (by…, system) paired with every query it must be evaluated on."""
+    shared = [key for key in by if key in qrels_keys]
+    if shared:
+        return systems.join(queries, on=shared, how="inner")
+    return systems.join(queries, how="cross")
+
+
+def _complete(
+    rankings: pl.LazyFrame,
+    queries: pl.LazyFrame,
+    request: Request,
+    systems: pl.LazyFrame | None = None,
+) -> pl.LazyFrame:
+    """Give every system (of ``rankings``, or ``systems``) a row for every query with a
+    relevant document (worst case if none)."""
+    by = request.by
+    if systems is None:
+        systems = rankings.select(*by, "system").unique()
+    grid = _grid(systems, queries, by, request.qrels_keys)
+    found = rankings.drop(DUPLICATE_FLAGS, *VALUE_FLAGS, strict=False)
+    empty = pl.lit([], dtype=pl.List(POSITION))
+    filled = [pl.col("positions").fill_null(empty), pl.col("n_ret").fill_null(0)]
+    optional = []
+    if request.docs:
+        optional.append("docs")
+        filled.append(pl.col("docs").fill_null(pl.lit([], dtype=found.collect_schema()["docs"])))
+    if request.grades:
+        optional += ["grades", "ideal_grades"]
+        filled.append(
+            pl.col("grades").fill_null(pl.lit([], dtype=found.collect_schema()["grades"]))
+        )
+        if request.gains_below_threshold:
+            optional.append("gain_positions")
+            filled.append(pl.col("gain_positions").fill_null(empty))
+    if request.judged:
+        optional += ["nonrel_positions", "n_nonrel", "pooled_positions"]
+        filled += [pl.col("nonrel_positions", "pooled_positions").fill_null(empty)]
+    # The depth= of the frame travels with it: a skipped query's ASL is scored at it.
+    depth = [] if request.depth is None else [pl.lit(request.depth, dtype=POSITION).alias("depth")]
+    return (
+        grid.join(found, on=request.keys, how="left")
+        .with_columns(filled)
+        .select(*request.keys, "positions", "n_rel", "n_ret", *depth, *optional)
+    )
