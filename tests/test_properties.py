@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 
 from lexiframe import evaluation
 from lexiframe import ranking as ranking_module
-from lexiframe.ranking import lists as ranking_lists
 from lexiframe.errors import DroppedQueriesWarning, InputError, MissingCorpusSizeWarning
+from lexiframe.ranking import lists as ranking_lists
 from tests import reference
 from tests.conftest import BACKENDS, Backend
 
