@@ -20,7 +20,7 @@ from lexiframe.metrics import Context, Measure, exprs, parse_measure, parse_meas
 from lexiframe.metrics.custom import user_view
 from lexiframe.options import PositionsKwargs, PositionsOptions
 from lexiframe.ranking import positions as build_positions
-from lexiframe.typing import SystemFrom
+from lexiframe.typing import CompatName, SystemFrom
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -46,7 +46,13 @@ RANKING_COLUMNS = (
 MeasureNames = str | Measure | Iterable[str | Measure]
 
 
-def measures(frame: Frame, names: MeasureNames, *, n: int | str | pl.Expr | None = None) -> Frame:
+def measures(
+    frame: Frame,
+    names: MeasureNames,
+    *,
+    n: int | str | pl.Expr | None = None,
+    compat: CompatName = PositionsOptions.compat,
+) -> Frame:
     """One column per measure, named by its canonical name, one row per ranking.
 
     Args:
@@ -58,6 +64,8 @@ def measures(frame: Frame, names: MeasureNames, *, n: int | str | pl.Expr | None
             refused. Without it, SL3 and RecallError are null for a ranking that missed a
             relevant document and ``TSE(exposure='linear')`` is null, with one
             :class:`~lexiframe.errors.MissingCorpusSizeWarning`.
+        compat: whose numbers to give, as the frame's ``compat=`` (its interpolated
+            precision cut-offs, its DCG sums; docs/reproducing.md).
 
     nDCG and RBP take the grades of the ``grades`` and ``ideal_grades`` columns as gains,
     as trec_eval does; :func:`lexiframe.positions` keeps them whenever the qrels are graded,
@@ -108,7 +116,8 @@ def measures(frame: Frame, names: MeasureNames, *, n: int | str | pl.Expr | None
     keys = [name for name in schema if name not in RANKING_COLUMNS]
     # A skipped query's ASL: the frame's depth=, else the longest ranking of the query.
     depth = exprs.skipped_depth(schema, [key for key in keys if key != "system"])
-    context = Context(n=n, graded=graded, depth=depth)
+    rules = PositionsOptions(compat=compat).rules
+    context = Context(n=n, graded=graded, depth=depth, rules=rules)
     if graded and "gain_positions" in schema:  # above threshold=1: the ranks of the gains
         context = replace(context, gain_positions=pl.col("gain_positions"))
     if n is None:
@@ -351,7 +360,7 @@ def evaluate(
         if system_from is not None:
             raise InputError("system_from= applies to run files; this run is a frame")
         frame = build_positions(cast(pl.DataFrame, run), judgments, resolved)
-    return measures(frame, parsed, n=n)
+    return measures(frame, parsed, n=n, compat=resolved.compat)
 
 
 def _checked_by_families(

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Protocol, TypedDict
+from typing import Any, Literal, Protocol, TypedDict
 
 import polars as pl
 
 from lexiframe import validate
 from lexiframe.errors import InputError
-from lexiframe.typing import NoRelevant, RankBy
+from lexiframe.typing import CompatName, LevelCutoff, NoRelevant, RankBy
 
 
 class DeclaredNeeds(Protocol):
@@ -46,6 +46,65 @@ class MeasureNeeds(Protocol):
     @property
     def needs(self) -> DeclaredNeeds: ...
     def check_options(self, options: PositionsOptions, /) -> None: ...
+
+
+@dataclass(frozen=True)
+class Compat:
+    """The numbers of another tool: how it differs from lexiframe's default, trec_eval 10.0.
+
+    Each field is one difference, read where it arises (docs/reproducing.md); a setting
+    is one row of :data:`COMPATS`, chosen by ``compat=``.
+
+    Example:
+        >>> from lexiframe.options import COMPATS
+        >>> COMPATS["trec_eval-9.0.8"].float32_scores, COMPATS["trec_eval-10.0"].level_cutoff
+        (True, 'round')
+    """
+
+    name: CompatName
+    float32_scores: bool = False
+    """Rank by the score cast to a 32-bit float (trec_eval 9's ``float sim``): scores
+    equal at float precision tie, and the tie goes to the document id."""
+    level_cutoff: LevelCutoff = "round"
+    """The relevant documents an interpolated precision at recall level x needs of m:
+    ``"round"`` lround(x·m) (trec_eval 10), ``"up"`` floor(x·m + 0.9) (trec_eval 9)."""
+    skipped_query: Literal["stand-in", "zero"] = "stand-in"
+    """trec_eval ``-c``, a query the run skipped: scored on a stand-in ranking of one
+    unjudged document and printed (10.0), or not evaluated and 0 in every mean (9.0.8)."""
+    queries: Literal["qrels", "run"] = "qrels"
+    """``"qrels"``: every system gets a row for every query of the qrels (worst case where
+    it skipped one); ``"run"``: the judged queries the system answered, those without a
+    relevant document too (pytrec_eval's)."""
+    running_sums: bool = False
+    """The DCG family summed one rank after another, each gain divided by C's log2 of
+    its rank + 1 (trec_eval's loop), for the last bit of pytrec_eval's doubles."""
+    trec_eval_absent: tuple[str, ...] = ()
+    """trec_eval measures this version does not have (not in its ``all_trec``)."""
+
+
+COMPATS: dict[str, Compat] = {
+    compat.name: compat
+    for compat in (
+        Compat("trec_eval-10.0"),
+        Compat(
+            "trec_eval-9.0.8",
+            float32_scores=True,
+            level_cutoff="up",
+            skipped_query="zero",
+            trec_eval_absent=("rbp", "rbp_resid", "unj", "dcg", "ideal_dcg"),
+        ),
+        Compat(
+            "pytrec_eval",
+            float32_scores=True,
+            level_cutoff="up",
+            queries="run",
+            running_sums=True,
+            trec_eval_absent=("rbp", "rbp_resid", "unj", "dcg", "ideal_dcg"),
+        ),
+    )
+}
+"""Every ``compat=`` setting: trec_eval 10.0 (the default), trec_eval 9.0.8 (tag v9.0.8,
+which pytrec_eval compiles) and the ``pytrec_eval`` package (pytrec-eval-terrier)."""
 
 
 @dataclass(frozen=True)
@@ -123,6 +182,11 @@ class PositionsOptions:
             16 for 200 million rows): when the frame is collected, each group is read from
             the source and ranked with the streaming engine, and its rows are handed on
             before the next group starts (200 million rows peak at about 2 GB).
+        compat: whose numbers to give (:class:`Compat`, docs/reproducing.md):
+            ``"trec_eval-10.0"`` (the default), ``"trec_eval-9.0.8"`` (its ranking by the
+            score as a 32-bit float and its interpolated precision cut-offs) or
+            ``"pytrec_eval"`` (9.0.8's, on the judged queries each system answered, its
+            DCG family to the last bit).
     """
 
     threshold: int = 1
@@ -136,6 +200,7 @@ class PositionsOptions:
     no_relevant: NoRelevant = "drop"
     columns: ColumnNames = field(default_factory=ColumnNames)
     partitions: int | None = None
+    compat: CompatName = "trec_eval-10.0"
 
     def __post_init__(self) -> None:
         # ``by`` may come as a string or a list; it is held as a tuple (the object is hashable).
@@ -153,6 +218,7 @@ class PositionsOptions:
             validate.require_positive_int(self.partitions, "partitions", optional=True)
         _require_choice(self.rank_by, "rank_by", ("score", "rank"))
         _require_choice(self.no_relevant, "no_relevant", ("drop", "keep"))
+        _require_choice(self.compat, "compat", tuple(COMPATS))
         for name in ("docs", "condensed"):
             if not isinstance(getattr(self, name), bool):
                 raise InputError(f"{name} must be True or False, not {getattr(self, name)!r}")
@@ -206,6 +272,17 @@ class PositionsOptions:
         query. No option removes rows yet.
         """
         return None
+
+    @property
+    def rules(self) -> Compat:
+        """The differences of the ``compat`` setting (:class:`Compat`).
+
+        Example:
+            >>> from lexiframe import PositionsOptions
+            >>> PositionsOptions(compat="pytrec_eval").rules.queries
+            'run'
+        """
+        return COMPATS[self.compat]
 
     @property
     def order(self) -> str:
@@ -286,6 +363,7 @@ class PositionsKwargs(TypedDict, total=False):
     condensed: bool
     no_relevant: NoRelevant
     partitions: int | None
+    compat: CompatName
     system: str
     query: str
     doc: str

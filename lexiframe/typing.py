@@ -10,6 +10,13 @@ import polars as pl
 RankBy = Literal["score", "rank"]
 """How a ranking is ordered: trec_eval's rule on ``score`` (and ``doc``), or a ``rank`` column."""
 
+CompatName = Literal["trec_eval-10.0", "trec_eval-9.0.8", "pytrec_eval"]
+"""Whose numbers a positions frame and its measures give (``compat=``)."""
+
+LevelCutoff = Literal["round", "up"]
+"""How an interpolated precision's recall level becomes a count of relevant documents:
+trec_eval 10's lround(x·m) or trec_eval 9's floor(x·m + 0.9)."""
+
 NoRelevant = Literal["drop", "keep"]
 """What ``positions`` does with a judged query without a relevant document."""
 

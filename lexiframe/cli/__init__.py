@@ -28,6 +28,7 @@ from lexiframe.aggregate import METHODS, Method, order, summarize_preferences
 from lexiframe.cli import _spark as spark_options
 from lexiframe.cli import compare, trec_eval, trec_eval_output
 from lexiframe.cli._shared import (
+    add_compat_argument,
     add_track_arguments,
     check_track_arguments,
     in_cli_words,
@@ -242,7 +243,8 @@ def _evaluate(
     per_query = prefs = None
     if metric_names:
         with warnings_as_notes():
-            per_query = measures(frame, metric_names, n=args.n).sort("system", "query")
+            per_query = measures(frame, metric_names, n=args.n, compat=options.compat)
+            per_query = per_query.sort("system", "query")
         tables["metrics"] = per_query
         summary["metrics"] = summarize(per_query)
     if preference_names:
@@ -359,6 +361,7 @@ def build_parser() -> argparse.ArgumentParser:
         "<stem>-metrics<ext> and <stem>-preferences<ext>.",
     )
     add_track_arguments(ev)
+    add_compat_argument(ev)
     ev.add_argument(
         "--measure",
         "--metric",

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lexiframe.errors import InputError, LexiframeError, LexiframeWarning, UnknownMeasureError
-from lexiframe.options import PositionsOptions
+from lexiframe.options import COMPATS, PositionsOptions
 
 if TYPE_CHECKING:
     import polars as pl
@@ -57,6 +57,23 @@ def add_track_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+COMPAT_FLAGS = {"10.0": "trec_eval-10.0", "9.0.8": "trec_eval-9.0.8"}
+"""The short spellings ``--compat`` takes for the trec_eval versions."""
+
+
+def add_compat_argument(parser: argparse.ArgumentParser) -> None:
+    """``--compat``: whose numbers to give (:class:`lexiframe.options.Compat`)."""
+    parser.add_argument(
+        "--compat",
+        type=lambda text: COMPAT_FLAGS.get(text, text),
+        choices=tuple(COMPATS),
+        default=PositionsOptions.compat,
+        metavar="TOOL",
+        help=f"give the numbers of another tool: {', '.join(COMPAT_FLAGS)} (trec_eval "
+        "versions; 10.0 is the default) or pytrec_eval (docs/reproducing.md)",
+    )
+
+
 def check_track_arguments(args: argparse.Namespace) -> None:
     """Refuse bad values of the integer flags before any work, naming the flag."""
     from lexiframe.validate import POSITION_MAX, require_positive_int, require_threshold
@@ -81,6 +98,7 @@ def track_options(args: argparse.Namespace, metric_names: Sequence[str]) -> Posi
         threshold=args.threshold,
         condensed=args.condensed,
         no_relevant=getattr(args, "no_relevant", PositionsOptions.no_relevant),
+        compat=getattr(args, "compat", PositionsOptions.compat),
     )
     return options.for_measures(parse_measures(metric_names)) if metric_names else options
 

@@ -21,6 +21,7 @@ from collections.abc import Iterator, Sequence
 import polars as pl
 
 from lexiframe.cli import trec_eval_measures as measuring
+from lexiframe.cli._shared import add_compat_argument
 from lexiframe.cli.trec_eval_input import Run, read_ahead, read_batches
 from lexiframe.cli.trec_eval_measures import Line, plan, resolve, silent_queries
 from lexiframe.cli.trec_eval_output import format_runs
@@ -104,7 +105,7 @@ def run_trec_eval(args: argparse.Namespace) -> int:
 
     _check_flags(args)
     _check_formats(args)
-    lines = resolve(args.measure or [])
+    lines = resolve(args.measure or [], args.compat)
     qrels = io.read_qrels(args.qrels)
     judged_relevant = qrels.filter(pl.col("relevance") > 0).height if args.complete else None
     settings = plan(
@@ -114,6 +115,7 @@ def run_trec_eval(args: argparse.Namespace) -> int:
         depth=args.depth,
         judged_only=args.judged_only,
         collection_size=args.collection_size,
+        compat=args.compat,
     )
     everything: list[Run] = []  # the runs read so far; a run's system is its index here
 
@@ -268,6 +270,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "cutoffs (P.5,10; ndcg_cut.10) or gains (ndcg.1=1,2=3; G.1=2,2=4) or a nickname "
         "(official, the default; all_trec)",
     )
+    add_compat_argument(te)
     te.add_argument("qrels", help="TREC qrels file")
     te.add_argument("runs", nargs="+", metavar="run", help="TREC run files, one block each")
     te.set_defaults(handler=run_trec_eval)

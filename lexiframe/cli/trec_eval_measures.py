@@ -27,7 +27,8 @@ from lexiframe.metrics.trec_eval import (
     available,
     registry_measure,
 )
-from lexiframe.options import PositionsOptions
+from lexiframe.options import Compat, PositionsOptions
+from lexiframe.typing import CompatName
 
 
 @dataclass(frozen=True)
@@ -55,22 +56,34 @@ def _split(argument: str) -> tuple[str, str | None]:
     return argument, None
 
 
-def resolve(arguments: Sequence[str]) -> list[Line]:
-    """The lines each query prints for ``-m`` arguments, in trec_eval's order.
+def resolve(
+    arguments: Sequence[str], compat: CompatName = PositionsOptions.compat
+) -> list[Line]:
+    """The lines each query prints for ``-m`` arguments, in trec_eval's order, among the
+    measures of the ``compat`` setting's trec_eval (:attr:`Compat.trec_eval_absent`).
 
     Example:
         >>> [line.printed for line in resolve(["ndcg_cut.10", "map", "P.5,10"])]
         ['map', 'P_5', 'P_10', 'ndcg_cut_10']
         >>> [line.column for line in resolve(["ndcg_cut.10", "map", "P.5,10"])]
         ['AP', 'P@5', 'P@10', 'nDCG@10']
+        >>> len(resolve(["all_trec"])) - len(resolve(["all_trec"], "trec_eval-9.0.8"))
+        5
     """
+    absent = PositionsOptions(compat=compat).rules.trec_eval_absent
     params: dict[str, str | None] = {}
     explicit: set[str] = set()
     for argument in arguments or ["official"]:
         root, text = _split(argument)
+        if root in absent:
+            raise UnknownMeasureError(
+                f"illegal measure {argument!r}: {compat} has no measure {root!r} (trec_eval "
+                "10.0 added it); e.g. map, P.5,10, ndcg_cut.10, official, all_trec"
+            )
         if root in NICKNAMES:
             for name in NICKNAMES[root]:
-                params.setdefault(name, None)
+                if name not in absent:
+                    params.setdefault(name, None)
         elif root in CATALOGUE:
             explicit.add(root)
             if params.get(root) is None:
@@ -157,6 +170,7 @@ def plan(
     depth: int | None,
     judged_only: bool,
     collection_size: int | None,
+    compat: CompatName = PositionsOptions.compat,
 ) -> Plan:
     parsed = {line.column: parse_measure(line.column) for line in lines if line.column}
     needing_n = [name for name, measure in parsed.items() if measure.needs_n]
@@ -169,7 +183,7 @@ def plan(
     # -l decides what is relevant; the gain measures still gain from every positive grade,
     # as in trec_eval (the frame's gain_positions above level 1).
     options = PositionsOptions(
-        threshold=level, depth=depth, no_relevant="keep", condensed=judged_only
+        threshold=level, depth=depth, no_relevant="keep", condensed=judged_only, compat=compat
     ).for_measures(parsed.values())
     n = collection_size if needing_n else None
     return Plan(parsed, options, n, complete=complete, judged_only=judged_only)
@@ -181,6 +195,10 @@ KEYS = ["system", "query"]
 ANSWERED = "_answered"
 """The positions frame's column that says whether the run answered the query (with ``-c``
 a query it skipped has a row too)."""
+
+SHOWN = "_shown"
+"""The per-query table's column, when some of its rows enter the means without ``-q``
+lines of their own (trec_eval 9's ``-c``: a skipped query is 0 in the means)."""
 
 
 def ranked(
@@ -214,13 +232,30 @@ def measured(frame: pl.DataFrame, lines: Sequence[Line], plan: Plan) -> pl.DataF
     answered = frame[ANSWERED]
     frame = frame.drop(ANSWERED)
     parsed = plan.parsed
-    table = measures(frame, list(parsed), n=plan.n) if parsed else frame.select(KEYS)
+    compat = plan.options.compat
+    table = measures(frame, list(parsed), n=plan.n, compat=compat) if parsed else frame.select(KEYS)
     table = table.rename({"system": "run"}).with_columns(answered)  # measures keep the rows
-    flags = frame.select(_undefined(lines, parsed, judged_only=plan.judged_only))
+    rules = plan.options.rules
+    flags = frame.select(_undefined(lines, parsed, judged_only=plan.judged_only, rules=rules))
     table = table.with_columns(flags)
-    return _trec_eval_quirks(
-        table, lines, parsed, complete=plan.complete, judged_only=plan.judged_only
-    ).drop(ANSWERED, *flags.columns)
+    stand_in = plan.complete and rules.skipped_query == "stand-in"
+    table = _trec_eval_quirks(
+        table, lines, parsed, complete=stand_in, judged_only=plan.judged_only
+    )
+    if plan.complete and rules.skipped_query == "zero":
+        # trec_eval 9 does not evaluate a query the run skipped: 0 in every mean, no -q line.
+        zero = [
+            pl.when(ANSWERED).then(pl.col(line.column)).otherwise(0.0).alias(line.column)
+            for line in _measured_lines(lines)
+        ]
+        table = table.with_columns(*zero, pl.col(ANSWERED).alias(SHOWN))
+    return table.drop(ANSWERED, *flags.columns)
+
+
+def _measured_lines(lines: Sequence[Line]) -> list[Line]:
+    """The lines of averaged values (one per column)."""
+    averaged = {line.column: line for line in lines if line.kind in ("double", "cut", "gm")}
+    return list(averaged.values())
 
 
 def _undefined_column(column: str) -> str:
@@ -228,7 +263,7 @@ def _undefined_column(column: str) -> str:
 
 
 def _undefined(
-    lines: Sequence[Line], parsed: dict[str, Measure], *, judged_only: bool
+    lines: Sequence[Line], parsed: dict[str, Measure], *, judged_only: bool, rules: Compat
 ) -> list[pl.Expr]:
     """Where trec_eval divides 0 by 0 for a line (:attr:`TrecMeasure.undefined`), read from
     the positions frame, one boolean column per line it can happen to."""
@@ -237,7 +272,7 @@ def _undefined(
         trec = CATALOGUE.get(line.root)
         if trec is None or trec.undefined is None or line.kind == "gm":
             continue
-        where = trec.undefined(parsed[line.column], judged_only)
+        where = trec.undefined(parsed[line.column], judged_only, rules)
         if where is not None:
             flags.append(where.alias(_undefined_column(line.column)))
     return flags

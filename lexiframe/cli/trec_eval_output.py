@@ -10,7 +10,7 @@ import numpy as np
 import polars as pl
 
 from lexiframe.cli import decimals
-from lexiframe.cli.trec_eval_measures import Line
+from lexiframe.cli.trec_eval_measures import SHOWN, Line
 from lexiframe.metrics.trec_eval import MIN_GEO_MEAN
 
 
@@ -40,7 +40,8 @@ def format_runs(
     blocks = dict.fromkeys(range(len(runids)), "")
     if per_query:
         shown = [line for line in lines if line.kind not in ("runid", "num_q", "gm")]
-        for run, text in _per_query_text(table, shown, fill).iter_rows():
+        printed = table.filter(SHOWN) if SHOWN in table.columns else table
+        for run, text in _per_query_text(printed, shown, fill).iter_rows():
             blocks[run] = text
     if summary:
         means = _means(table, lines, fill)

@@ -23,6 +23,7 @@ from lexiframe._utils import IntoExpr, into_expr
 from lexiframe.errors import InputError
 from lexiframe.metrics import _rows, parts
 from lexiframe.metrics.parts import IntoCount
+from lexiframe.typing import LevelCutoff
 
 ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 """The recall levels of trec_eval's ``11pt_avg`` (and of its ``iprec_at_recall``)."""
@@ -153,10 +154,43 @@ def _check_level(recall: object, name: str) -> float:
     return float(recall)
 
 
-def _interpolated_levels(fields: pl.DataFrame, levels: Sequence[float]) -> list[np.ndarray]:
+def level_cutoffs(level: float, m: np.ndarray, rule: LevelCutoff = "round") -> np.ndarray:
+    """The relevant documents c an interpolated precision at a recall level needs of m:
+    ``"round"`` lround(level · m), half away from zero (trec_eval 10); ``"up"``
+    floor(level · m + 0.9) in double arithmetic (trec_eval 9's ``(long) (x * m + 0.9)``).
+
+    Example:
+        >>> import numpy as np
+        >>> m = np.array([3.0, 5.0])
+        >>> level_cutoffs(0.1, m).tolist(), level_cutoffs(0.1, m, "up").tolist()
+        ([0.0, 1.0], [1.0, 1.0])
+    """
+    scaled = level * m
+    if rule == "up":
+        return np.floor(scaled + 0.9)
+    floor = np.floor(scaled)
+    return np.where(scaled - floor >= 0.5, floor + 1.0, floor)  # half away from zero
+
+
+def no_level_cutoff(level: float, m: pl.Expr, rule: LevelCutoff = "round") -> pl.Expr:
+    """Where :func:`level_cutoffs` is 0 (no relevant document needed), over a count ``m``.
+
+    Example:
+        >>> import polars as pl
+        >>> df = pl.DataFrame({"m": [3, 5]})
+        >>> df.select(no_level_cutoff(0.1, pl.col("m"))).to_series().to_list()
+        [True, False]
+    """
+    scaled = level * m.cast(pl.Float64)
+    return scaled + 0.9 < 1.0 if rule == "up" else scaled < 0.5
+
+
+def _interpolated_levels(
+    fields: pl.DataFrame, levels: Sequence[float], rule: LevelCutoff = "round"
+) -> list[np.ndarray]:
     """IPrec at each recall level of each ranking of a batch (relevant ranks, m), in NumPy
     over the list's buffers: the precisions i/p_i, and per level the maximum over the
-    ranking's i ≥ max(c, 1), c = round(level · m) half away from zero (0 when c > r)."""
+    ranking's i ≥ max(c, 1), c the :func:`level_cutoffs` of ``rule`` (0 when c > r)."""
     relevant = list_buffers(fields["_relevant"])
     m = _rows.counts(fields["_m"]).astype(np.float64)
     offsets = relevant.offsets
@@ -165,9 +199,7 @@ def _interpolated_levels(fields: pl.DataFrame, levels: Sequence[float]) -> list[
     precisions = (_rows.index_in_row(offsets) + 1).astype(np.float64) / ranks
     values = []
     for level in levels:
-        scaled = level * m
-        floor = np.floor(scaled)
-        needed = np.where(scaled - floor >= 0.5, floor + 1.0, floor)  # half away from zero
+        needed = level_cutoffs(level, m, rule)
         index = (np.maximum(needed, 1.0) - 1.0).astype(np.int64)
         best = _rows.suffix_max(precisions, offsets - offsets[0], offsets[:-1] - offsets[0] + index)
         values.append(np.where((needed <= r) & (index < r), best, 0.0))
@@ -180,13 +212,18 @@ def _interpolated(positions: IntoExpr, n_rel: IntoCount, kernel: _rows.Kernel) -
 
 
 def interpolated_precision(
-    positions: IntoExpr = "positions", *, recall: float, n_rel: IntoCount = "n_rel"
+    positions: IntoExpr = "positions",
+    *,
+    recall: float,
+    n_rel: IntoCount = "n_rel",
+    rule: LevelCutoff = "round",
 ) -> pl.Expr:
     """Interpolated precision at a recall level (trec_eval ``iprec_at_recall``).
 
     The highest precision at any rank at or below the one where the ranking reaches
     c = round(recall·m) relevant documents (rounded half away from zero, as trec_eval 10
-    does): max over i ≥ max(c, 1) of i/p_i; 0 when the ranking never reaches c.
+    does; ``rule="up"``: trec_eval 9's, :func:`level_cutoffs`): max over i ≥ max(c, 1) of
+    i/p_i; 0 when the ranking never reaches c.
 
     Example:
         >>> import polars as pl
@@ -197,7 +234,9 @@ def interpolated_precision(
         0.6666666666666666
     """
     level = _check_level(recall, "IPrec")
-    return _interpolated(positions, n_rel, lambda fields: _interpolated_levels(fields, [level])[0])
+    return _interpolated(
+        positions, n_rel, lambda fields: _interpolated_levels(fields, [level], rule)[0]
+    )
 
 
 def interpolated_precision_average(
@@ -205,6 +244,7 @@ def interpolated_precision_average(
     *,
     levels: Sequence[float] = ELEVEN_POINTS,
     n_rel: IntoCount = "n_rel",
+    rule: LevelCutoff = "round",
 ) -> pl.Expr:
     """The mean of :func:`interpolated_precision` over recall levels (trec_eval ``11pt_avg``).
 
@@ -233,7 +273,7 @@ def interpolated_precision_average(
     def average(fields: pl.DataFrame) -> np.ndarray:
         total = np.zeros(fields.height)
         # Summed from the highest level down, in trec_eval's order (the same last bit).
-        for value in reversed(_interpolated_levels(fields, checked)):
+        for value in reversed(_interpolated_levels(fields, checked, rule)):
             total = total + value
         return total / float(len(checked))
 

@@ -10,14 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import polars as pl
 
 from lexiframe.errors import InputError, SchemaError, UnknownMeasureError
-
-if TYPE_CHECKING:
-    from lexiframe.options import PositionsOptions
+from lexiframe.options import Compat, PositionsOptions
 
 CutoffRule = Literal["none", "optional", "required"]
 
@@ -49,6 +47,8 @@ class Context:
     """Every gaining grade of the query, highest first (when ``graded``)."""
     n_ret: pl.Expr = field(default_factory=lambda: pl.col("n_ret"))
     """How many documents the ranking returned."""
+    rules: Compat = field(default_factory=lambda: PositionsOptions().rules)
+    """The differences of the ``compat`` setting the measures give the numbers of."""
 
 
 def at_level(context: Context, level: object, name: str) -> Context:

@@ -26,8 +26,10 @@ import polars as pl
 from lexiframe.errors import UnknownMeasureError
 from lexiframe.metrics.parser import parse_measure
 from lexiframe.metrics.parts import mapped_gains
+from lexiframe.metrics.sets import no_level_cutoff
 from lexiframe.metrics.spec import Measure, gain_map_of
 from lexiframe.metrics.spellings import number_text
+from lexiframe.options import Compat
 
 Kind = Literal["runid", "num_q", "long", "double", "gm", "cut", "relstring"]
 """How trec_eval prints and averages a measure: ``long`` values print as integers and sum
@@ -59,10 +61,11 @@ class TrecMeasure:
     Where this measure does not: 0 under its bare name, and with parameters this function
     of the measure, its value on an empty ranking and the stand-in's length."""
 
-    undefined: Callable[[Measure, bool], pl.Expr | None] | None = None
+    undefined: Callable[[Measure, bool, Compat], pl.Expr | None] | None = None
     """Where trec_eval divides 0 by 0 for this measure (and prints ``-nan``, a NaN mean
-    too): a function of the measure and of ``-J`` (judged only) giving a boolean
-    expression over the positions frame, or None where it never does. lexiframe's value
+    too): a function of the measure, of ``-J`` (judged only) and of the ``compat``
+    setting giving a boolean expression over the positions frame, or None where it never
+    does. lexiframe's value
     there is 0 (an empty ranking's interpolated precision, nDCG without a positive ideal
     gain); the drop-in prints trec_eval's."""
 
@@ -124,22 +127,24 @@ def _lowest_of_levels(measure: Measure) -> float:
 
 def _empty_condensed(
     lowest_level: Callable[[Measure], float],
-) -> Callable[[Measure, bool], pl.Expr | None]:
+) -> Callable[[Measure, bool, Compat], pl.Expr | None]:
     """Interpolated precision from its lowest recall level up: trec_eval starts at the
     precision of the whole ranking, 0/0 where a condensed ranking (``-J``) is empty (the
-    stand-in of a skipped query too), and that NaN stays at each level that rounds to no
-    relevant document (lround(level · m) = 0)."""
+    stand-in of a skipped query too), and that NaN stays at each level whose cut-off is no
+    relevant document (:func:`lexiframe.metrics.sets.no_level_cutoff`)."""
 
-    def undefined(measure: Measure, judged_only: bool) -> pl.Expr | None:
+    def undefined(measure: Measure, judged_only: bool, rules: Compat) -> pl.Expr | None:
         if not judged_only:  # a ranking holds a document, the stand-in one too
             return None
         level = lowest_level(measure)
-        return (pl.col("n_ret") == 0) & (level * pl.col("n_rel").cast(pl.Float64) < 0.5)
+        return (pl.col("n_ret") == 0) & no_level_cutoff(
+            level, pl.col("n_rel"), rules.level_cutoff
+        )
 
     return undefined
 
 
-def _no_positive_gain(measure: Measure, judged_only: bool) -> pl.Expr | None:
+def _no_positive_gain(measure: Measure, judged_only: bool, rules: Compat) -> pl.Expr | None:
     """Rndcg under a gain map: a query with a relevant document and no positive gain
     averages no nDCG (its m_Rndcg.c: sum / num_changed_ideal_gain, 0/0)."""
     gains = gain_map_of(measure)

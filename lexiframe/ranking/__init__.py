@@ -135,7 +135,9 @@ def positions(
     grades = keeps_grades(gainful, qrels_keys, options.grades, names, threshold=threshold)
     request = Request(options, qrels_keys, grades)
     gainful = qrels_lf.filter(pl.col("relevance") >= request.gain_level)
-    every_query = qrels_lf if options.no_relevant == "keep" else None
+    # pytrec_eval evaluates every judged query the run answered, as no_relevant="keep".
+    keep = options.no_relevant == "keep" or options.rules.queries == "run"
+    every_query = qrels_lf if keep else None
     queries = _relevant_queries(
         gainful, qrels_keys, grades, judged=every_query, threshold=threshold
     )

@@ -30,12 +30,17 @@ def _canonical_run(run: pl.DataFrame | pl.LazyFrame, options: PositionsOptions) 
     clashes = [key for key in by if key in ("system", "query", "doc", "order")]
     if clashes:
         raise InputError(f"by= keys {quote_names(clashes)} clash with lexiframe's own columns")
+    order = pl.col(order_column).cast(pl.Float64)
+    if options.rank_by == "score" and options.rules.float32_scores:
+        # trec_eval 9 keeps the score as a C float: the double read, rounded to the nearest
+        # float32 (not the text parsed as float32, which can round the other way).
+        order = order.cast(pl.Float32).cast(pl.Float64)
     return run.lazy().select(
         *by,
         pl.col(names.system).cast(pl.String).alias("system"),
         pl.col(names.query).alias("query"),
         pl.col(names.doc).alias("doc"),
-        pl.col(order_column).cast(pl.Float64).alias("order"),
+        order.alias("order"),
     )
 
 
@@ -135,12 +140,16 @@ def _complete(
     systems: pl.LazyFrame | None = None,
 ) -> pl.LazyFrame:
     """Give every system (of ``rankings``, or ``systems``) a row for every query with a
-    relevant document (worst case if none)."""
+    relevant document (worst case if none); under a ``compat`` whose queries are the
+    run's, a row for each query it answered that ``queries`` holds."""
     by = request.by
-    if systems is None:
-        systems = rankings.select(*by, "system").unique()
-    grid = _grid(systems, queries, by, request.qrels_keys)
     found = rankings.drop(DUPLICATE_FLAGS, *VALUE_FLAGS, strict=False)
+    if request.options.rules.queries == "run":  # the queries each system answered
+        grid = found.select(request.keys).join(queries, on=request.qrels_keys, how="inner")
+    else:
+        if systems is None:
+            systems = rankings.select(*by, "system").unique()
+        grid = _grid(systems, queries, by, request.qrels_keys)
     empty = pl.lit([], dtype=pl.List(POSITION))
     filled = [pl.col("positions").fill_null(empty), pl.col("n_ret").fill_null(0)]
     optional = []

@@ -99,7 +99,7 @@ FAMILIES: tuple[Family, ...] = (
         r"c = \operatorname{round}(x\, m)",
         source="trec_eval iprec_at_recall_x",
         build=lambda m, c: sets.interpolated_precision(
-            c.positions, recall=m.level_cutoff, n_rel=c.n_rel
+            c.positions, recall=m.level_cutoff, n_rel=c.n_rel, rule=c.rules.level_cutoff
         ),
         cutoff="required",
         fractional_cutoff=True,
@@ -269,6 +269,7 @@ FAMILIES: tuple[Family, ...] = (
             c.positions,
             levels=m.param("levels"),  # type: ignore[arg-type]
             n_rel=c.n_rel,
+            rule=c.rules.level_cutoff,
         ),
         aliases=("11pt_avg",),
         params={"levels": sets.ELEVEN_POINTS, **builders.AT_LEVEL},
