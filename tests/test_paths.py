@@ -46,9 +46,12 @@ OPTIONS: list[tuple[str, dict[str, Any], list[str] | None]] = [
     ("partitions=3", {"partitions": 3}, None),
     ("depth+threshold+keep", {"depth": 20, "threshold": 2, "no_relevant": "keep"},
      ["--depth", "20", "--threshold", "2", "--no-relevant", "keep"]),
+    ("compat=trec_eval-9.0.8", {"compat": "trec_eval-9.0.8"}, ["--compat", "9.0.8"]),
+    ("compat=pytrec_eval", {"compat": "pytrec_eval"}, ["--compat", "pytrec_eval"]),
 ]  # fmt: skip
 
-BUILT_IN = ["AP", "nDCG@10", "P@5", "RR", "Bpref", "ASL", "ERR@10", "SL3", "TSE(exposure='ap')"]
+BUILT_IN = ["AP", "nDCG@10", "P@5", "RR", "Bpref", "ASL", "ERR@10", "SL3", "TSE(exposure='ap')",
+            "IPrec@0.3"]  # fmt: skip
 
 
 def _hits(k: int) -> pl.Expr:  # a cut-off
@@ -143,7 +146,8 @@ def _paths(
     completed = PositionsOptions.of(**options).for_measures(parse_measures(names))
     for batch_bytes in (3_000, 40_000):  # many batches, rankings split between them
         frame = positions_of_files(RUNS, qrels, completed, batch_bytes=batch_bytes)
-        results[f"files in batches of {batch_bytes} bytes"] = lf.measures(frame, names, n=N)
+        per_query = lf.measures(frame, names, n=N, compat=completed.compat)
+        results[f"files in batches of {batch_bytes} bytes"] = per_query
     if flags is not None:
         out = tmp / "per_query.parquet"
         measures = [flag for name in names for flag in ("-m", name)]
