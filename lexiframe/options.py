@@ -75,6 +75,10 @@ class Compat:
     """``"qrels"``: every system gets a row for every query of the qrels (worst case where
     it skipped one); ``"run"``: the judged queries the system answered, those without a
     relevant document too (pytrec_eval's)."""
+    empty_nan: bool = False
+    """An interpolated precision of an empty ranking (``condensed``: every document
+    unjudged) at a level that needs no relevant document is trec_eval's 0/0, NaN, as
+    pytrec_eval returns it; otherwise 0."""
     running_sums: bool = False
     """The DCG family summed one rank after another, each gain divided by C's log2 of
     its rank + 1 (trec_eval's loop), for the last bit of pytrec_eval's doubles."""
@@ -98,6 +102,7 @@ COMPATS: dict[str, Compat] = {
             float32_scores=True,
             level_cutoff="up",
             queries="run",
+            empty_nan=True,
             running_sums=True,
             trec_eval_absent=("rbp", "rbp_resid", "unj", "dcg", "ideal_dcg"),
         ),

@@ -16,14 +16,16 @@ Every one returns Float64.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 
 import numpy as np
 import polars as pl
 
 from lexiframe._kernels import ListBuffers, list_buffers
-from lexiframe._utils import IntoExpr
+from lexiframe._utils import IntoExpr, into_expr
 from lexiframe.errors import InputError
 from lexiframe.metrics import _rows, parts
+from lexiframe.metrics import running as running_sums
 from lexiframe.metrics.parts import IntoCount
 
 
@@ -67,7 +69,9 @@ def _capped(ranks: pl.Expr, m: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
     return below + m, beyond - below
 
 
-def binary_g(positions: IntoExpr = "positions", *, n_rel: IntoCount = "n_rel") -> pl.Expr:
+def binary_g(
+    positions: IntoExpr = "positions", *, n_rel: IntoCount = "n_rel", running: bool = False
+) -> pl.Expr:
     """Binary G: (1/m) Σ_{i≤r} 1/log2(2 + p_i − i), the i-th relevant document discounted
     by the p_i − i non-relevant documents above it (trec_eval ``binG``; 0 when r = 0).
 
@@ -79,6 +83,8 @@ def binary_g(positions: IntoExpr = "positions", *, n_rel: IntoCount = "n_rel") -
         >>> df.select(gain.binary_g()).item()  # (1/log2(2) + 1/log2(4)) / 4
         0.375
     """
+    if running:  # trec_eval's arithmetic to the last bit
+        return running_sums.binary_g(into_expr(positions), n_rel=n_rel)
     ranks = parts.ranks(positions)
     above = ranks - pl.int_ranges(1, ranks.list.len() + 1)
     total = above.list.eval(1.0 / (pl.element().cast(pl.Float64) + 2.0).log(2)).list.sum()
@@ -93,6 +99,7 @@ def g(
     grades: IntoExpr | None = None,
     ideal_grades: IntoExpr | None = None,
     gains: Mapping[int, float] | None = None,
+    running: bool = False,
 ) -> pl.Expr:
     """Normalised gain G (trec_eval ``G``): each retrieved document of gain g_i is discounted
     by how far the ranking lags the ideal one where it stands,
@@ -104,7 +111,8 @@ def g(
     last, then 1 per rank). Binary gains without ``grades``; then G is :func:`binary_g`.
     ``gains`` maps grades to gains (trec_eval's ``-m G.1=2,2=4``): negative gains count in
     g_i and S_i, and the ideal ranking holds the positive gains, best first. 0 when the
-    query has no positive ideal gain.
+    query has no positive ideal gain. ``running``: trec_eval's arithmetic to the last bit
+    (:mod:`lexiframe.metrics.running`).
 
     Example:
         >>> import polars as pl
@@ -121,6 +129,24 @@ def g(
         ...                        gains={1: 3, 2: 7})).item(), 6)
         0.466056
     """
+    doc_gains, lags, ideal = g_lags(positions, n_rel, grades, ideal_grades, gains, running)
+    if running:
+        return running_sums.g(doc_gains, lags, ideal)
+    total = (doc_gains / lags.list.eval(pl.element().log(2))).list.sum()
+    best = ideal.list.sum()
+    return parts.positive_zero(pl.when(best > 0.0).then(total / best).otherwise(0.0).fill_null(0.0))
+
+
+def g_lags(
+    positions: IntoExpr,
+    n_rel: IntoCount,
+    grades: IntoExpr | None,
+    ideal_grades: IntoExpr | None,
+    gains: Mapping[int, float] | None,
+    running: bool = False,
+) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    """G's gains, the argument of each one's log2 (2 + C(p_i) − S_i, :func:`g`) and the
+    ideal gains; ``running``: added as trec_eval's C does, (2 + C(p_i)) − S_i."""
     doc_gains, ideal = _gains(positions, n_rel, grades, ideal_grades, gains)
     ranks = parts.ranks(positions)
     gathered = doc_gains.list.eval(pl.element().cum_sum())
@@ -130,10 +156,8 @@ def g(
     # (No ideal gain, under a gain map: null, and G is 0.)
     ideal_cost = ideal_costs.list.gather(within - 1, null_on_oob=True)
     costs = ideal_cost + beyond.cast(pl.List(pl.Float64))
-    lag = (costs - gathered + 2.0).list.eval(pl.element().log(2))
-    total = (doc_gains / lag).list.sum()
-    best = ideal.list.sum()
-    return parts.positive_zero(pl.when(best > 0.0).then(total / best).otherwise(0.0).fill_null(0.0))
+    lags = (costs + 2.0) - gathered if running else costs - gathered + 2.0
+    return doc_gains, lags, ideal
 
 
 def ndcg_rel(
@@ -143,6 +167,7 @@ def ndcg_rel(
     grades: IntoExpr | None = None,
     ideal_grades: IntoExpr | None = None,
     gains: Mapping[int, float] | None = None,
+    running: bool = False,
 ) -> pl.Expr:
     """nDCG averaged over the relevant documents (trec_eval ``ndcg_rel``): the mean over
     the m relevant documents of the nDCG at the rank of each retrieved one, the ideal cut
@@ -154,7 +179,8 @@ def ndcg_rel(
     grades to gains (trec_eval's ``-m ndcg_rel.1=1,2=5``): as in trec_eval, the relevant
     documents are then those of positive gain (m of the query, r retrieved), and every
     retrieved document adds its gain to the DCG, negative ones too. 0 when the sum is not
-    positive or m = 0.
+    positive or m = 0. ``running``: trec_eval's arithmetic to the last bit
+    (:mod:`lexiframe.metrics.running`).
 
     Example:
         >>> import polars as pl
@@ -177,11 +203,11 @@ def ndcg_rel(
     else:
         mapped, ideal = parts.mapped_gains(grades, ideal_grades, gains)
         columns.update(_grades=mapped, _ideal=ideal)
-    value = _rows.per_ranking(_ndcg_rels, **columns)
+    value = _rows.per_ranking(partial(_ndcg_rels, running=running), **columns)
     return parts.positive_zero(value.fill_null(0.0))
 
 
-def _ndcg_rels(fields: pl.DataFrame) -> np.ndarray:
+def _ndcg_rels(fields: pl.DataFrame, running: bool = False) -> np.ndarray:
     """nDCGRel of each ranking of a batch, in NumPy over the lists' buffers: the DCG and
     the ideal DCG as running sums down each ranking, as the list expressions add them. The
     relevant documents are those of positive gain, as trec_eval counts them (its
@@ -204,11 +230,15 @@ def _ndcg_rels(fields: pl.DataFrame) -> np.ndarray:
     counted = gains > 0.0
     rows = _rows.row_of_each(relevant.offsets)
     r = np.bincount(rows[counted], minlength=len(m))
-    dcg = _rows.cumulative_sums(gains * _rows.log2_discounts(ranks), relevant.offsets)
     ideal_ranks = _rows.index_in_row(ideal.offsets) + 1
-    ideal_dcg = _rows.cumulative_sums(
-        ideal_gains * _rows.log2_discounts(ideal_ranks), ideal.offsets
-    )
+    if running:  # trec_eval's: each gain divided by C's log2
+        terms = running_sums.discounted(gains, ranks)
+        ideal_terms = running_sums.discounted(ideal_gains, ideal_ranks)
+    else:
+        terms = gains * _rows.log2_discounts(ranks)
+        ideal_terms = ideal_gains * _rows.log2_discounts(ideal_ranks)
+    dcg = _rows.cumulative_sums(terms, relevant.offsets)
+    ideal_dcg = _rows.cumulative_sums(ideal_terms, ideal.offsets)
     ideal_starts = ideal.offsets[:-1] - ideal.offsets[0]
     within = np.minimum(ranks, m[rows])
     # The ideal DCG down to min(p, m) at each retrieved document: a document without a
@@ -222,7 +252,10 @@ def _ndcg_rels(fields: pl.DataFrame) -> np.ndarray:
         last = np.where(found, dcg[np.maximum(ends - 1, 0)] if len(dcg) else 0.0, 0.0)
         ideal_ends = ideal.offsets[1:] - ideal.offsets[0]
         ideal_last = ideal_dcg[np.maximum(ideal_ends - 1, 0)] if len(ideal_dcg) else 0.0
-        total = at_relevant + (m - r).astype(np.float64) * (last / ideal_last)
+        missed = (m - r).astype(np.float64)
+        # trec_eval adds (m − r) · DCG / IDCG, left to right.
+        rest = missed * last / ideal_last if running else missed * (last / ideal_last)
+        total = at_relevant + rest
         return np.where((m > 0) & (total > 0.0), total / m, 0.0)
 
 
@@ -234,6 +267,7 @@ def r_ndcg(
     grades: IntoExpr | None = None,
     ideal_grades: IntoExpr | None = None,
     gains: Mapping[int, float] | None = None,
+    running: bool = False,
 ) -> pl.Expr:
     """nDCG averaged at the R levels (trec_eval ``Rndcg``): the mean of nDCG@j over the
     ranks j where the ideal ranking's gain drops (after the documents of each grade,
@@ -245,7 +279,8 @@ def r_ndcg(
     positive gains, best first (m of them; grades of one gain make one level), and every
     retrieved document adds its gain to the DCG, negative ones too. 0 when m = 0 (where
     the query has a relevant document but no positive gain, trec_eval divides 0 by 0 and
-    its drop-in, ``lexiframe trec_eval``, prints trec_eval's ``-nan``).
+    its drop-in, ``lexiframe trec_eval``, prints trec_eval's ``-nan``). ``running``:
+    trec_eval's arithmetic to the last bit (:mod:`lexiframe.metrics.running`).
 
     Example:
         >>> import polars as pl
@@ -265,6 +300,8 @@ def r_ndcg(
     """
     doc_gains, ideal = _gains(positions, n_rel, grades, ideal_grades, gains)
     ranks = parts.ranks(positions)
+    if running:
+        return running_sums.r_ndcg(ranks, doc_gains, ideal, n_ret=n_ret)
     m = ideal.list.len().cast(pl.Int64)
     terms = doc_gains * _discounts(ranks)
     # Per ideal rank j: 1/IDCG@j where the ideal gain drops after j, else 0; then the sum

@@ -98,8 +98,12 @@ FAMILIES: tuple[Family, ...] = (
         formula=r"\mathrm{IPrec@}x = \max_{i \ge \max(c, 1)} i / p_i,\ "
         r"c = \operatorname{round}(x\, m)",
         source="trec_eval iprec_at_recall_x",
-        build=lambda m, c: sets.interpolated_precision(
-            c.positions, recall=m.level_cutoff, n_rel=c.n_rel, rule=c.rules.level_cutoff
+        build=lambda m, c: builders.empty_nan(
+            sets.interpolated_precision(
+                c.positions, recall=m.level_cutoff, n_rel=c.n_rel, rule=c.rules.level_cutoff
+            ),
+            m.level_cutoff,
+            c,
         ),
         cutoff="required",
         fractional_cutoff=True,
@@ -265,11 +269,15 @@ FAMILIES: tuple[Family, ...] = (
         formula=r"\mathrm{IPrecAvg} = \frac{1}{\lvert L \rvert} \sum_{x \in L} \mathrm{IPrec@}x,\ "
         r"L = \{0, 0.1, \dots, 1\}",
         source="trec_eval 11pt_avg",
-        build=lambda m, c: sets.interpolated_precision_average(
-            c.positions,
-            levels=m.param("levels"),  # type: ignore[arg-type]
-            n_rel=c.n_rel,
-            rule=c.rules.level_cutoff,
+        build=lambda m, c: builders.empty_nan(
+            sets.interpolated_precision_average(
+                c.positions,
+                levels=m.param("levels"),  # type: ignore[arg-type]
+                n_rel=c.n_rel,
+                rule=c.rules.level_cutoff,
+            ),
+            min(m.param("levels")),  # type: ignore[call-overload]
+            c,
         ),
         aliases=("11pt_avg",),
         params={"levels": sets.ELEVEN_POINTS, **builders.AT_LEVEL},
@@ -284,7 +292,9 @@ FAMILIES: tuple[Family, ...] = (
         "non-relevant documents above it), 0 for one not retrieved.",
         formula=r"\mathrm{BinG} = \frac{1}{m} \sum_{i \le r} \frac{1}{\log_2(2 + p_i - i)}",
         source="trec_eval binG",
-        build=lambda m, c: gain_measures.binary_g(c.positions, n_rel=c.n_rel),
+        build=lambda m, c: gain_measures.binary_g(
+            c.positions, n_rel=c.n_rel, running=c.rules.running_sums
+        ),
         aliases=("binG",),
         params=builders.AT_LEVEL,
         example="BinG",

@@ -11,9 +11,10 @@ import polars as pl
 
 from lexiframe._utils import format_row, quote_names
 from lexiframe.errors import InputError
-from lexiframe.metrics import converters, exprs, sets
+from lexiframe.metrics import converters, exprs, running, sets
 from lexiframe.metrics import gain as gain_measures
 from lexiframe.metrics.gain_order import check_gain_order
+from lexiframe.metrics.parts import mapped_gains
 from lexiframe.metrics.spec import LEVEL, Context, Measure, Needs, gain_map_of
 
 AT_LEVEL: dict[str, object] = {LEVEL: None}
@@ -32,6 +33,13 @@ def required(rank: int | None) -> int:
 
 
 def graded_ndcg(measure: Measure, context: Context) -> pl.Expr:
+    if context.rules.running_sums:  # trec_eval's loop, to the last bit
+        if not context.graded:
+            return running.ndcg(context.positions, None, None, k=measure.rank, n_rel=context.n_rel)
+        doc_gains, ideal_gains = mapped_gains(
+            context.grades, context.ideal_grades, gain_map_of(measure)
+        )
+        return running.ndcg(context.gain_positions, doc_gains, ideal_gains, k=measure.rank)
     if context.graded:
         return exprs.ndcg(
             context.gain_positions,
@@ -41,6 +49,17 @@ def graded_ndcg(measure: Measure, context: Context) -> pl.Expr:
             gains=gain_map_of(measure),
         )
     return exprs.ndcg(context.positions, n_rel=context.n_rel, k=measure.rank)
+
+
+def empty_nan(value: pl.Expr, lowest_level: float, context: Context) -> pl.Expr:
+    """An interpolated precision where the compat setting keeps trec_eval's 0/0
+    (:attr:`lexiframe.options.Compat.empty_nan`): an empty ranking, from a level whose
+    cut-off is no relevant document."""
+    if not context.rules.empty_nan:
+        return value
+    rule = context.rules.level_cutoff
+    empty = (context.n_ret == 0) & sets.no_level_cutoff(lowest_level, context.n_rel, rule)
+    return pl.when(empty).then(float("nan")).otherwise(value)
 
 
 def check_max_grade(measures: Sequence[Measure], frame: pl.DataFrame, keys: Sequence[str]) -> None:
@@ -78,14 +97,16 @@ def graded(build: Callable[..., pl.Expr]) -> Callable[[Measure, Context], pl.Exp
     under the measure's ``gains=`` (which needs them)."""
 
     def measure_expr(measure: Measure, context: Context) -> pl.Expr:
+        running = context.rules.running_sums  # trec_eval's arithmetic to the last bit
         if context.graded:
             return build(
                 context.gain_positions,
                 grades=context.grades,
                 ideal_grades=context.ideal_grades,
                 gains=gain_map_of(measure),
+                running=running,
             )
-        return build(context.positions, n_rel=context.n_rel)
+        return build(context.positions, n_rel=context.n_rel, running=running)
 
     return measure_expr
 
