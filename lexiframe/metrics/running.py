@@ -176,9 +176,11 @@ def _r_ndcg(fields: pl.DataFrame) -> np.ndarray:
     # DCG at each drop j: the running DCG of the last retrieved gain at a rank ≤ j.
     keys = rows.astype(np.float64) * 2.0**32 + rank
     wanted = ideal_rows[drops].astype(np.float64) * 2.0**32 + place[drops]
-    found = np.searchsorted(keys, wanted, side="right") - 1
-    same_row = (found >= 0) & (rows[np.maximum(found, 0)] == ideal_rows[drops])
-    dcg_at = np.where(same_row, dcg[np.maximum(found, 0)] if len(dcg) else 0.0, 0.0)
+    dcg_at = np.zeros(len(wanted))
+    if len(keys):
+        found = np.searchsorted(keys, wanted, side="right") - 1
+        at = np.maximum(found, 0)
+        dcg_at = np.where((found >= 0) & (rows[at] == ideal_rows[drops]), dcg[at], 0.0)
     counts = np.bincount(ideal_rows[drops], minlength=len(ideal)).astype(np.int64)
     drop_offsets = np.concatenate([[0], np.cumsum(counts)])
     total = _rows.running_sums(dcg_at / ideal_dcg[drops], drop_offsets)
