@@ -290,6 +290,13 @@ class PositionsOptions:
         return COMPATS[self.compat]
 
     @property
+    def keeps_no_relevant(self) -> bool:
+        """Whether judged queries without a relevant document are evaluated:
+        ``no_relevant="keep"``, or a ``compat`` whose queries are the run's (pytrec_eval
+        evaluates every judged query the run answered)."""
+        return self.no_relevant == "keep" or self.rules.queries == "run"
+
+    @property
     def order(self) -> str:
         """The caller's column the rankings are ordered by: ``score``, or ``rank``."""
         return self.columns.score if self.rank_by == "score" else self.columns.rank

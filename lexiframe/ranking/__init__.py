@@ -135,9 +135,7 @@ def positions(
     grades = keeps_grades(gainful, qrels_keys, options.grades, names, threshold=threshold)
     request = Request(options, qrels_keys, grades)
     gainful = qrels_lf.filter(pl.col("relevance") >= request.gain_level)
-    # pytrec_eval evaluates every judged query the run answered, as no_relevant="keep".
-    keep = options.no_relevant == "keep" or options.rules.queries == "run"
-    every_query = qrels_lf if keep else None
+    every_query = qrels_lf if options.keeps_no_relevant else None
     queries = _relevant_queries(
         gainful, qrels_keys, grades, judged=every_query, threshold=threshold
     )

@@ -65,7 +65,7 @@ def coverage(
         .agg(has_relevant=(pl.col("relevance") >= threshold).any())
     )
     answered = run_lf.join(judged, on=qrels_keys, how="left")
-    keep = options.no_relevant == "keep"
+    keep = options.keeps_no_relevant
     relevant_queries = (judged if keep else judged.filter("has_relevant")).select(qrels_keys)
     grid = _grid(systems, relevant_queries, by, qrels_keys)
     skipped = (
