@@ -736,11 +736,14 @@ def _same_output(ours: Path, theirs: Path) -> str:
     return f"identical ({lines:,} lines)"
 
 
-def run_drop_in(shapes: list[str], root: Path, repeat: int, trec_eval: Path | None) -> list[Result]:
+def run_drop_in(
+    shapes: list[str], root: Path, repeat: int, trec_eval: Path | None, compat: str = "10.0"
+) -> list[Result]:
     """``lexiframe trec_eval -m all_trec`` over all runs in one command, and NIST trec_eval
     run once per run in a shell loop (as a script calls it), on the same plain-text files:
     whole processes, in turns, the median wall time and the peak RSS of each; their
-    outputs compared line for line."""
+    outputs compared line for line. ``compat``: the trec_eval version the drop-in
+    reproduces (``--compat``), to compare with that version's binary."""
     import tempfile
 
     binary, missing = _trec_eval_binary(trec_eval, root / "trec_eval-build")
@@ -760,7 +763,8 @@ def run_drop_in(shapes: list[str], root: Path, repeat: int, trec_eval: Path | No
         qrels, runs = plain_files(Data(folder))
         label = f"{name} {'x'.join(map(str, shape[:3]))}"
         for flags_label, flags in DROP_IN_FLAGS.items():
-            ours = _lexiframe("trec_eval", *flags, "-m", "all_trec", str(qrels), *map(str, runs))
+            drop_in = ["trec_eval", "--compat", compat, *flags, "-m", "all_trec", str(qrels)]
+            ours = _lexiframe(*drop_in, *map(str, runs))
             commands: dict[str, list[str] | None] = {
                 "lexiframe trec_eval": ours,
                 "trec_eval loop": None,
@@ -813,7 +817,8 @@ def run_drop_in(shapes: list[str], root: Path, repeat: int, trec_eval: Path | No
         for flags in DROP_IN_CHECKED if binary is not None else []:
             ours = out / "lexiframe-checked.txt"
             theirs = out / "trec_eval-checked.txt"
-            command = _lexiframe("trec_eval", *flags, "-m", "all_trec", str(qrels))
+            command = _lexiframe("trec_eval", "--compat", compat, *flags, "-m", "all_trec")
+            command.append(str(qrels))
             _time_process([*command, *map(str, runs)], ours, env)
             with open(theirs, "wb") as text:
                 for run in runs:
@@ -846,6 +851,12 @@ def main(argv: list[str] | None = None) -> None:
     spark_steps = ["spark-lexiframe", "spark-ranking-evaluator", "polars-streaming", "spark-floor"]
     parser.add_argument("--steps", nargs="+", choices=[*STEPS, *spark_steps])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--compat",
+        default="10.0",
+        help="with --drop-in: the trec_eval version the drop-in reproduces (10.0, 9.0.8), to "
+        "compare with that version's binary given by --trec-eval",
+    )
     parser.add_argument("--data", type=Path, default=Path("benchmark-data"))
     parser.add_argument(
         "--scaling",
@@ -917,7 +928,8 @@ def main(argv: list[str] | None = None) -> None:
         print(table(run_layouts(args.layouts, args.data), {}))
         return
     if args.drop_in:
-        print(table(run_drop_in(args.drop_in, args.data, args.repeat, args.trec_eval), {}))
+        results = run_drop_in(args.drop_in, args.data, args.repeat, args.trec_eval, args.compat)
+        print(table(results, {}))
         return
     if args.processes:
         label = f"{args.shape} {systems}x{queries}x{depth}"
