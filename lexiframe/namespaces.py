@@ -14,7 +14,7 @@ import polars as pl
 from lexiframe import aggregate, evaluation, preferences, ranking
 from lexiframe._measure_methods import MeasureMethods
 from lexiframe.metrics import exprs
-from lexiframe.metrics.exprs import IntoCount
+from lexiframe.metrics.parts import IntoCount
 from lexiframe.options import PositionsKwargs, PositionsOptions
 
 if TYPE_CHECKING:

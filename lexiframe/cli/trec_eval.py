@@ -182,7 +182,7 @@ def run_trec_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``lexiframe trec_eval`` on the command's subparsers."""
     te = commands.add_parser(
         "trec_eval",

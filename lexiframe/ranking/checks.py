@@ -5,6 +5,7 @@ queries of the run that are not evaluated."""
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import polars as pl
 
@@ -66,7 +67,7 @@ def _null_key(by: list[str]) -> pl.Expr:
     return pl.any_horizontal(pl.col(key).is_null() for key in [*by, *KEYS])
 
 
-def _raise_for(first: dict, run: pl.LazyFrame, options: PositionsOptions) -> None:
+def _raise_for(first: dict[str, Any], run: pl.LazyFrame, options: PositionsOptions) -> None:
     """Raise the error for a bad ranking or row (``first`` holds its keys and flags)."""
     by = list(options.by)
     null_key = next((key for key in [*KEYS, *by] if first[key] is None), None)
@@ -124,7 +125,7 @@ def _strictly_increasing(frame: pl.DataFrame, keys: list[str]) -> bool:
         column, previous = pl.col(key), pl.col(key).shift()
         later = later | (equal & (column > previous))
         equal = equal & (column == previous)
-    return frame.select(later.fill_null(True).all()).item()  # the first row has no previous
+    return bool(frame.select(later.fill_null(True).all()).item())  # the first has no previous
 
 
 def warn_dropped(
