@@ -154,7 +154,9 @@ def report(
             column
             for name in names
             for column in (
-                name, f"{name}_sig", *([f"{name}_d", f"{name}_es_hsd"] if baseline else [])
+                name,
+                f"{name}_sig",
+                *([f"{name}_d", f"{name}_es_hsd"] if baseline else []),
             )
         ),
         pl.lit(plan.name).alias("test"),
