@@ -132,7 +132,7 @@ def replicates_note(n_replicates: int, family: int, method: Correction, alpha: f
     p-value of B replicates is 1/(B + 1). None when B suffices.
 
     >>> note = replicates_note(10_000, 666, "bonferroni", 0.05)
-    >>> note[-46:]
+    >>> note[-51:]
     "n_replicates of at least 13320 (or correction='bh')"
     >>> replicates_note(20_000, 666, "bh", 0.05) is None
     True

@@ -161,8 +161,8 @@ def bootstrap_test(
     ``seed`` and number of resamples. All rows share the resamples.
 
     >>> result = bootstrap_test([0.2, 0.1, 0.3, -0.1, 0.2, 0.4], n_replicates=2000, seed=0)
-    >>> round(float(result.p_value[0]), 6), float(result.ci_low[0]), float(result.ci_high[0])
-    (0.054473, 0.05, 0.3)
+    >>> [round(float(x[0]), 6) for x in result]
+    [0.054473, 0.05, 0.3]
     """
     d = difference_matrix(differences)
     n_replicates = check_replicates(n_replicates)

@@ -400,16 +400,18 @@ def randomized_tukey_hsd(
     Each of the B = ``n_replicates`` replicates permutes the system labels within each
     query (the scores of one query are shuffled among the systems), recomputes the system
     means and keeps their range max − min. The p-value of a pair is the fraction of
-    replicates whose range reaches the observed |x̄_a − x̄_b|:
-    p = #{b : range_b ≥ |x̄_a − x̄_b|} / B. The same ``seed`` gives the same p-values; by-groups
-    are processed in sorted order from one generator. ``blocking=False`` shuffles all the
-    scores of the matrix instead (the one-way design; ``test="randomized_hsd_one_way"``).
+    replicates whose range reaches the observed |x̄_a − x̄_b|, the observed labelling
+    counted as one of them: p = (#{b : range_b ≥ |x̄_a − x̄_b|} + 1) / (B + 1), never 0.
+    The same ``seed`` gives the same p-values; by-groups are processed in sorted order
+    from one generator. ``blocking=False`` shuffles all the scores of the matrix instead
+    (the one-way design; ``test="randomized_hsd_one_way"``).
 
     >>> import polars as pl
     >>> scores = pl.DataFrame({"system": list("xxxxyyyy"), "query": list("1234") * 2,
     ...                        "AP": [0.9, 0.8, 0.7, 0.9, 0.1, 0.2, 0.1, 0.3]})
-    >>> randomized_tukey_hsd(scores, "AP", seed=1, n_replicates=200)["p_value"].to_list()
-    [0.12]
+    >>> result = randomized_tukey_hsd(scores, "AP", seed=1, n_replicates=200)
+    >>> result["p_value"].round(6).to_list()
+    [0.124378]
     """
     return significance(
         scores,
