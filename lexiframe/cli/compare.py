@@ -28,7 +28,7 @@ from lexiframe.errors import InputError
 
 DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "RR"]
 FORMATS = ("markdown", "latex")
-TESTS = ("auto", "t", "sign", "hsd", "randomized_hsd", "fisher", "bootstrap")
+TESTS = ("auto", "t", "sign", "wilcoxon", "hsd", "randomized_hsd", "fisher", "bootstrap")
 RANDOM_TESTS = ("randomized_hsd", "fisher", "bootstrap")
 FAMILY_TESTS = ("hsd", "randomized_hsd")  # they need metrics: every system on every query
 
@@ -43,24 +43,28 @@ def pair_tests(
     seed: int | None = None,
     n_replicates: int | None = None,
     blocking: bool = True,
+    alpha: float | None = None,
 ) -> pl.DataFrame:
     """Every pair's test for each measure of ``table`` (a metrics or a pair table), the
     p-values adjusted with ``correction`` within each measure (over the comparisons with
-    ``baseline`` only, when given, as :func:`lexiframe.stats.report` does)."""
+    ``baseline`` only, when given, as :func:`lexiframe.stats.report` does); with
+    ``alpha``, the note when the replicates are too few for that level."""
     from lexiframe.stats import significance
     from lexiframe.stats.corrections import adjust_p_values
+    from lexiframe.stats.resampling import DEFAULT_REPLICATES
+    from lexiframe.stats.significance import warn_if_coarse
 
     parts = []
-    # n_replicates: the API's default unless given
-    options = {"seed": seed, "blocking": blocking}
-    if n_replicates is not None:
-        options["n_replicates"] = n_replicates
+    replicates = DEFAULT_REPLICATES if n_replicates is None else n_replicates
+    options = {"seed": seed, "blocking": blocking, "n_replicates": replicates}
     for name in names:
         tests = significance(table, name, test=test, correction="none", **options)  # type: ignore[arg-type]
         if baseline is not None:
             tests = tests.filter(
                 (pl.col("system_a") == baseline) | (pl.col("system_b") == baseline)
             )
+        if alpha is not None:
+            warn_if_coarse(tests, correction, replicates, alpha, [])  # type: ignore[arg-type]
         adjusted = adjust_p_values(tests["p_value"].to_numpy(), correction)  # type: ignore[arg-type]
         parts.append(
             tests.with_columns(
@@ -213,24 +217,27 @@ def run_compare(args: argparse.Namespace) -> int:
     }
     parts = []
     tests = []
-    if per_query is not None:
-        costs = [name for name in metric_names if parse_measure(name).lower_is_better]
-        table = stats.report(
-            per_query, metric_names, baseline=args.baseline, test=args.test,
-            correction=args.correction, alpha=args.alpha, lower_is_better=costs,
-            seed=args.seed, blocking=not args.one_way,
-            **({} if args.replicates is None else {"n_replicates": args.replicates}),
-        )  # fmt: skip
-        render = stats.to_latex if style == "latex" else stats.to_markdown
-        parts.append(render(table))
-        tests.append(pair_tests(per_query, metric_names, test=args.test, **test_options))
-    if preference_names:
-        prefs = preferences(frame, preference_names)
-        # the HSD tests read a metric of every system per query, which a preference is not:
-        # preferences take the sign test (sgnLP, sgnLR) or the t-test (rrLP), named per row
-        test = "auto" if args.test in FAMILY_TESTS else args.test
-        unblocked = {**test_options, "blocking": True}  # --one-way is the HSD's alone
-        tests.append(pair_tests(prefs, preference_names, test=test, **unblocked))
+    with warnings_as_notes():  # e.g. too few replicates for the corrected level
+        if per_query is not None:
+            costs = [name for name in metric_names if parse_measure(name).lower_is_better]
+            table = stats.report(
+                per_query, metric_names, baseline=args.baseline, test=args.test,
+                correction=args.correction, alpha=args.alpha, lower_is_better=costs,
+                seed=args.seed, blocking=not args.one_way,
+                **({} if args.replicates is None else {"n_replicates": args.replicates}),
+            )  # fmt: skip
+            render = stats.to_latex if style == "latex" else stats.to_markdown
+            parts.append(render(table))
+            tests.append(pair_tests(per_query, metric_names, test=args.test, **test_options))
+        if preference_names:
+            prefs = preferences(frame, preference_names)
+            # the HSD tests read a metric of every system per query, which a preference is not:
+            # preferences take the sign test (sgnLP, sgnLR) or the t-test (rrLP), named per row
+            test = "auto" if args.test in FAMILY_TESTS else args.test
+            unblocked = {**test_options, "blocking": True}  # --one-way is the HSD's alone
+            tests.append(
+                pair_tests(prefs, preference_names, test=test, alpha=args.alpha, **unblocked)
+            )
     every = pl.concat(tests, how="vertical_relaxed")
     if style == "latex":
         parts.append(pairs_latex(every, correction=args.correction))
@@ -250,6 +257,7 @@ def run_compare(args: argparse.Namespace) -> int:
 def add_parser(commands: argparse._SubParsersAction) -> None:
     """Register ``lexiframe compare`` on the command's subparsers."""
     from lexiframe.stats.corrections import CORRECTIONS
+    from lexiframe.stats.resampling import DEFAULT_REPLICATES
 
     cp = commands.add_parser(
         "compare",
@@ -274,9 +282,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         choices=TESTS,
         default="auto",
         help="auto (default): paired t-test for metrics, sign test for sgnLP and sgnLR, "
-        "t-test for rrLP; or t, sign, hsd, randomized_hsd, fisher (Fisher's randomisation "
-        "test), bootstrap (the paired bootstrap test, with percentile intervals). sgnLP and "
-        "sgnLR keep the sign test under fisher and bootstrap, and preferences take auto's "
+        "t-test for rrLP; or t, sign, wilcoxon (the signed-rank test), hsd, randomized_hsd, "
+        "fisher (Fisher's randomisation test), bootstrap (the paired bootstrap test, with "
+        "percentile intervals). sgnLP and sgnLR keep the sign test under wilcoxon, fisher "
+        "and bootstrap, and preferences take auto's "
         "test under hsd and randomized_hsd; the pair table names each row's test",
     )
     cp.add_argument(
@@ -288,9 +297,16 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     cp.add_argument(
         "--replicates",
         type=int,
-        help="random replicates of randomized_hsd, fisher and bootstrap (default 1000)",
+        help="random replicates of randomized_hsd, fisher and bootstrap (default "
+        f"{DEFAULT_REPLICATES})",
     )
-    cp.add_argument("--correction", choices=CORRECTIONS, default="holm", help="(default holm)")
+    cp.add_argument(
+        "--correction",
+        choices=CORRECTIONS,
+        default="holm",
+        help="holm (default), bonferroni, bh (Benjamini-Hochberg), by (Benjamini-Yekutieli) "
+        "or none",
+    )
     cp.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
     cp.add_argument("--format", choices=FORMATS, help="markdown (default) or latex")
     cp.add_argument("--output", "-o", help="also write the report to this file")

@@ -21,7 +21,8 @@ from lexiframe.aggregate import is_cost
 from lexiframe.errors import InputError, SchemaError
 from lexiframe.stats._common import Seed, check_fraction, eager, measure_columns, require_table
 from lexiframe.stats.corrections import Correction, adjust_p_values, check_correction
-from lexiframe.stats.significance import SignificancePlan, Test, significance
+from lexiframe.stats.resampling import DEFAULT_REPLICATES
+from lexiframe.stats.significance import SignificancePlan, Test, significance, warn_if_coarse
 from lexiframe.validate import require_columns
 
 BETTER, WORSE = "▲", "▼"
@@ -47,7 +48,7 @@ def report(
     alpha: float = 0.05,
     by: str | Sequence[str] | None = None,
     lower_is_better: str | Iterable[str] | None = None,
-    n_replicates: int = 1000,
+    n_replicates: int = DEFAULT_REPLICATES,
     seed: Seed | None = None,
     blocking: bool = True,
 ) -> pl.DataFrame:
@@ -55,9 +56,10 @@ def report(
 
     ``per_query_metrics`` is ``by…, system, query`` and measure columns (from
     :func:`lexiframe.measures`). Pairs of systems are compared per measure with ``test``
-    (``"t"``: paired t-test; ``"sign"``, ``"hsd"``, ``"randomized_hsd"``, ``"fisher"``,
-    ``"bootstrap"``, with ``n_replicates``, ``seed`` and ``blocking`` as in
+    (``"t"``: paired t-test; ``"sign"``, ``"wilcoxon"``, ``"hsd"``, ``"randomized_hsd"``,
+    ``"fisher"``, ``"bootstrap"``, with ``n_replicates``, ``seed`` and ``blocking`` as in
     :func:`lexiframe.stats.significance`) and the p-values adjusted with ``correction``
+    (``"holm"``, ``"bonferroni"``, ``"bh"``, ``"by"`` or ``"none"``)
     within each (by…, measure) family: all pairs, or with ``baseline=`` the s − 1
     comparisons with the baseline. A difference counts when the adjusted p < ``alpha``;
     the better system has the larger mean, or the smaller one for the measures named in
@@ -139,6 +141,7 @@ def report(
             tests = _against(tests, baseline)
             sizes = _effect_sizes(tests, name, baseline, by, sign)
             out = out.join(sizes, on=[*by, "system"], how="left")
+        warn_if_coarse(tests, correction, n_replicates, alpha, by)
         wins = _significant_wins(tests, correction, alpha, by, sign)
         marks = _marks(wins, labels, name, baseline, by)
         out = out.join(marks, on=[*by, "system"], how="left").with_columns(

@@ -37,6 +37,10 @@ from lexiframe.validate import require_positive_int
 _BLOCK = 1 << 22  # values of one block of replicates (pairs × replicates), 32 MB in float64
 
 
+DEFAULT_REPLICATES = 1000
+"""B, the random replicates of every test that draws them unless ``n_replicates`` says."""
+
+
 def check_replicates(n_replicates: object) -> int:
     """``n_replicates`` as a positive integer, or an :class:`InputError` naming it."""
     return require_positive_int(n_replicates, "n_replicates")
@@ -76,7 +80,7 @@ def _sign_blocks(
 
 
 def randomization_test(
-    differences: ArrayLike, *, n_replicates: int = 1000, seed: Seed | None = None
+    differences: ArrayLike, *, n_replicates: int = DEFAULT_REPLICATES, seed: Seed | None = None
 ) -> np.ndarray:
     """Two-sided p-values of Fisher's randomisation test, one per row of ``differences``.
 
@@ -139,7 +143,7 @@ def _resample_counts(rng: np.random.Generator, count: int, n: int) -> np.ndarray
 def bootstrap_test(
     differences: ArrayLike,
     *,
-    n_replicates: int = 1000,
+    n_replicates: int = DEFAULT_REPLICATES,
     seed: Seed,
     confidence: float = 0.95,
 ) -> BootstrapResult:

@@ -82,7 +82,7 @@ from lexiframe.stats.corrections import (
     check_correction,
     replicates_note,
 )
-from lexiframe.stats.resampling import largest_exact
+from lexiframe.stats.resampling import DEFAULT_REPLICATES, largest_exact
 from lexiframe.validate import require_columns
 
 Test = Literal[
@@ -159,7 +159,7 @@ def significance(
     test: Test = "auto",
     correction: Correction | None = None,
     by: str | Sequence[str] | None = None,
-    n_replicates: int = 1000,
+    n_replicates: int = DEFAULT_REPLICATES,
     seed: Seed | None = None,
     progress: bool | None = None,
     blocking: bool = True,
@@ -390,7 +390,7 @@ def randomized_tukey_hsd(
     measure: str,
     *,
     seed: Seed,
-    n_replicates: int = 1000,
+    n_replicates: int = DEFAULT_REPLICATES,
     by: str | Sequence[str] | None = None,
     progress: bool | None = None,
     blocking: bool = True,
@@ -437,7 +437,7 @@ def discriminative_power(
     correction: Correction | None = None,
     alpha: float = 0.05,
     by: str | Sequence[str] | None = None,
-    n_replicates: int = 1000,
+    n_replicates: int = DEFAULT_REPLICATES,
     seed: Seed | None = None,
     progress: bool | None = None,
     blocking: bool = True,
