@@ -16,9 +16,10 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import lexiframe as lf
+from lexiframe import intervals
 from lexiframe.errors import DroppedQueriesWarning, InputError
 from lexiframe.io import read_qrels, read_run
-from lexiframe.stats import discriminative_power, metric_pairs, resampling, significance, tukey_hsd
+from lexiframe.stats import discriminative_power, metric_pairs, significance, tukey_hsd
 from lexiframe.stats.resampling import bootstrap_test, randomization_test
 
 TOY = DATA / "toy"
@@ -98,7 +99,7 @@ def test_fisher_blocks_and_seeds(monkeypatch):
     whole = randomization_test(d, n_replicates=500, seed=4)
     assert np.array_equal(whole, randomization_test(d, n_replicates=500, seed=4))
     assert not np.array_equal(whole, randomization_test(d, n_replicates=500, seed=5))
-    monkeypatch.setattr(resampling, "_BLOCK", 97)  # many small blocks of replicates
+    monkeypatch.setattr(intervals, "BLOCK", 97)  # many small blocks of replicates
     assert np.array_equal(whole, randomization_test(d, n_replicates=500, seed=4))
     # the same rows alone see the same draws
     assert np.array_equal(whole[:1], randomization_test(d[:1], n_replicates=500, seed=4))
@@ -161,7 +162,7 @@ def test_bootstrap_p_value_equals_a_loop_over_resamples(monkeypatch):
             t = abs(sample.mean() / (sample.std(ddof=1) / np.sqrt(12)))
             reached += t >= observed
         assert p == (reached + 1) / (n_replicates + 1)  # the observed resample counts
-    monkeypatch.setattr(resampling, "_BLOCK", 50)  # rows and replicates in small blocks
+    monkeypatch.setattr(intervals, "BLOCK", 50)  # rows and replicates in small blocks
     assert np.array_equal(ours, bootstrap_test(d, n_replicates=n_replicates, seed=1).p_value)
 
 

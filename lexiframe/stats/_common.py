@@ -12,11 +12,10 @@ from numpy.typing import ArrayLike
 from lexiframe._compat import collect
 from lexiframe._utils import as_list, format_row, quote_names
 from lexiframe.errors import InputError, SchemaError
+from lexiframe.intervals import Seed as Seed  # the analyses' seeds are the intervals'
+from lexiframe.intervals import generator as generator
 from lexiframe.metrics.registry import needs_n_hint
-from lexiframe.validate import require_columns, require_positive_int
-
-Seed = int | np.random.Generator
-"""An explicit source of randomness: an integer seed or a NumPy ``Generator``."""
+from lexiframe.validate import require_columns
 
 PAIR_KEYS = ("system_a", "system_b")
 
@@ -49,25 +48,6 @@ def difference_matrix(differences: ArrayLike) -> np.ndarray:
     if not np.isfinite(d).all():
         raise InputError("differences must be finite numbers; fill or drop NaN values first")
     return d
-
-
-def generator(seed: Seed) -> np.random.Generator:
-    """A NumPy ``Generator`` from an integer seed (or the generator itself)."""
-    if isinstance(seed, np.random.Generator):
-        return seed
-    if isinstance(seed, np.random.RandomState):
-        raise InputError(
-            "seed must be an integer or a numpy.random.Generator, not a legacy "
-            "numpy.random.RandomState; pass an integer such as seed=0, or "
-            "numpy.random.default_rng(0)"
-        )
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-        raise InputError(
-            f"seed must be an integer or a numpy.random.Generator, not {seed!r}; "
-            "pass e.g. seed=0 so that the result can be reproduced"
-        )
-    # NumPy's own refusal of a negative seed does not name the argument.
-    return np.random.default_rng(require_positive_int(seed, "seed", zero=True))
 
 
 def eager(frame: pl.DataFrame | pl.LazyFrame, what: str) -> pl.DataFrame:

@@ -14,6 +14,7 @@ import polars as pl
 
 from lexiframe._utils import format_row, plural
 from lexiframe.errors import InputError
+from lexiframe.intervals import group_matrix
 from lexiframe.stats._common import PAIR_KEYS
 
 
@@ -107,22 +108,17 @@ def pair_matrix(
     """The pair table as a pairs × queries matrix (each row's values first, zeros after),
     with the summary of each pair (keys, n_queries, mean) in the same order."""
     keys = [*by, *PAIR_KEYS]
-    ordered = pairs.select(*keys, "query", pl.col(measure).cast(pl.Float64)).sort([*keys, "query"])
-    ordered = ordered.with_columns(
-        _row=pl.struct(keys).rle_id(), _column=pl.int_range(pl.len()).over(keys)
-    )
+    _, matrix, _ = group_matrix(pairs.sort("query"), keys, measure)  # queries in order
     summary = (
-        ordered.group_by(keys)
-        .agg(pl.len().alias("n_queries"), pl.col(measure).mean().alias("mean"))
+        pairs.group_by(keys)
+        .agg(pl.len().alias("n_queries"), pl.col(measure).cast(pl.Float64).mean().alias("mean"))
         .sort(keys)
     )
-    matrix = np.zeros((summary.height, int(summary["n_queries"].to_numpy().max(initial=0))))
-    matrix[ordered["_row"].to_numpy(), ordered["_column"].to_numpy()] = ordered[measure].to_numpy()
     return summary, matrix
 
 
 def block_differences(blocks: list[Block], by: list[str]) -> tuple[pl.DataFrame, np.ndarray]:
-    """:func:`_pair_matrix` from complete matrices: x_a − x_b for every pair, no join."""
+    """:func:`pair_matrix` from complete matrices: x_a − x_b for every pair, no join."""
     frames, rows = [], []
     width = max(block.values.shape[1] for block in blocks)
     for block in blocks:

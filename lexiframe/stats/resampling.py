@@ -23,22 +23,23 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
+from lexiframe import intervals
 from lexiframe.errors import InputError
+from lexiframe.intervals import (
+    DEFAULT_REPLICATES,
+    check_confidence,
+    percentiles,
+    resampled_means,
+    row_blocks,
+)
 from lexiframe.stats._common import (
     TOLERANCE,
     Seed,
-    check_fraction,
     difference_matrix,
     generator,
     negligible,
 )
 from lexiframe.validate import require_positive_int
-
-_BLOCK = 1 << 22  # values of one block of replicates (pairs × replicates), 32 MB in float64
-
-
-DEFAULT_REPLICATES = 1000
-"""B, the random replicates of every test that draws them unless ``n_replicates`` says."""
 
 
 def check_replicates(n_replicates: object) -> int:
@@ -66,7 +67,7 @@ def _sign_blocks(
 ):  # -> Iterator[np.ndarray]
     """Blocks of sign vectors (replicates × queries) of ±1: every pattern once when exact,
     else ``n_replicates`` random ones."""
-    step = max(1, _BLOCK // max(rows, n_queries, 1))
+    step = max(1, intervals.BLOCK // max(rows, n_queries, 1))
     if rng is None:
         total = 2**n_queries
         bits = np.arange(n_queries, dtype=np.int64)
@@ -132,14 +133,6 @@ class BootstrapResult(NamedTuple):
     ci_high: np.ndarray
 
 
-def _resample_counts(rng: np.random.Generator, count: int, n: int) -> np.ndarray:
-    """How often each query is drawn in ``count`` resamples of ``n`` queries: the draws of
-    ``scipy.stats.bootstrap`` (``rng.integers(0, n, (count, n))``), as counts."""
-    index = rng.integers(0, n, (count, n))
-    flat = (index + n * np.arange(count)[:, None]).ravel()
-    return np.bincount(flat, minlength=count * n).reshape(count, n).astype(np.float64)
-
-
 def bootstrap_test(
     differences: ArrayLike,
     *,
@@ -170,7 +163,7 @@ def bootstrap_test(
     """
     d = difference_matrix(differences)
     n_replicates = check_replicates(n_replicates)
-    confidence = check_fraction(confidence, "confidence")
+    confidence = check_confidence(confidence)
     rng = generator(seed)
     rows, n = d.shape
     mean = d.mean(axis=1)
@@ -181,17 +174,13 @@ def bootstrap_test(
         observed = np.abs(mean) / np.sqrt(variance / n)
     observed = np.where(flat, np.where(negligible(mean, size), 0.0, np.inf), observed)
     # the resampled means of every row are kept for the interval: rows in blocks
-    rows_step = max(1, _BLOCK // n_replicates)
     state = rng.bit_generator.state
     reached = np.zeros(rows, dtype=np.int64)
     low = np.empty(rows)
     high = np.empty(rows)
-    for first in range(0, rows, rows_step):
-        block = slice(first, min(first + rows_step, rows))
+    for block in row_blocks(rows, n_replicates):
         rng.bit_generator.state = state  # every block of rows sees the same resamples
-        means = _block_means(d[block], n_replicates, rng, n)
-        squares = means[1]
-        resampled = means[0]
+        resampled, squares = resampled_means(d[block], n_replicates, rng)
         shifted = resampled - mean[block, None]
         spread = np.maximum(squares - resampled**2, 0.0) * (n / max(n - 1, 1))
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -199,23 +188,7 @@ def bootstrap_test(
         zero = negligible(shifted, size[block, None])
         t = np.where(zero, 0.0, np.where(np.isnan(t), np.inf, t))
         reached[block] = (t >= observed[block, None] * (1 - TOLERANCE)).sum(axis=1)
-        quantiles = np.quantile(resampled, [(1 - confidence) / 2, (1 + confidence) / 2], axis=1)
-        low[block], high[block] = quantiles
+        low[block], high[block] = percentiles(resampled, confidence)
     all_zero = negligible(d).all(axis=1)
     p = np.where(all_zero, 1.0, (reached + 1) / (n_replicates + 1))
     return BootstrapResult(p, low, high)
-
-
-def _block_means(
-    d: np.ndarray, n_replicates: int, rng: np.random.Generator, n: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """The resampled means of d and of d², rows × replicates, drawn in blocks."""
-    means = np.empty((d.shape[0], n_replicates))
-    squares = np.empty((d.shape[0], n_replicates))
-    step = max(1, _BLOCK // max(n, d.shape[0]))
-    for start in range(0, n_replicates, step):
-        count = min(step, n_replicates - start)
-        counts = _resample_counts(rng, count, n)
-        means[:, start : start + count] = d @ counts.T / n
-        squares[:, start : start + count] = (d * d) @ counts.T / n
-    return means, squares

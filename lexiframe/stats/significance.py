@@ -60,6 +60,7 @@ import polars as pl
 
 from lexiframe._utils import as_list, caller_stacklevel
 from lexiframe.errors import InputError, LexiframeWarning
+from lexiframe.intervals import check_confidence
 from lexiframe.stats._common import (
     PAIR_KEYS,
     Seed,
@@ -252,7 +253,7 @@ def _significance(
     require_columns(table.schema, [*keys, measure], kind)
     measure_columns(table.schema, [measure], keys, kind, frame=table)
     plan = _resolve(test, correction, pair_table, table.schema[measure], blocking)
-    confidence = check_fraction(confidence, "confidence")
+    confidence = check_confidence(confidence)
     table = table.select(*keys, measure)
     check_unique(table, keys, kind)
     check_no_nulls(table, [measure], keys, kind)
