@@ -29,8 +29,8 @@ def compare(capsys, *arguments: str) -> str:
 
 def test_markdown_report_and_pair_tests(capsys):
     out = compare(capsys, "-m", "AP", "-m", "RR", "-m", "sgnLP")
-    report = stats.to_markdown(stats.report(per_query(["AP", "RR"]), ["AP", "RR"]))
-    assert out.startswith(report)
+    report = stats.to_markdown(stats.report(per_query(["AP", "RR"]), ["AP", "RR"], ci=0.95))
+    assert out.startswith(report) and "[" in report.splitlines()[2]  # the intervals
     pair_rows = [line for line in out.splitlines() if line.startswith("| AP |")]
     assert len(pair_rows) == 6  # 4 systems: 6 pairs
     assert "| p (holm) |" in out
@@ -117,3 +117,11 @@ def test_a_measure_null_without_n_says_to_pass_n(capsys):
     err = capsys.readouterr().err
     assert "column 'SL3'" in err and "Pass the corpus size --n" in err
     assert "n=" not in err and "fill or drop" not in err.lower()
+
+
+def test_compare_intervals_flag(capsys):
+    out = compare(capsys, "-m", "AP", "--ci", "0")
+    assert out.startswith(stats.to_markdown(stats.report(per_query(["AP"]), ["AP"])))
+    assert main(["compare", "--qrels", QRELS, "-m", "AP", "--ci", "95", *RUNS]) == 2
+    err = capsys.readouterr().err
+    assert "--ci must be a level in (0, 1)" in err and "pass --ci 0.95" in err

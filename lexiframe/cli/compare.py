@@ -1,7 +1,8 @@
 """``lexiframe compare``: the significance report of runs, as a table to paste into a paper.
 
-Two tables, in Markdown (the default) or LaTeX: the mean of each metric per system,
-marked with the systems it is significantly better than (:func:`lexiframe.stats.report`),
+Two tables, in Markdown (the default) or LaTeX: the mean of each metric per system with
+its t interval (``--ci``), in bold where it is the best of its column, marked with the
+systems it is significantly better than (:func:`lexiframe.stats.report`),
 and every pair's test per measure (:func:`lexiframe.stats.significance`: the mean
 difference or preference, the statistic, the p-value, the p-value adjusted by the named
 correction, the effect sizes d and ES_HSD, and with ``--test bootstrap`` the percentile
@@ -129,7 +130,7 @@ def pairs_markdown(tests: pl.DataFrame, *, correction: str, digits: int = 4) -> 
 
 def pairs_latex(tests: pl.DataFrame, *, correction: str, digits: int = 4) -> str:
     """The pair tests as a LaTeX ``table``."""
-    from lexiframe.stats.report import latex_escape
+    from lexiframe.stats.tables import latex_escape
 
     interval = _interval(tests)
     header = [latex_escape(text) for text in _pair_header(correction, interval)]
@@ -182,6 +183,12 @@ def run_compare(args: argparse.Namespace) -> int:
             f"--one-way (the one-way ANOVA) applies to --test hsd and --test randomized_hsd "
             f"only; --test {args.test} compares each pair query by query"
         )
+    if not 0 <= args.ci < 1:
+        percent = f"; for {args.ci:g} %, pass --ci {args.ci / 100:g}" if 1 < args.ci <= 100 else ""
+        raise InputError(
+            f"--ci must be a level in (0, 1), e.g. --ci 0.95, or 0 for no interval, not "
+            f"{args.ci:g}{percent}"
+        )
     if args.replicates is not None and args.replicates < 1:
         raise InputError(
             f"--replicates must be a positive integer, e.g. 10000, not {args.replicates}"
@@ -223,7 +230,7 @@ def run_compare(args: argparse.Namespace) -> int:
             table = stats.report(
                 per_query, metric_names, baseline=args.baseline, test=args.test,
                 correction=args.correction, alpha=args.alpha, lower_is_better=costs,
-                seed=args.seed, blocking=not args.one_way,
+                seed=args.seed, blocking=not args.one_way, ci=args.ci or None,
                 **({} if args.replicates is None else {"n_replicates": args.replicates}),
             )  # fmt: skip
             render = stats.to_latex if style == "latex" else stats.to_markdown
@@ -308,6 +315,13 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "or none",
     )
     cp.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    cp.add_argument(
+        "--ci",
+        type=float,
+        default=0.95,
+        help="level of the t intervals of the means printed beside them (default 0.95); "
+        "--ci 0 prints none",
+    )
     cp.add_argument("--format", choices=FORMATS, help="markdown (default) or latex")
     cp.add_argument("--output", "-o", help="also write the report to this file")
     cp.add_argument("--seed", type=int, help="seed of randomized_hsd, fisher and bootstrap")

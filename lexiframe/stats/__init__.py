@@ -36,7 +36,7 @@ from lexiframe.stats.degradation import (
     subsample_queries,
 )
 from lexiframe.stats.elementary import sign_test, t_test, wilcoxon_test
-from lexiframe.stats.report import report, to_latex, to_markdown
+from lexiframe.stats.report import report
 from lexiframe.stats.resampling import bootstrap_test, randomization_test
 from lexiframe.stats.significance import (
     discriminative_power,
@@ -45,6 +45,7 @@ from lexiframe.stats.significance import (
     tukey_hsd,
 )
 from lexiframe.stats.simulate import random_positions, random_rankings, simulate_ties
+from lexiframe.stats.tables import to_latex, to_markdown
 from lexiframe.stats.ties import first_difference_ecdf, tie_fraction, tie_fraction_by_level
 
 __all__ = [
