@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 import sys
 import warnings
@@ -373,7 +374,7 @@ def _overlaps(labels) -> int:
     boxes = sorted(
         (label.get_window_extent() for label in labels if label.get_text()), key=lambda b: b.y0
     )
-    return sum(lower.y1 > upper.y0 + 0.5 for lower, upper in zip(boxes, boxes[1:]))
+    return sum(lower.y1 > upper.y0 + 0.5 for lower, upper in itertools.pairwise(boxes))
 
 
 @pytest.mark.parametrize("systems", [5, 37, 60])
@@ -403,5 +404,5 @@ def test_preference_matrix_and_orderings_stay_readable(plt, systems):
     ax.figure.canvas.draw()
     assert _overlaps(ax.get_yticklabels()) == 0
     ends = sorted((text.get_window_extent() for text in ax.texts), key=lambda box: box.y0)
-    assert all(low.y1 <= high.y0 + 0.5 for low, high in zip(ends, ends[1:]))
+    assert all(low.y1 <= high.y0 + 0.5 for low, high in itertools.pairwise(ends))
     plt.close("all")
