@@ -34,10 +34,9 @@ multitest = pytest.importorskip("statsmodels.stats.multitest")
 
 @pytest.fixture(scope="module")
 def toy_positions() -> pl.DataFrame:
-    run = read_run(sorted((TOY / "runs").iterdir()))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DroppedQueriesWarning)
-        return lf.positions(run, read_qrels(TOY / "qrels.txt"))
+    qrels = read_qrels(TOY / "qrels.txt")
+    with warnings.catch_warnings(action="ignore", category=DroppedQueriesWarning):
+        return read_run(sorted((TOY / "runs").iterdir())).lexi.positions(qrels)
 
 
 @pytest.fixture(scope="module")
