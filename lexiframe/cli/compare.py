@@ -45,21 +45,38 @@ def pair_tests(
     n_replicates: int | None = None,
     blocking: bool = True,
     alpha: float | None = None,
+    ci: float | None = None,
 ) -> pl.DataFrame:
     """Every pair's test for each measure of ``table`` (a metrics or a pair table), the
     p-values adjusted with ``correction`` within each measure (over the comparisons with
     ``baseline`` only, when given, as :func:`lexiframe.stats.report` does); with
-    ``alpha``, the note when the replicates are too few for that level."""
-    from lexiframe.stats import significance
+    ``alpha``, the note when the replicates are too few for that level; with ``ci``, the
+    interval of each mean difference (the bootstrap's percentile interval under
+    ``--test bootstrap``, else Student's t interval, :func:`lexiframe.summarize`'s)."""
+    from lexiframe.evaluation import summarize
+    from lexiframe.stats import metric_pairs, significance
     from lexiframe.stats.corrections import adjust_p_values
     from lexiframe.stats.resampling import DEFAULT_REPLICATES
     from lexiframe.stats.significance import warn_if_coarse
 
     parts = []
     replicates = DEFAULT_REPLICATES if n_replicates is None else n_replicates
-    options = {"seed": seed, "blocking": blocking, "n_replicates": replicates}
+    options: dict[str, object] = {"seed": seed, "blocking": blocking, "n_replicates": replicates}
+    if ci is not None:
+        options["confidence"] = ci
     for name in names:
         tests = significance(table, name, test=test, correction="none", **options)  # type: ignore[arg-type]
+        if ci is not None:
+            pairs = table if "system_a" in table.columns else metric_pairs(table, [name])
+            t = summarize(pairs, measures=[name], ci=ci)
+            tests = (
+                tests.join(t, on=["system_a", "system_b"], how="left")
+                .with_columns(
+                    ci_low=pl.coalesce("ci_low", f"{name}_ci_low"),
+                    ci_high=pl.coalesce("ci_high", f"{name}_ci_high"),
+                )
+                .select(tests.columns)
+            )
         if baseline is not None:
             tests = tests.filter(
                 (pl.col("system_a") == baseline) | (pl.col("system_b") == baseline)
@@ -102,7 +119,7 @@ def _cells(row: dict, digits: int, interval: bool) -> list[str]:
 
 
 def _interval(tests: pl.DataFrame) -> bool:
-    """Whether the pairs carry a confidence interval (the bootstrap test)."""
+    """Whether the pairs carry a confidence interval (``--ci``, or the bootstrap test)."""
     return tests["ci_low"].null_count() < tests.height
 
 
@@ -114,10 +131,12 @@ def _pair_header(correction: str, interval: bool, confidence: float = 0.95) -> l
     return [*header, "test"]
 
 
-def pairs_markdown(tests: pl.DataFrame, *, correction: str, digits: int = 4) -> str:
+def pairs_markdown(
+    tests: pl.DataFrame, *, correction: str, digits: int = 4, confidence: float = 0.95
+) -> str:
     """The pair tests as a Markdown table."""
     interval = _interval(tests)
-    header = _pair_header(correction, interval)
+    header = _pair_header(correction, interval, confidence)
     lines = [
         "| " + " | ".join(header) + " |",
         "|" + "|".join(["---"] * 3 + ["---:"] * (len(header) - 4) + ["---"]) + "|",
@@ -128,12 +147,14 @@ def pairs_markdown(tests: pl.DataFrame, *, correction: str, digits: int = 4) -> 
     return "\n".join(lines)
 
 
-def pairs_latex(tests: pl.DataFrame, *, correction: str, digits: int = 4) -> str:
+def pairs_latex(
+    tests: pl.DataFrame, *, correction: str, digits: int = 4, confidence: float = 0.95
+) -> str:
     """The pair tests as a LaTeX ``table``."""
     from lexiframe.stats.tables import latex_escape
 
     interval = _interval(tests)
-    header = [latex_escape(text) for text in _pair_header(correction, interval)]
+    header = [latex_escape(text) for text in _pair_header(correction, interval, confidence)]
     header[4] = r"mean ($a - b$)"
     columns = "lll" + "r" * (len(header) - 4) + "l"
     lines = [
@@ -150,7 +171,12 @@ def pairs_latex(tests: pl.DataFrame, *, correction: str, digits: int = 4) -> str
     caption = latex_escape(
         f"Every pair of systems per measure: p-values adjusted by the {correction} "
         "correction within each measure; d: paired Cohen's d, ES_HSD: the mean difference "
-        "over the residual standard deviation of the two-way ANOVA."
+        "over the residual standard deviation of the two-way ANOVA"
+        + (
+            "; CI: the t interval of the mean difference (bootstrap rows: the percentile interval)."
+            if interval
+            else "."
+        )
     )
     lines += [r"\hline", r"\end{tabular}", rf"\caption{{{caption}}}", r"\end{table}"]
     return "\n".join(lines)
@@ -221,6 +247,7 @@ def run_compare(args: argparse.Namespace) -> int:
         "seed": args.seed,
         "n_replicates": args.replicates,
         "blocking": not args.one_way,
+        "ci": args.ci or None,
     }
     parts = []
     tests = []
@@ -246,10 +273,8 @@ def run_compare(args: argparse.Namespace) -> int:
                 pair_tests(prefs, preference_names, test=test, alpha=args.alpha, **unblocked)
             )
     every = pl.concat(tests, how="vertical_relaxed")
-    if style == "latex":
-        parts.append(pairs_latex(every, correction=args.correction))
-    else:
-        parts.append(pairs_markdown(every, correction=args.correction))
+    render_pairs = pairs_latex if style == "latex" else pairs_markdown
+    parts.append(render_pairs(every, correction=args.correction, confidence=args.ci or 0.95))
     text = "\n\n".join(parts) + "\n"
     if args.output:
         with files:
@@ -319,8 +344,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "--ci",
         type=float,
         default=0.95,
-        help="level of the t intervals of the means printed beside them (default 0.95); "
-        "--ci 0 prints none",
+        help="level of the intervals printed beside the means and the pairs' mean "
+        "differences: Student's t (the percentile interval under --test bootstrap); "
+        "default 0.95, --ci 0 prints none",
     )
     cp.add_argument("--format", choices=FORMATS, help="markdown (default) or latex")
     cp.add_argument("--output", "-o", help="also write the report to this file")
