@@ -54,9 +54,9 @@ def pair_tests(
     interval of each mean difference (the bootstrap's percentile interval under
     ``--test bootstrap``, else Student's t interval, :func:`lexiframe.summarize`'s)."""
     from lexiframe.evaluation import summarize
+    from lexiframe.intervals import DEFAULT_REPLICATES
     from lexiframe.stats import metric_pairs, significance
     from lexiframe.stats.corrections import adjust_p_values
-    from lexiframe.stats.resampling import DEFAULT_REPLICATES
     from lexiframe.stats.significance import warn_if_coarse
 
     parts = []
@@ -288,8 +288,8 @@ def run_compare(args: argparse.Namespace) -> int:
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     """Register ``lexiframe compare`` on the command's subparsers."""
+    from lexiframe.intervals import DEFAULT_REPLICATES
     from lexiframe.stats.corrections import CORRECTIONS
-    from lexiframe.stats.resampling import DEFAULT_REPLICATES
 
     cp = commands.add_parser(
         "compare",

@@ -134,4 +134,4 @@ def residual_variance(x: np.ndarray) -> float:
     """V_E of the two-way ANOVA without replication (systems × queries)."""
     s, q = x.shape
     residual = x - x.mean(axis=1)[:, None] - x.mean(axis=0)[None, :] + x.mean()
-    return float((residual**2).sum()) / ((s - 1) * (q - 1))
+    return float((residual**2).sum()) / float((s - 1) * (q - 1))

@@ -82,7 +82,7 @@ def adjust_p_values(
             )
         family = np.unique(labels, return_inverse=True)[1].reshape(-1)
     if method == "none" or p.size == 0:
-        return p.copy()
+        return np.array(p, dtype=np.float64)
     size = np.bincount(family)[family].astype(np.float64)
     if method == "bonferroni":
         return np.minimum(1.0, size * p)

@@ -20,10 +20,9 @@ import polars as pl
 from lexiframe._utils import as_list, plural, quote_names
 from lexiframe.aggregate import is_cost
 from lexiframe.errors import InputError
-from lexiframe.intervals import add_intervals
+from lexiframe.intervals import DEFAULT_REPLICATES, add_intervals
 from lexiframe.stats._common import Seed, check_fraction, eager, measure_columns
 from lexiframe.stats.corrections import Correction, adjust_p_values, check_correction
-from lexiframe.stats.resampling import DEFAULT_REPLICATES
 from lexiframe.stats.significance import SignificancePlan, Test, significance, warn_if_coarse
 from lexiframe.stats.tables import BETTER, WORSE
 from lexiframe.validate import require_columns

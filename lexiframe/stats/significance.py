@@ -60,7 +60,7 @@ import polars as pl
 
 from lexiframe._utils import as_list, caller_stacklevel
 from lexiframe.errors import InputError, LexiframeWarning
-from lexiframe.intervals import check_confidence
+from lexiframe.intervals import DEFAULT_REPLICATES, check_confidence
 from lexiframe.stats._common import (
     PAIR_KEYS,
     Seed,
@@ -83,7 +83,7 @@ from lexiframe.stats.corrections import (
     check_correction,
     replicates_note,
 )
-from lexiframe.stats.resampling import DEFAULT_REPLICATES, largest_exact
+from lexiframe.stats.resampling import largest_exact
 from lexiframe.validate import require_columns
 
 Test = Literal[
