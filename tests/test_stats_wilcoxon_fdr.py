@@ -267,3 +267,31 @@ def test_compare_notes_too_few_replicates(capsys):
                  "--seed", "0", "--replicates", "50", "--correction", "holm", *runs])  # fmt: skip
     err = capsys.readouterr().err
     assert code == 0 and "note: with 50 replicates" in err and "Traceback" not in err
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31), n=st.integers(1, 12))
+def test_wilcoxon_exact_p_is_the_share_of_sign_patterns(seed, n):
+    # an independent computation: every one of the 2^n sign patterns of the ranks 1…n
+    d = np.random.default_rng(seed).normal(0.2, 1.0, n)
+    ranks = stats.rankdata(np.abs(d))
+    r_plus = ranks[d > 0].sum()
+    null = _patterns(n).clip(0, 1) @ ranks  # R⁺ of each pattern
+    expected = min(1.0, 2 * min((null <= r_plus).mean(), (null >= r_plus).mean()))
+    assert wilcoxon_test(d, method="exact").p_value[0] == pytest.approx(expected, rel=1e-12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(p=st.lists(st.floats(0.0, 1.0), min_size=1, max_size=30))
+def test_corrections_are_ordered(p):
+    raw = np.array(p)
+    adjusted = {
+        method: adjust_p_values(raw, method) for method in ("holm", "bonferroni", "bh", "by")
+    }
+    assert (adjusted["bh"] >= raw - 1e-15).all()
+    assert (adjusted["holm"] <= adjusted["bonferroni"] + 1e-15).all()
+    assert (adjusted["bh"] <= adjusted["holm"] + 1e-15).all()  # FDR is the weaker control
+    assert (adjusted["bh"] <= adjusted["by"] + 1e-15).all()
+    order = np.argsort(raw, kind="stable")
+    for values in adjusted.values():  # monotone in the raw p-values
+        assert (np.diff(values[order]) >= -1e-15).all()
