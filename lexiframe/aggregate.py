@@ -109,8 +109,7 @@ def summarize_preferences(
     check = partial(_refuse_nan, columns=floats, keys=keys)
     if isinstance(prefs, pl.DataFrame):
         return check(collect(result))
-    schema = result.collect_schema()
-    kept = {name: dtype for name, dtype in schema.items() if not name.startswith("_nan_")}
+    kept = {name: t for name, t in result.collect_schema().items() if name[:5] != "_nan_"}
     return result.map_batches(check, schema=pl.Schema(kept)) if floats else result
 
 
@@ -122,9 +121,9 @@ def _refuse_nan(summary: pl.DataFrame, *, columns: list[str], keys: list[str]) -
             row = bad.row(0, named=True)
             pair = format_row({key: row[key] for key in keys})
             raise InputError(
-                f"column {column!r} of the preferences table is NaN on "
-                f"{row[f'_nan_{column}']} queries of the pair {pair}"
-                f", and a NaN would count as a win. Drop them, or make them missing with "
+                f"column {column!r} of the preferences table is NaN on {row[f'_nan_{column}']} "
+                f"queries of the pair {pair}, and a NaN would count as a win. Drop them, or "
+                "make them missing with "
                 f"pl.col({column!r}).fill_nan(None)"
             )
     return summary.drop([f"_nan_{column}" for column in columns])
