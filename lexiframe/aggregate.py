@@ -71,6 +71,8 @@ def summarize_preferences(
     ``<m>_wins`` (queries with ``<m> > 0``: system_a preferred), ``<m>_losses`` (``< 0``)
     and ``<m>_ties`` (``== 0``), after ``n_queries``. A query a system skipped was already
     its worst case in the positions frame, so it counts like any other (docs/definitions.md §4).
+    A NaN preference is refused (:class:`InputError` naming the column and the pair); a null
+    one is missing: in ``n_queries`` but neither in the mean nor a win, loss or tie.
 
     >>> import polars as pl
     >>> prefs = pl.DataFrame({"query": ["1", "2", "3"], "system_a": ["x"] * 3,
@@ -92,16 +94,38 @@ def summarize_preferences(
     require_columns(schema, keys, "preferences")
     columns = preference_columns(schema, measures)
     aggregations: list[pl.Expr] = [pl.len().alias("n_queries")]
+    floats = [column for column in columns if schema[column].is_float()]
     for column in columns:
         value = pl.col(column)
         aggregations += [
             value.cast(pl.Float64).mean().alias(column),
-            (value > 0).sum().alias(f"{column}_wins"),
+            (value > 0).sum().alias(f"{column}_wins"),  # Polars orders NaN above all: refused
             (value < 0).sum().alias(f"{column}_losses"),
             (value == 0).sum().alias(f"{column}_ties"),
         ]
+    aggregations += [pl.col(column).is_nan().sum().alias(f"_nan_{column}") for column in floats]
     result = lazy.group_by(keys).agg(aggregations).sort(keys)
-    return result if isinstance(prefs, pl.LazyFrame) else collect(result)
+    check = partial(_refuse_nan, columns=floats, keys=keys)
+    if isinstance(prefs, pl.DataFrame):
+        return check(collect(result))
+    kept = {name: t for name, t in result.collect_schema().items() if name[:5] != "_nan_"}
+    return result.map_batches(check, schema=pl.Schema(kept)) if floats else result
+
+
+def _refuse_nan(summary: pl.DataFrame, *, columns: list[str], keys: list[str]) -> pl.DataFrame:
+    """``summary`` without its NaN counts, or an :class:`InputError` naming a NaN column."""
+    for column in columns:
+        bad = summary.filter(pl.col(f"_nan_{column}") > 0)
+        if bad.height:
+            row = bad.row(0, named=True)
+            pair = format_row({key: row[key] for key in keys})
+            raise InputError(
+                f"column {column!r} of the preferences table is NaN on {row[f'_nan_{column}']} "
+                f"queries of the pair {pair}, and a NaN would count as a win. Drop them, or "
+                "make them missing with "
+                f"pl.col({column!r}).fill_nan(None)"
+            )
+    return summary.drop([f"_nan_{column}" for column in columns])
 
 
 def preference_columns(schema: pl.Schema, measures: str | Iterable[str] | None) -> list[str]:

@@ -14,6 +14,7 @@ from lexiframe._batched import positions_of_files
 from lexiframe._utils import as_list, caller_stacklevel, format_row, plural, quote_names, shorten
 from lexiframe.aggregate import summarize_preferences
 from lexiframe.errors import InputError, LexiframeError, MissingCorpusSizeWarning, SchemaError
+from lexiframe.intervals import DEFAULT_REPLICATES, IntervalMethod, Seed, add_intervals
 from lexiframe.io.files import Paths, is_paths
 from lexiframe.io.qrels import read_qrels
 from lexiframe.metrics import Context, Measure, exprs, parse_measure, parse_measures, parts
@@ -381,6 +382,10 @@ def summarize(
     *,
     by: str | list[str] | None = None,
     measures: str | list[str] | None = None,
+    ci: float | None = None,
+    method: IntervalMethod = "t",
+    n_replicates: int = DEFAULT_REPLICATES,
+    seed: Seed | None = None,
 ) -> Frame:
     """Mean of each measure per (by…, system), with the number of queries averaged.
 
@@ -392,10 +397,20 @@ def summarize(
     null without the corpus size ``n`` (SL3, RecallError, ``TSE(exposure='linear')``) is
     averaged over the queries where it has a value, counted in ``n_queries_<measure>``.
 
+    With ``ci`` (a level such as 0.95), each mean ``<m>`` is followed by its confidence
+    interval ``<m>_ci_low``, ``<m>_ci_high`` over the queries (per system, or per pair of
+    a pair table): ``method="t"``, Student's t interval, or ``"bootstrap"``, the percentile
+    interval of ``n_replicates`` resamples of the queries drawn from ``seed``
+    (:mod:`lexiframe.intervals`; equal to SciPy's). A LazyFrame is collected for them.
+
     Args:
         frame: per-query measures: ``by…, system, query`` and measure columns.
         by: extra group keys (e.g. ``"track"``).
         measures: the columns to average; by default every column that is not a key.
+        ci: the level of the intervals (None: no interval).
+        method: ``"t"`` or ``"bootstrap"``.
+        n_replicates: the bootstrap's resamples.
+        seed: the bootstrap's seed (required by it).
 
     Example:
         >>> import polars as pl
@@ -413,6 +428,17 @@ def summarize(
         │ b      ┆ 1         ┆ 0.25 │
         └────────┴───────────┴──────┘
     """
+    if ci is not None:  # the means, then the interval of each from the per-query values
+        table = frame.collect() if isinstance(frame, pl.LazyFrame) else cast(pl.DataFrame, frame)
+        means = summarize(table, by=by, measures=measures)
+        of_pairs: bool = "system_a" in table.columns and "system_b" in table.columns
+        groups = [*as_list(by), *(("system_a", "system_b") if of_pairs else ("system",))]
+        columns = [name for name in means.columns if name in table.columns and name not in groups]
+        with_ci = add_intervals(
+            table, means, groups, columns, confidence=ci, method=method,
+            n_replicates=n_replicates, seed=seed,
+        )  # fmt: skip
+        return cast(Frame, with_ci.lazy() if isinstance(frame, pl.LazyFrame) else with_ci)
     schema = frame.collect_schema()
     if "system_a" in schema and "system_b" in schema:
         return summarize_preferences(frame, by=by, measures=measures)

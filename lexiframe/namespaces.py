@@ -7,7 +7,7 @@ The namespaces only delegate: the logic lives in free functions (``lexiframe.pos
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import polars as pl
 
@@ -62,11 +62,15 @@ class _FrameNamespace(Generic[Frame]):
         return evaluation.evaluate(self._frame, qrels, names, n=n, options=options, **kwargs)
 
     def summarize(
-        self, *, by: str | list[str] | None = None, measures: str | list[str] | None = None
+        self,
+        *,
+        by: str | list[str] | None = None,
+        measures: str | list[str] | None = None,
+        **intervals: Any,
     ) -> Frame:
-        """Per-system means of per-query measures, or per-pair means of preferences: see
-        :func:`lexiframe.summarize`."""
-        return evaluation.summarize(self._frame, by=by, measures=measures)
+        """Per-system means of per-query measures, or per-pair means of preferences, with
+        intervals given ``ci=``: see :func:`lexiframe.summarize`."""
+        return evaluation.summarize(self._frame, by=by, measures=measures, **intervals)
 
     def pairs(self, *, by: str | list[str] | None = None, ordered: bool = False) -> Frame:
         """Every pair of systems per (by…, query): see :func:`lexiframe.pairs`."""

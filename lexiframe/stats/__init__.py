@@ -4,8 +4,10 @@
 - agreement: :func:`sign_agreement`, :func:`kendall_tau`, :func:`system_scores`,
   :func:`metric_pairs`;
 - significance: :func:`significance`, :func:`tukey_hsd`, :func:`randomized_tukey_hsd`,
-  :func:`discriminative_power`, :func:`sign_test`, :func:`t_test`,
-  :func:`adjust_p_values`;
+  :func:`discriminative_power`, :func:`adjust_p_values` (Holm, Bonferroni,
+  Benjamini–Hochberg, Benjamini–Yekutieli);
+- elementary tests of many pairs at once: :func:`sign_test`, :func:`t_test`,
+  :func:`wilcoxon_test`;
 - resampling: :func:`randomization_test` (Fisher's), :func:`bootstrap_test` (paired,
   with percentile intervals);
 - degradation: :func:`degrade_labels`, :func:`subsample_queries`,
@@ -33,17 +35,17 @@ from lexiframe.stats.degradation import (
     label_degradation,
     subsample_queries,
 )
-from lexiframe.stats.report import report, to_latex, to_markdown
+from lexiframe.stats.elementary import sign_test, t_test, wilcoxon_test
+from lexiframe.stats.report import report
 from lexiframe.stats.resampling import bootstrap_test, randomization_test
 from lexiframe.stats.significance import (
     discriminative_power,
     randomized_tukey_hsd,
-    sign_test,
     significance,
-    t_test,
     tukey_hsd,
 )
 from lexiframe.stats.simulate import random_positions, random_rankings, simulate_ties
+from lexiframe.stats.tables import to_latex, to_markdown
 from lexiframe.stats.ties import first_difference_ecdf, tie_fraction, tie_fraction_by_level
 
 __all__ = [
@@ -78,4 +80,5 @@ __all__ = [
     "to_latex",
     "to_markdown",
     "tukey_hsd",
+    "wilcoxon_test",
 ]
