@@ -30,6 +30,10 @@ from lexiframe.validate import require_columns, require_numeric
 
 Method = Literal["mc4", "borda", "winrate", "mean"]
 METHODS: tuple[str, ...] = ("mc4", "borda", "winrate", "mean")
+MC4_DAMPING = 0.15
+"""MC4's default damping: the probability of a jump to a uniform system that makes its
+chain ergodic (as PyFLAGR, TopKLists and GeneSelector; docs/definitions.md §4)."""
+
 TIE_TOLERANCE = 1e-12
 """Scores closer than this are tied; ties go to the Copeland score, then the system id."""
 
@@ -195,7 +199,7 @@ def order(
     measure: str,
     *,
     method: Method = "mc4",
-    damping: float = 0.15,
+    damping: float = MC4_DAMPING,
     by: str | Sequence[str] | None = None,
     lower_is_better: bool | None = None,
 ) -> pl.DataFrame | pl.LazyFrame:
@@ -553,7 +557,7 @@ def _metric_wins(values: np.ndarray, chunk_cells: int = 1 << 24) -> tuple[np.nda
     return wins, compared
 
 
-def mc4_stationary(wins: np.ndarray, *, damping: float = 0.15) -> np.ndarray:
+def mc4_stationary(wins: np.ndarray, *, damping: float = MC4_DAMPING) -> np.ndarray:
     """The stationary distribution of Dwork et al. (2001)'s MC4 chain (docs/definitions.md §4).
 
     ``wins[a, b]`` is the number of queries ranking a strictly above b; b beats a when

@@ -91,7 +91,7 @@ class _FrameNamespace(Generic[Frame]):
         measure: str,
         *,
         method: aggregate.Method = "mc4",
-        damping: float = 0.15,
+        damping: float = aggregate.MC4_DAMPING,
         by: str | list[str] | None = None,
         lower_is_better: bool | None = None,
     ) -> Frame:

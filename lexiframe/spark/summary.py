@@ -83,7 +83,7 @@ def order(
     measure: str,
     *,
     method: aggregate.Method = "mc4",
-    damping: float = 0.15,
+    damping: float = aggregate.MC4_DAMPING,
     by: str | Sequence[str] | None = None,
     lower_is_better: bool | None = None,
 ) -> pl.DataFrame:
