@@ -22,7 +22,7 @@ from lexiframe.options import ColumnNames, PositionsOptions
 from lexiframe.ranking._request import KEYS
 
 
-def _check_values(run: pl.LazyFrame, options: PositionsOptions) -> None:
+def check_values(run: pl.LazyFrame, options: PositionsOptions) -> None:
     """Raise on the first row with a null id, or a NaN or null score (one pass, no grouping)."""
     by = list(options.by)
     flags = (
@@ -41,7 +41,7 @@ def _check_values(run: pl.LazyFrame, options: PositionsOptions) -> None:
     _raise_for(bad, run, options)
 
 
-def _checked(rankings: pl.DataFrame, run: pl.LazyFrame, options: PositionsOptions) -> pl.DataFrame:
+def checked_rankings(rankings: pl.DataFrame, run: pl.LazyFrame, options: PositionsOptions) -> pl.DataFrame:
     """Raise on the first ranking with duplicate documents, NaN scores or null ids."""
     by = list(options.by)
     value_flags = "_score_nan_max" in rankings.columns
@@ -89,7 +89,7 @@ def _message_names(options: PositionsOptions) -> dict[str, str]:
     }
 
 
-def _checked_qrels(qrels: pl.DataFrame, names: ColumnNames) -> pl.DataFrame:
+def checked_qrels(qrels: pl.DataFrame, names: ColumnNames) -> pl.DataFrame:
     """Reject qrels with null values or a document judged twice for one query."""
     caller = {"query": names.query, "doc": names.doc, "relevance": names.relevance}
     for column in qrels.columns:
