@@ -41,7 +41,9 @@ def check_values(run: pl.LazyFrame, options: PositionsOptions) -> None:
     _raise_for(bad, run, options)
 
 
-def checked_rankings(rankings: pl.DataFrame, run: pl.LazyFrame, options: PositionsOptions) -> pl.DataFrame:
+def checked_rankings(
+    rankings: pl.DataFrame, run: pl.LazyFrame, options: PositionsOptions
+) -> pl.DataFrame:
     """Raise on the first ranking with duplicate documents, NaN scores or null ids."""
     by = list(options.by)
     value_flags = "_score_nan_max" in rankings.columns
