@@ -37,7 +37,7 @@ from lexiframe.stats.agreement import kendall_tau
 from lexiframe.stats.corrections import Correction
 from lexiframe.stats.label_agreement import label_agreement, qrels_pairs
 from lexiframe.stats.ordering_agreement import tau_ap, top_k_overlap
-from lexiframe.stats.significance import Test, _significance
+from lexiframe.stats.significance import Test, significance
 from lexiframe.validate import require_columns, require_positive_int
 
 Frames = pl.DataFrame | pl.LazyFrame | Sequence[pl.DataFrame | pl.LazyFrame]
@@ -200,15 +200,7 @@ def qrels_agreement(
         frame = _frame_of(frames, name)
         ordering = order(frame, name, method=method, by=qrels)
         means = order(frame, name, method="mean", by=qrels)
-        tests, plan = _significance(
-            frame,
-            name,
-            test=test,
-            correction=correction,
-            by=[qrels],
-            n_replicates=1000,
-            seed=None,
-        )
+        tests = significance(frame, name, test=test, correction=correction, by=qrels)
         flip = method == "mean" and is_cost(name)
         for a, b in pairs:
             per_system = _per_system(ordering, means, qrels, a, b)
@@ -224,8 +216,9 @@ def qrels_agreement(
                 "measure": name,
                 "method": method,
                 **_ordering_row(per_system, a, b, k, flip),
-                "test": plan.name,
-                "correction": plan.correction,
+                # the test of each row (a t-test without variance falls back to the sign test)
+                "test": "+".join(tests["test"].unique(maintain_order=True).to_list()),
+                "correction": tests["correction"][0] if tests.height else correction,
                 "alpha": alpha,
                 **_significance_row(tests, qrels, a, b, alpha),
                 **_bias_row(per_system, top_docs if holes is not None else None),
