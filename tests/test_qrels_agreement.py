@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -21,6 +22,7 @@ from scipy import stats as scipy_stats
 
 import lexiframe as lf
 from lexiframe import stats
+from lexiframe.cli import main
 from lexiframe.errors import DroppedQueriesWarning, InputError, SchemaError
 
 # --- direct implementations -------------------------------------------------------------------
@@ -408,3 +410,71 @@ def test_simulated_judge_errors() -> None:
         stats.simulated_judge(demo.qrels, demo.run, seed=0, unjudged=2.0)
     with pytest.raises(SchemaError, match=r"lf\.read_run"):
         stats.simulated_judge(demo.qrels, demo.run.drop("score"), seed=0)
+
+
+# --- lexiframe compare-qrels --------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def track_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    folder = tmp_path_factory.mktemp("compare-qrels")
+    demo = lf.datasets.write_demo(folder)
+    llm = stats.simulated_judge(
+        lf.read_qrels(demo.qrels), lf.read_run(demo.runs), seed=2, bias=0.3, noise=0.6
+    )
+    lf.write_trec_qrels(llm, folder / "llm.txt")
+    return {"runs": str(folder / "runs"), "human": str(demo.qrels), "llm": str(folder / "llm.txt")}
+
+
+def test_compare_qrels_prints_and_writes_the_report(
+    track_files: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    summary, systems = tmp_path / "summary.parquet", tmp_path / "systems.csv"
+    arguments = ["compare-qrels", track_files["runs"], "--qrels", f"human={track_files['human']}",
+                 "--qrels", f"llm={track_files['llm']}", "-m", "AP", "-m", "sgnLP",
+                 "-o", str(summary), "--systems", str(systems)]  # fmt: skip
+    assert main(arguments) == 0
+    out = capsys.readouterr().out
+    run = lf.read_run(track_files["runs"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DroppedQueriesWarning)
+        metrics = pl.concat(
+            [
+                lf.evaluate(run, lf.read_qrels(track_files[n]), ["AP"]).with_columns(
+                    pl.lit(n).alias("qrels")
+                )
+                for n in ("human", "llm")
+            ]
+        )
+    expected = stats.qrels_agreement(metrics, "AP").summary.row(0, named=True)
+    written = pl.read_parquet(summary)
+    assert written.filter(pl.col("measure") == "AP")["tau"][0] == pytest.approx(expected["tau"])
+    assert written["measure"].to_list() == ["AP", "sgnLP"]
+    assert f"| human | llm | AP | 8 | {round(expected['tau'], 4)} |" in out
+    labels = stats.label_agreement(
+        _stacked(**{n: lf.read_qrels(track_files[n]) for n in ("human", "llm")})
+    ).row(0, named=True)
+    assert f"| human | llm | {labels['n_shared']} | {round(labels['kappa'], 4)} |" in out
+    assert pl.read_csv(systems).height == 16  # 8 systems, 2 measures
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--qrels", "human=H"], "needs two or more --qrels"),
+        (["--qrels", "a=H", "--qrels", "a=L"], "names 'a' twice"),
+        (["--qrels", "a=H", "--qrels", "b=L", "--reference", "c"], "--reference 'c' names none"),
+        (["--qrels", "a=H", "--qrels", "=L"], "write NAME=FILE"),
+    ],
+)
+def test_compare_qrels_errors_are_one_line(
+    track_files: dict[str, str],
+    capsys: pytest.CaptureFixture[str],
+    flags: list[str],
+    message: str,
+) -> None:
+    flags = [f.replace("=H", f"={track_files['human']}").replace("=L", f"={track_files['llm']}")
+             for f in flags]  # fmt: skip
+    assert main(["compare-qrels", track_files["runs"], *flags]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err

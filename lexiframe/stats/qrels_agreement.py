@@ -32,7 +32,7 @@ from lexiframe._utils import as_list
 from lexiframe.aggregate import METHODS, Method, is_cost, order
 from lexiframe.errors import InputError
 from lexiframe.io.layouts import trec_rank
-from lexiframe.stats._common import check_choice, check_fraction, eager, require_table
+from lexiframe.stats._common import Seed, check_choice, check_fraction, eager, require_table
 from lexiframe.stats.agreement import kendall_tau
 from lexiframe.stats.corrections import Correction
 from lexiframe.stats.label_agreement import label_agreement, qrels_pairs
@@ -129,6 +129,7 @@ def qrels_agreement(
     run: pl.DataFrame | pl.LazyFrame | None = None,
     judgments: pl.DataFrame | pl.LazyFrame | None = None,
     top_docs: int = 10,
+    seed: Seed | None = None,
 ) -> QrelsAgreement:
     """Agreement of two or more qrels on the same runs: orderings, significance, bias, labels.
 
@@ -152,6 +153,7 @@ def qrels_agreement(
             for the hole sizes and the label agreement; either may be left out.
         top_docs: the k of the hole size: the share of a system's top ``top_docs``
             documents the reference leaves unjudged.
+        seed: the seed of the tests that draw at random (``"fisher"``, ``"bootstrap"``).
 
     The ordering columns are ``tau`` and ``tau_p_value`` (τ-b of the ordering scores:
     the mean, negated for costs, or the MC4, Borda, win-rate score), ``tau_ap`` (of b
@@ -200,7 +202,7 @@ def qrels_agreement(
         frame = _frame_of(frames, name)
         ordering = order(frame, name, method=method, by=qrels)
         means = order(frame, name, method="mean", by=qrels)
-        tests = significance(frame, name, test=test, correction=correction, by=qrels)
+        tests = significance(frame, name, test=test, correction=correction, by=qrels, seed=seed)
         flip = method == "mean" and is_cost(name)
         for a, b in pairs:
             per_system = _per_system(ordering, means, qrels, a, b)
