@@ -16,7 +16,8 @@
 - reports: :func:`report`, :func:`to_markdown`, :func:`to_latex`.
 - several qrels (human and LLM labels): :func:`qrels_agreement`, :func:`hole_size`,
   :func:`label_agreement`, :func:`cohen_kappa`, :func:`krippendorff_alpha`,
-  :func:`tau_ap`, :func:`top_k_overlap`, :func:`simulated_judge`.
+  :func:`tau_ap`, :func:`top_k_overlap`, :func:`simulated_judge`;
+- a few human labels: :func:`ppi_mean` (prediction-powered intervals).
 
 Every function returns a Polars DataFrame sorted by explicit keys (the closed forms and
 elementary tests return numbers or NumPy arrays), groups by ``by=`` keys where that makes
@@ -39,6 +40,7 @@ from lexiframe.stats.degradation import (
 from lexiframe.stats.judges import simulated_judge
 from lexiframe.stats.label_agreement import cohen_kappa, krippendorff_alpha, label_agreement
 from lexiframe.stats.ordering_agreement import tau_ap, top_k_overlap
+from lexiframe.stats.ppi import ppi_mean
 from lexiframe.stats.qrels_agreement import QrelsAgreement, hole_size, qrels_agreement
 from lexiframe.stats.report import report, to_latex, to_markdown
 from lexiframe.stats.resampling import bootstrap_test, randomization_test
@@ -70,6 +72,7 @@ __all__ = [
     "label_agreement",
     "label_degradation",
     "metric_pairs",
+    "ppi_mean",
     "qrels_agreement",
     "random_positions",
     "random_rankings",
