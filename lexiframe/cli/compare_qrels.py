@@ -152,7 +152,7 @@ def run_compare_qrels(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``lexiframe compare-qrels`` on the command's subparsers."""
     from lexiframe.aggregate import METHODS
     from lexiframe.stats.corrections import CORRECTIONS
