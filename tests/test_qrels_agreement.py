@@ -381,6 +381,44 @@ def test_report_errors(track: dict[str, pl.DataFrame]) -> None:
         stats.qrels_agreement(metrics, "AP", method="copeland")  # type: ignore[arg-type]
     with pytest.raises(InputError, match="alpha"):
         stats.qrels_agreement(metrics, "AP", alpha=5)
+    with pytest.raises(InputError, match="pass judgments="):
+        stats.qrels_agreement(metrics, "AP", run=track["run"])
+
+
+@given(st.integers(0, 2**32 - 1), st.integers(3, 7), st.integers(3, 9))
+@settings(max_examples=25, deadline=None)
+def test_swapping_the_qrels_swaps_the_report(seed: int, n_systems: int, n_queries: int) -> None:
+    rng = np.random.default_rng(seed)
+    truth = rng.random((n_systems, n_queries))
+    frames = [
+        pl.DataFrame(
+            {
+                "system": np.repeat([f"s{i}" for i in range(n_systems)], n_queries),
+                "query": np.tile([f"q{j}" for j in range(n_queries)], n_systems),
+                "AP": (truth + noise * rng.random(truth.shape)).ravel(),
+                "qrels": name,
+            }
+        )
+        for name, noise in (("a", 0.0), ("b", 0.5))
+    ]
+    forward = stats.qrels_agreement(pl.concat(frames), "AP", k=2).summary.row(0, named=True)
+    backward = stats.qrels_agreement(pl.concat(frames[::-1]), "AP", k=2).summary.row(0, named=True)
+    assert (backward["qrels_a"], backward["qrels_b"]) == ("b", "a")
+    assert backward["tau"] == pytest.approx(forward["tau"])
+    assert backward["tau_ap_symmetric"] == pytest.approx(forward["tau_ap_symmetric"])
+    assert backward["top_k_overlap"] == forward["top_k_overlap"]
+    assert (backward["n_a_only"], backward["n_b_only"]) == (
+        forward["n_b_only"],
+        forward["n_a_only"],
+    )
+    assert backward["mean_bias"] == pytest.approx(-forward["mean_bias"])
+    decided = sum(forward[c] for c in ("n_both", "n_a_only", "n_b_only", "n_opposite"))
+    assert decided <= forward["n_pairs"] == n_systems * (n_systems - 1) // 2
+    same = stats.qrels_agreement(
+        pl.concat([frames[0], frames[0].with_columns(qrels=pl.lit("c"))]), "AP", k=2
+    ).summary.row(0, named=True)
+    assert same["tau_ap"] == pytest.approx(1.0) and same["top_k_overlap"] == 1.0
+    assert same["agreement"] == 1.0 and same["mean_bias"] == 0.0
 
 
 # --- the simulated judge ----------------------------------------------------------------------

@@ -37,11 +37,12 @@ from lexiframe.stats.degradation import (
     label_degradation,
     subsample_queries,
 )
+from lexiframe.stats.holes import hole_size
 from lexiframe.stats.judges import simulated_judge
 from lexiframe.stats.label_agreement import cohen_kappa, krippendorff_alpha, label_agreement
 from lexiframe.stats.ordering_agreement import tau_ap, top_k_overlap
 from lexiframe.stats.ppi import ppi_mean
-from lexiframe.stats.qrels_agreement import QrelsAgreement, hole_size, qrels_agreement
+from lexiframe.stats.qrels_agreement import QrelsAgreement, qrels_agreement
 from lexiframe.stats.report import report, to_latex, to_markdown
 from lexiframe.stats.resampling import bootstrap_test, randomization_test
 from lexiframe.stats.significance import (

@@ -12,7 +12,7 @@ reference) and every measure or preference:
   false-positive and false-negative rates with respect to the first qrels of the pair;
 - the bias per system: the difference of its means, its rank shift and, given the run and
   the judgments, the correlation of that difference with the system's hole size
-  (:func:`hole_size`);
+  (:func:`lexiframe.stats.hole_size`);
 - with the judgments, the agreement of the labels themselves
   (:func:`lexiframe.stats.label_agreement`).
 
@@ -31,10 +31,10 @@ import polars as pl
 from lexiframe._utils import as_list
 from lexiframe.aggregate import METHODS, Method, is_cost, order
 from lexiframe.errors import InputError
-from lexiframe.io.layouts import trec_rank
 from lexiframe.stats._common import Seed, check_choice, check_fraction, eager, require_table
 from lexiframe.stats.agreement import kendall_tau
 from lexiframe.stats.corrections import Correction
+from lexiframe.stats.holes import hole_size
 from lexiframe.stats.label_agreement import label_agreement, qrels_pairs
 from lexiframe.stats.ordering_agreement import tau_ap, top_k_overlap
 from lexiframe.stats.significance import Test, significance
@@ -60,59 +60,6 @@ class QrelsAgreement:
     summary: pl.DataFrame
     systems: pl.DataFrame
     labels: pl.DataFrame | None
-
-
-def hole_size(
-    run: pl.DataFrame | pl.LazyFrame,
-    judgments: pl.DataFrame | pl.LazyFrame,
-    *,
-    k: int | Sequence[int] = 10,
-) -> pl.DataFrame:
-    """The share of each system's top-k documents the judgments leave unjudged.
-
-    For each system, the mean over the queries the judgments cover of the fraction of
-    its top ``k`` documents (trec_eval's order: score descending, doc id descending)
-    without a judgment; a ranking shorter than k counts over its length.
-
-    Returns:
-        ``system, k, hole`` sorted by ``system, k``.
-
-    >>> import polars as pl
-    >>> run = pl.DataFrame({"system": ["x"] * 2 + ["y"] * 2, "query": ["1"] * 4,
-    ...                     "doc": ["a", "b", "a", "c"], "score": [2.0, 1.0] * 2})
-    >>> qrels = pl.DataFrame({"query": ["1", "1"], "doc": ["a", "b"], "relevance": [1, 0]})
-    >>> hole_size(run, qrels, k=2).rows()
-    [('x', 2, 0.0), ('y', 2, 0.5)]
-    """
-    cuts = [require_positive_int(value, "k") for value in ([k] if isinstance(k, int) else k)]
-    if not cuts:
-        raise InputError("hole_size() needs at least one cut-off k, e.g. k=10")
-    table = eager(run, "run")
-    require_columns(table.schema, ["system", "query", "doc", "score"], "run")
-    labels = eager(judgments, "judgments")
-    require_columns(labels.schema, ["query", "doc"], "judgments")
-    judged = labels.select(
-        pl.col("query").cast(pl.String), pl.col("doc").cast(pl.String), _judged=pl.lit(True)
-    ).unique()
-    ranked = (
-        table.select(
-            "system", pl.col("query").cast(pl.String), pl.col("doc").cast(pl.String), "score"
-        )
-        .with_columns(_rank=trec_rank())
-        .filter(pl.col("_rank") <= max(cuts))
-        .join(judged.select("query").unique(), on="query", how="semi")
-        .join(judged, on=["query", "doc"], how="left")
-        .with_columns(_hole=pl.col("_judged").is_null().cast(pl.Float64))
-    )
-    parts = [
-        ranked.filter(pl.col("_rank") <= cut)
-        .group_by("system", "query")
-        .agg(pl.col("_hole").mean())
-        .group_by("system")
-        .agg(pl.lit(cut, dtype=pl.UInt32).alias("k"), pl.col("_hole").mean().alias("hole"))
-        for cut in dict.fromkeys(cuts)
-    ]
-    return pl.concat(parts).sort("system", "k")
 
 
 def qrels_agreement(
@@ -164,7 +111,9 @@ def qrels_agreement(
     under both in opposite directions (``n_opposite``); ``agreement`` is the share of
     pairs with the same decision (both in the same direction, or neither);
     ``false_positive_rate`` is b's significant pairs among those a does not find
-    significant, ``false_negative_rate`` a's significant pairs b misses. ``mean_bias`` is
+    significant, ``false_negative_rate`` a's significant pairs b misses; ``test`` names
+    the test of the rows (``"paired_t+sign"`` when a t-test without variance fell back to
+    the sign test for some pairs) and ``correction`` the correction. ``mean_bias`` is
     the mean over systems of (mean under b − mean under a); ``hole_spearman`` and
     ``hole_p_value`` the Spearman correlation of that difference with the hole size.
 
@@ -189,6 +138,12 @@ def qrels_agreement(
     frames = _frames(per_query, qrels)
     qrels_names = _qrels_names(frames, qrels)
     pairs = qrels_pairs(qrels_names, reference)
+    top_docs = require_positive_int(top_docs, "top_docs")
+    if run is not None and judgments is None:
+        raise InputError(
+            "the hole sizes need the qrels as well as the run: pass judgments= (the qrels "
+            "stacked with a column naming each), or leave out run="
+        )
     holes = None
     if run is not None and judgments is not None:
         stacked = eager(judgments, "judgments")
