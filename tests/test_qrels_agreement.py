@@ -503,6 +503,7 @@ def test_compare_qrels_prints_and_writes_the_report(
         (["--qrels", "a=H", "--qrels", "a=L"], "names 'a' twice"),
         (["--qrels", "a=H", "--qrels", "b=L", "--reference", "c"], "--reference 'c' names none"),
         (["--qrels", "a=H", "--qrels", "=L"], "write NAME=FILE"),
+        (["--qrels", "a=H", "--qrels", "b=L", "--test", "fisher"], "needs --seed, e.g. --seed 0"),
     ],
 )
 def test_compare_qrels_errors_are_one_line(

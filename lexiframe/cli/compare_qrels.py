@@ -23,6 +23,7 @@ from lexiframe.cli._shared import (
     track_options,
     warnings_as_notes,
 )
+from lexiframe.cli.compare import RANDOM_TESTS
 from lexiframe.errors import InputError
 
 DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10"]
@@ -96,6 +97,11 @@ def run_compare_qrels(args: argparse.Namespace) -> int:
             f"{', '.join(files)}; e.g. --reference {next(iter(files))}"
         )
     check_fraction(args.alpha, "--alpha")
+    if args.test in RANDOM_TESTS and args.seed is None:  # refused before the evaluation
+        raise InputError(
+            f"--test {args.test} draws at random and needs --seed, e.g. --seed 0, so that "
+            "its p-values can be reproduced"
+        )
     metric_names, preference_names = split_measures(args.measure or DEFAULT_MEASURES)
     check_track_arguments(args)
     inputs = find_files(args.runs, "run") + find_files(list(files.values()), "qrels")
