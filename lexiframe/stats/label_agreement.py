@@ -27,9 +27,9 @@ from lexiframe.errors import InputError
 from lexiframe.stats._common import check_choice, check_unique, eager, require_table
 
 KappaWeights = Literal["none", "linear", "quadratic"]
-KAPPA_WEIGHTS: tuple[str, ...] = ("none", "linear", "quadratic")
+KAPPA_WEIGHTS: tuple[KappaWeights, ...] = ("none", "linear", "quadratic")
 AlphaLevel = Literal["nominal", "ordinal", "interval"]
-ALPHA_LEVELS: tuple[str, ...] = ("nominal", "ordinal", "interval")
+ALPHA_LEVELS: tuple[AlphaLevel, ...] = ("nominal", "ordinal", "interval")
 
 
 def _codes(*labels: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
@@ -210,14 +210,14 @@ def _alphas(grades: np.ndarray) -> dict[str, object]:
     shared = int((~np.isnan(grades)).sum(axis=1).__ge__(2).sum())
     return {
         "n_shared": shared,
-        **{f"alpha_{level}": krippendorff_alpha(grades, level=level) for level in ALPHA_LEVELS},  # type: ignore[arg-type]
+        **{f"alpha_{level}": krippendorff_alpha(grades, level=level) for level in ALPHA_LEVELS},
     }
 
 
 def _pair_row(grades: np.ndarray, a: str, b: str) -> dict[str, object]:
     shared = grades[~np.isnan(grades).any(axis=1)]
     kappas = {
-        f"kappa{'' if w == 'none' else '_' + w}": cohen_kappa(shared[:, 0], shared[:, 1], weights=w)  # type: ignore[arg-type]
+        f"kappa{'' if w == 'none' else '_' + w}": cohen_kappa(shared[:, 0], shared[:, 1], weights=w)
         for w in KAPPA_WEIGHTS
     }
     return {"qrels_a": a, "qrels_b": b, **kappas, **_alphas(shared)}
