@@ -102,6 +102,9 @@ def qrels_agreement(
             documents the reference leaves unjudged.
         seed: the seed of the tests that draw at random (``"fisher"``, ``"bootstrap"``).
 
+    Only the queries that every qrels evaluates count (under one qrels a query may have
+    no relevant document, under another some), so that each difference is paired.
+
     The ordering columns are ``tau`` and ``tau_p_value`` (τ-b of the ordering scores:
     the mean, negated for costs, or the MC4, Borda, win-rate score), ``tau_ap`` (of b
     against a) and ``tau_ap_symmetric`` (the mean of both directions), on the ranks of
@@ -149,7 +152,7 @@ def qrels_agreement(
         stacked = eager(judgments, "judgments")
         require_columns(stacked.schema, [qrels, "query", "doc"], "judgments")
         holes = {
-            name: hole_size(run, stacked.filter(pl.col(qrels) == name), k=top_docs)
+            name: hole_size(run, stacked.filter(pl.col(qrels).cast(pl.String) == name), k=top_docs)
             for name in dict.fromkeys(a for a, _ in pairs)
         }
     summaries, systems = [], []
