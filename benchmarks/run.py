@@ -243,6 +243,31 @@ def step_wilcoxon(data: Data) -> Callable[[], object]:
     return lambda: stats.significance(metrics, "AP", test="wilcoxon", correction="bh")
 
 
+def step_qrels_agreement(data: Data) -> Callable[[], object]:
+    """The agreement report of two qrels at a TREC track's size, whatever the shape: 59
+    systems x 54 queries x depth 100 (seeded synthetic track, no files), its qrels and a
+    simulated LLM judge's; AP, nDCG@10 and sgnLP, with the hole sizes and the labels."""
+    import polars as pl
+
+    import lexiframe as lf
+    from lexiframe import stats
+
+    track = lf.datasets.synthetic_track(n_systems=59, n_queries=54, depth=100, seed=0)
+    llm = stats.simulated_judge(track.qrels, track.run, seed=0, bias=0.3, noise=0.6)
+    metrics, prefs = [], []
+    for name, qrels in (("human", track.qrels), ("llm", llm)):
+        frame = lf.positions(track.run, qrels)
+        metrics.append(lf.measures(frame, ["AP", "nDCG@10"]).with_columns(qrels=pl.lit(name)))
+        prefs.append(lf.preferences(frame, ["sgnLP"]).with_columns(qrels=pl.lit(name)))
+    per_query = [pl.concat(metrics), pl.concat(prefs)]
+    judgments = pl.concat(
+        [track.qrels.with_columns(qrels=pl.lit("human")), llm.with_columns(qrels=pl.lit("llm"))]
+    )
+    return lambda: stats.qrels_agreement(
+        per_query, ["AP", "nDCG@10", "sgnLP"], run=track.run, judgments=judgments
+    )
+
+
 def step_mc4(data: Data) -> Callable[[], object]:
     import lexiframe as lf
 
@@ -373,6 +398,7 @@ STEPS: dict[str, tuple[Callable[[Data], Callable[[], object]], list[str], str | 
     "mc4": (step_mc4, ["parquet"], None),
     "fisher": (step_fisher, [], None),
     "wilcoxon": (step_wilcoxon, [], None),
+    "qrels-agreement": (step_qrels_agreement, [], None),
     "e2e-trec": (step_e2e_trec, ["trec.gz"], "polars-read"),
     "e2e-parquet": (step_e2e_parquet, ["parquet"], None),
     "classic": (step_classic, ["trec.gz"], None),

@@ -26,7 +26,7 @@ from lexiframe._batched import positions_of_files
 from lexiframe._utils import plural, quote_names
 from lexiframe.aggregate import METHODS, Method, order, summarize_preferences
 from lexiframe.cli import _spark as spark_options
-from lexiframe.cli import compare, trec_eval, trec_eval_output
+from lexiframe.cli import compare, compare_qrels, trec_eval, trec_eval_output
 from lexiframe.cli._shared import (
     add_track_arguments,
     check_track_arguments,
@@ -405,6 +405,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.set_defaults(handler=run_evaluate)
     trec_eval.add_parser(commands)
     compare.add_parser(commands)
+    compare_qrels.add_parser(commands)
     listing = commands.add_parser(
         "measures",
         help="list the measure names -m takes, one line each",
