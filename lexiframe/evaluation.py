@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, TypeVar, cast, overload
 
 import polars as pl
@@ -105,6 +106,7 @@ def measures(frame: Frame, names: MeasureNames, *, n: int | str | pl.Expr | None
         )
     _require_needed_columns(parsed, schema)
     keys = [name for name in schema if name not in RANKING_COLUMNS]
+    frame = _each_batch(frame, partial(validate.check_positions_frame, keys=keys), schema)
     # A skipped query's ASL: the frame's depth=, else the longest ranking of the query.
     depth = exprs.skipped_depth(schema, [key for key in keys if key != "system"])
     context = Context(n=n, graded=graded, depth=depth)

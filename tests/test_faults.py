@@ -139,7 +139,36 @@ def test_a_read_only_folder_is_refused_before_any_work(tmp_path, capsys):
 def test_check_output_path_names_the_users_path(tmp_path):
     with pytest.raises(OutputError, match="it is a folder"):
         check_output_path(tmp_path)
-    assert check_output_path(tmp_path / "a" / "b.csv").parent.is_dir()
+    # checked, not made: the folder is made when the output is written
+    assert not check_output_path(tmp_path / "a" / "b.csv").parent.exists()
+    with pytest.raises(OutputError, match="a file is in the way of a folder"):
+        (tmp_path / "file").write_text("")
+        check_output_path(tmp_path / "file" / "sub" / "b.csv")
+
+
+def test_a_failed_command_leaves_no_folder_it_made(tmp_path, capsys):
+    target = tmp_path / "new" / "sub" / "out.csv"
+    assert main(evaluate("-o", str(target), bad_run(tmp_path))) == 2
+    error_line(capsys)
+    assert not (tmp_path / "new").exists()
+    assert main(evaluate("-o", str(target), *RUNS)) == 0
+    assert target.is_file()
+
+
+def test_an_output_in_a_run_folder_is_refused_before_any_work(tmp_path, capsys):
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    for run in RUNS:
+        (folder / Path(run).name).write_text(Path(run).read_text())
+    for flag in ("-o", "--summary", "--orderings"):
+        target = folder / "out.parquet"
+        assert main(["evaluate", "--qrels", QRELS, flag, str(target), f"{folder}/"]) == 2
+        assert "is inside the input folder" in error_line(capsys)
+        assert not target.exists()
+    # a folder below the input folder is not read as input
+    assert (
+        main(["evaluate", "--qrels", QRELS, "-o", str(folder / "out" / "m.csv"), str(folder)]) == 0
+    )
 
 
 def test_a_name_too_long_is_an_output_error_in_the_api(tmp_path):

@@ -214,7 +214,8 @@ def _targets(path: str | None, kinds: list[str]) -> dict[str, Path]:
 
 
 def input_paths(args: argparse.Namespace) -> list[Path]:
-    """The files a command reads (its runs and qrels), which no output may replace."""
+    """The files a command reads (its runs and qrels), which no output may replace, and
+    the folders it reads whole, into which no output may go."""
     from lexiframe.io.files import find_files
 
     paths: list[Path] = []
@@ -222,6 +223,7 @@ def input_paths(args: argparse.Namespace) -> list[Path]:
         named = [item for item in value if item != "-"]
         if named:
             paths.extend(find_files(named, table))
+            paths.extend(Path(item) for item in named if os.path.isdir(item))
     return paths
 
 
