@@ -21,6 +21,7 @@ from typing import NoReturn, get_args
 
 import polars as pl
 
+import lexiframe_command
 from lexiframe import __version__, datasets, io
 from lexiframe._batched import positions_of_files
 from lexiframe._utils import plural, quote_names
@@ -441,36 +442,29 @@ def run_measures(args: argparse.Namespace) -> int:
     return 0
 
 
-INTERRUPTED = 130
-"""The exit status after Ctrl-C (128 + SIGINT), as shells report it."""
-
-
-class Stopped(KeyboardInterrupt):
-    """A stop signal (SIGTERM, SIGHUP) turned into an exception, so that every temporary
-    output file is removed on the way out, as after Ctrl-C."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
-
-
-def _stop(signum: int, frame: object) -> None:
-    raise Stopped(signum)
-
-
 @contextlib.contextmanager
 def _stop_signals_raise() -> Iterator[None]:
-    """SIGTERM and SIGHUP raise :class:`Stopped` inside the block (the main thread only)."""
-    names = [name for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    """SIGINT raises KeyboardInterrupt and SIGTERM and SIGHUP
+    :class:`lexiframe_command.Stopped` inside the block (the main thread only), each once
+    per signal: with Python's own SIGINT handler, Polars raises KeyboardInterrupt twice
+    for one Ctrl-C, the second in the cleanup. A signal that arrives while outputs are
+    renamed or removed is delivered after. A signal the command was started ignoring
+    (``nohup``, a background job) stays ignored."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {name: signal.signal(getattr(signal, name), _stop) for name in names}
+    previous = lexiframe_command.install(_stop)
     try:
         yield
     finally:
-        for name, handler in previous.items():
-            signal.signal(getattr(signal, name), handler)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)  # type: ignore[arg-type]
+
+
+def _stop(signum: int, frame: object) -> None:
+    if io.outputs.defer_if_held(signum):  # outputs are being renamed or cleaned up
+        return
+    lexiframe_command.stop(signum, frame)
 
 
 def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
@@ -499,21 +493,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     it, and all are renamed when all are complete; a failure or a signal before that
     removes the temporary files and leaves the outputs as they were.
     """
-    parser = build_parser()
     try:
         with _stop_signals_raise():
+            parser = build_parser()
             args = _parse(parser, argv)
             if args.command is None:
                 parser.print_help()
                 return 0
             load_measure_files(getattr(args, "measures_from", []))
             return args.handler(args)
-    except Stopped as stopped:
-        print(f"lexiframe: stopped by {stopped}", file=sys.stderr)
-        return 128 + stopped.signum
-    except KeyboardInterrupt:
-        print("lexiframe: interrupted", file=sys.stderr)
-        return INTERRUPTED
+    except KeyboardInterrupt as stopped:  # Ctrl-C, or Stopped by SIGTERM or SIGHUP
+        line, status = lexiframe_command.stopped_line(stopped)
+        print(line, file=sys.stderr)
+        return status
     except BrokenPipeError:
         # The reader went away (``lexiframe trec_eval ... | head``): stop quietly.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -117,14 +117,15 @@ def check_output_path(path: PathLike, what: str = "output") -> Path:
             f"cannot write {what} {str(path)!r}: it is not a regular file", kind="not a file"
         )
     probe = temporary_beside(real)
-    try:
-        descriptor = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except OSError as error:
-        raise OutputError(
-            f"cannot write {what} {str(path)!r}: {_reason(error)}", kind="permission"
-        ) from None
-    os.close(descriptor)
-    probe.unlink(missing_ok=True)
+    with _signals_held():  # a stop signal between the two would leave the probe behind
+        try:
+            descriptor = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except OSError as error:
+            raise OutputError(
+                f"cannot write {what} {str(path)!r}: {_reason(error)}", kind="permission"
+            ) from None
+        os.close(descriptor)
+        probe.unlink(missing_ok=True)
     return target
 
 
@@ -315,17 +316,40 @@ def _short(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+class _Held:
+    """The stop signals held back: how deep the holds nest, and those that arrived."""
+
+    depth = 0
+    pending: list[int] = []  # noqa: RUF012  (one process-wide record)
+
+
+def defer_if_held(signum: int) -> bool:
+    """For a stop signal's handler: whether the signal arrived while stop signals are held
+    (it is then kept and delivered again when the hold ends). Blocking a signal in the main
+    thread does not hold it back once other threads run (Polars' do): the signal goes to
+    one of them, and Python runs its handler in the main thread all the same."""
+    if _Held.depth:
+        _Held.pending.append(signum)
+        return True
+    return False
+
+
 @contextlib.contextmanager
 def _signals_held() -> Iterator[None]:
     """Hold back the stop signals (delivered when the block ends)."""
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    _Held.depth += 1
+    blocking = hasattr(signal, "pthread_sigmask")
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS) if blocking else None
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        if previous is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        _Held.depth -= 1
+        if not _Held.depth and _Held.pending:
+            signum = _Held.pending[0]
+            _Held.pending.clear()
+            signal.raise_signal(signum)
 
 
 @contextlib.contextmanager
