@@ -183,3 +183,22 @@ def test_a_pipe_in_a_run_tag_keeps_every_markdown_table_whole(tmp_path, capsys):
             rows = [line for line in block.splitlines() if line.startswith("|")]
             widths = {len(re.findall(r"(?<!\\)\|", row)) for row in rows}
             assert len(widths) <= 1, (argv[0], block)
+
+
+def test_demo_write_never_replaces_a_file(tmp_path, capsys):
+    mine = tmp_path / "runs" / "sys000.txt"
+    mine.parent.mkdir()
+    mine.write_text("my own run\n")
+    assert main(["demo", "--write", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("lexiframe: error: demo --write") and "exists" in err
+    assert mine.read_text() == "my own run\n"
+    assert sorted(path.name for path in tmp_path.rglob("*")) == ["runs", "sys000.txt"]
+    fresh = tmp_path / "fresh"
+    assert main(["demo", "--write", str(fresh)]) == 0
+    assert sorted(path.name for path in fresh.iterdir()) == [
+        "qrels.parquet",
+        "qrels.txt",
+        "run.parquet",
+        "runs",
+    ]

@@ -38,7 +38,7 @@ from lexiframe.cli._shared import (
     track_options,
     warnings_as_notes,
 )
-from lexiframe.errors import InputError, LexiframeError, LexiframeWarning
+from lexiframe.errors import InputError, LexiframeError, LexiframeWarning, OutputError
 from lexiframe.evaluation import measures, summarize
 from lexiframe.options import PositionsOptions
 from lexiframe.preferences import preferences
@@ -127,6 +127,15 @@ def long_orderings(orderings: dict[str, pl.DataFrame]) -> pl.DataFrame:
 
 def run_demo(args: argparse.Namespace) -> int:
     if args.write is not None:
+        existing = [path for path in datasets.demo_files(args.write).paths if path.exists()]
+        if existing:
+            more = f" (and {plural(len(existing) - 1, 'more')})" if len(existing) > 1 else ""
+            raise OutputError(
+                f"demo --write {args.write}: {str(existing[0])!r} exists{more}, and the demo "
+                "track would replace it; choose a new folder, e.g. --write demo-track",
+                kind="exists",
+                argument="--write",
+            )
         files = datasets.write_demo(args.write)
         folder = Path(args.write)
         print(
@@ -349,7 +358,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--write",
         metavar="DIR",
         help="write the demo track into DIR instead (runs/sys000.txt …, qrels.txt, "
-        "run.parquet, qrels.parquet; DIR is made if missing) and evaluate nothing",
+        "run.parquet, qrels.parquet; DIR is made if missing, and no file in it is replaced) "
+        "and evaluate nothing",
     )
     demo.set_defaults(handler=run_demo)
     ev = commands.add_parser(
