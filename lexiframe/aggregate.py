@@ -22,7 +22,13 @@ import numpy as np
 import polars as pl
 
 from lexiframe._compat import collect
-from lexiframe._utils import as_list, caller_stacklevel, format_row, quote_names
+from lexiframe._utils import (
+    CORPUS_SIZE_CLI_HINT,
+    as_list,
+    caller_stacklevel,
+    format_row,
+    quote_names,
+)
 from lexiframe.errors import InputError, LexiframeWarning, SchemaError, UnknownMeasureError
 from lexiframe.metrics import parse_measure
 from lexiframe.metrics.registry import needs_n_hint
@@ -467,7 +473,7 @@ def _order_metrics(
         )
         mean[lacking] = -np.inf
         if method == "mean" and lacking.all():  # every mean is null: ranks would say nothing
-            raise InputError(_no_mean_message(column, key, by))
+            raise _no_mean_error(column, key, by)
         score = _score(method, wins, compared, mean, damping)
         parts.append(_ordered_group(key, by, group, names, score, wins))
     result = _assemble(parts, table, table.schema["system"], by)
@@ -490,13 +496,18 @@ def _no_value_message(column: str, key: tuple, by: list[str]) -> str:
     )
 
 
-def _no_mean_message(column: str, key: tuple, by: list[str]) -> str:
+def _no_mean_error(column: str, key: tuple, by: list[str]) -> InputError:
     where = f" in {format_row(dict(zip(by, key, strict=True)))}" if by else ""
-    return (
+    needs_n = needs_n_hint(column)
+    return InputError(
         f"no system has a mean of {column!r}{where}: each is null on a query where another "
-        "system has a value, so no two means would average the same queries. "
-        "Order by method='mc4', 'borda' or 'winrate' (a null loses every comparison with a "
-        f"value).{needs_n_hint(column)}"
+        "system has a value, so no two means would average the same queries.",
+        kind="no mean",
+        column=column,
+        hint=" Order by method='mc4', 'borda' or 'winrate' (a null loses every comparison "
+        f"with a value).{needs_n}",
+        # the command orders metrics by their mean only
+        cli_hint=CORPUS_SIZE_CLI_HINT if needs_n else "",
     )
 
 

@@ -162,7 +162,7 @@ class MissingCorpusSizeWarning(LexiframeWarning):
     with the linear exposure)."""
 
 
-def cli_text(problem: BaseException | Warning) -> str:
+def cli_text(problem: BaseException | Warning | str) -> str:
     """What the command prints for an error or a warning: lexiframe's in the command's
     words, any other's text.
 

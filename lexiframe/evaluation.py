@@ -14,7 +14,13 @@ from lexiframe import validate
 from lexiframe._batched import positions_of_files
 from lexiframe._utils import as_list, caller_stacklevel, format_row, plural, quote_names
 from lexiframe.aggregate import summarize_preferences
-from lexiframe.errors import InputError, LexiframeError, MissingCorpusSizeWarning, SchemaError
+from lexiframe.errors import (
+    ARGUMENT,
+    InputError,
+    LexiframeError,
+    MissingCorpusSizeWarning,
+    SchemaError,
+)
 from lexiframe.io.files import Paths, is_paths
 from lexiframe.io.qrels import read_qrels
 from lexiframe.metrics import Context, Measure, exprs, parse_measure, parse_measures, parts
@@ -120,11 +126,16 @@ def measures(frame: Frame, names: MeasureNames, *, n: int | str | pl.Expr | None
             columns = [measure.expr(context) for measure in parsed]
         if needing:
             warnings.warn(
-                f"{quote_names(needing)} {'needs' if len(needing) == 1 else 'need'} the corpus "
-                "size n to place the relevant "
-                "documents a ranking did not retrieve; without n= those values are null. "
-                "Pass n= (an integer or a column).",
-                MissingCorpusSizeWarning,
+                MissingCorpusSizeWarning(
+                    f"{quote_names(needing)} {'needs' if len(needing) == 1 else 'need'} the "
+                    "corpus size n to place the relevant documents a ranking did not "
+                    f"retrieve; without {ARGUMENT} those values are null",
+                    kind="no corpus size",
+                    argument="n=",
+                    flag="--n",
+                    hint=". Pass n= (an integer or a column).",
+                    cli_hint=". Pass the corpus size with --n.",
+                ),
                 stacklevel=caller_stacklevel(),
             )
         return _checked_by_families(frame, parsed, schema, keys).select(*keys, *columns)
@@ -187,10 +198,14 @@ def _checked_corpus_size(frame: Frame, n: int | str | pl.Expr, schema: pl.Schema
             missed = first["_missed"]
             below = f" and missed {missed} relevant ones, placed below them" if missed else ""
             raise InputError(
-                f"n={first['_n']} is too small for the corpus of these rankings: the ranking "
-                f"{format_row(keys)} returned {plural(first['_depth'], 'document')}{below} "
-                f"(n ≥ {first['_depth'] + missed}); the deepest ranking found returned "
-                f"{plural(batch.select(depth.max()).item(), 'document')}"
+                f"{ARGUMENT}{first['_n']} is too small for the corpus of these rankings: the "
+                f"ranking {format_row(keys)} returned {plural(first['_depth'], 'document')}"
+                f"{below} (n ≥ {first['_depth'] + missed}); the deepest ranking found "
+                f"returned {plural(batch.select(depth.max()).item(), 'document')}",
+                kind="too small",
+                example=keys,
+                argument="n=",
+                flag="--n ",
             )
         return batch
 

@@ -250,25 +250,40 @@ def raise_ranking_problem(
     where = pl.all_horizontal(pl.col(name) == value for name, value in keys.items())
     doc, score = columns["doc"], columns["order"]
     rows = run.filter(where)
+    hint = cli_hint = ""
     if problem.get("_null_ids"):
         detail = rows.filter(pl.col("doc").is_null()).head(1)
-        message = f"null document id in column {doc!r}"
+        message, kind, column = f"null document id in column {doc!r}", "null id", doc
     elif problem.get("_bad_scores"):
         detail = rows.filter(pl.col("order").is_null() | pl.col("order").is_nan()).head(1)
         message = f"NaN or null score in column {score!r}, which orders the rankings"
+        kind, column = "bad score", score
     else:
         detail = rows.filter(pl.col("doc").is_duplicated()).sort("doc").head(2)
         names = [columns.get(key, key) for key in keys]
         message = (
             f"duplicate ({', '.join(names)}, {doc}) rows: a ranking lists the same document "
-            "twice (trec_eval refuses this too); drop the duplicates, e.g. with "
+            "twice (trec_eval refuses this too)"
+        )
+        kind, column = "duplicate", doc
+        hint = (
+            "; drop the duplicates, e.g. with "
             f".unique([{', '.join(repr(k) for k in [*names, doc])}])"
         )
+        cli_hint = "; drop the duplicate lines"
     if isinstance(detail, pl.LazyFrame):
         detail = detail.collect()
     detail = detail.rename({name: columns[name] for name in detail.columns if name in columns})
     examples = "; ".join(format_row(row) for row in detail.iter_rows(named=True))
-    raise InputError(f"{message}; example: {examples or format_row(keys)}")
+    example = next(detail.iter_rows(named=True), keys)
+    raise InputError(
+        f"{message}; example: {examples or format_row(keys)}",
+        kind=kind,
+        column=column,
+        example=example,
+        hint=hint,
+        cli_hint=cli_hint,
+    )
 
 
 def raise_null_key(run: Frame, key: str, columns: Mapping[str, str]) -> None:

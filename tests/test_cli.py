@@ -144,7 +144,7 @@ def test_measures_needing_n_print_one_note_without_n_and_refuse_a_small_n(capsys
     # Every toy system missed a relevant document: no SL3 mean, so no SL3 ordering (not one
     # ranked by the tie-break), said in the command's words; RR is still ordered.
     assert "note: no ordering by SL3: no system has a mean of 'SL3'" in err
-    assert "Pass the corpus size --n" in err and "method=" not in err and "n=" not in err
+    assert "Pass the corpus size with --n" in err and "method=" not in err and "n=" not in err
     assert "| RR (mean) |" in out and "SL3 (mean)" not in out
     assert evaluate("-m", "SL3", "--n", "5") == 2  # toy rankings hold 100 documents
     assert "--n 5 is too small" in capsys.readouterr().err

@@ -31,7 +31,6 @@ from lexiframe.cli import compare, trec_eval
 from lexiframe.cli._shared import (
     add_track_arguments,
     check_track_arguments,
-    in_cli_words,
     load_measure_files,
     metric_ordering,
     split_measures,
@@ -520,9 +519,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader went away (``lexiframe trec_eval ... | head``): stop quietly.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
-    except (LexiframeError, OSError) as error:
-        print(f"lexiframe: error: {in_cli_words(str(error))}", file=sys.stderr)
+    except LexiframeError as error:
+        print(f"lexiframe: error: {error.cli_message()}", file=sys.stderr)
         return 2
+    except OSError as error:  # a file read, or the standard output (> /dev/full)
+        print(f"lexiframe: error: {_failure(error)}", file=sys.stderr)
+        return 2
+
+
+def _failure(error: OSError) -> str:
+    """An operating system's error in words: what could not be done and why.
+
+    Example:
+        >>> import errno
+        >>> _failure(OSError(errno.ENOSPC, "No space left on device"))
+        'cannot write the output: no space left on the device'
+    """
+    from lexiframe.io.files import reason_of, shown
+
+    if error.filename is not None:
+        return f"cannot read {shown(error.filename)}: {reason_of(error)}"
+    return f"cannot write the output: {reason_of(error)}"
 
 
 def run() -> NoReturn:
@@ -540,6 +557,9 @@ def run() -> NoReturn:
         sys.stdout.flush()
     except BrokenPipeError:  # the reader went away at the very end
         code = code or 1
+    except OSError as error:  # the last of the output could not be written
+        print(f"lexiframe: error: {_failure(error)}", file=sys.stderr)
+        code = 2
     sys.stderr.flush()
     atexit._run_exitfuncs()  # the teardown that remains: what was registered to run at exit
     os._exit(code)

@@ -4,7 +4,6 @@ names split into metrics and preferences, and how warnings reach the terminal.""
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import traceback
 import warnings
@@ -13,7 +12,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lexiframe.errors import InputError, LexiframeError, LexiframeWarning, UnknownMeasureError
+from lexiframe.errors import (
+    InputError,
+    LexiframeError,
+    LexiframeWarning,
+    UnknownMeasureError,
+    cli_text,
+)
 from lexiframe.options import PositionsOptions
 
 if TYPE_CHECKING:
@@ -132,28 +137,6 @@ def split_measures(names: Sequence[str]) -> tuple[list[str], list[str]]:
     return list(dict.fromkeys(metrics)), list(dict.fromkeys(prefs))
 
 
-CLI_WORDS = (
-    (r"Pass n= \(an integer or a column\)\.", "Pass the corpus size with --n."),
-    (r"without n= ", "without --n "),
-    (r"\bn=(\d+) is too small", r"--n \1 is too small"),
-    (r"Pass the corpus size n= \(--n at the command line\)", "Pass the corpus size --n"),
-    (r"seed=, e\.g\. seed=0,", "--seed, e.g. --seed 0,"),
-    (r" lexiframe\.coverage\(run, qrels\) counts them per system\.", ""),
-    (r"drop the duplicates, e\.g\. with \.unique\(\[[^]]*\]\)", "drop the duplicate lines"),
-    # the command orders metrics by their mean only
-    (r" Order by method='mc4', 'borda' or 'winrate' \([^)]*\)\.", ""),
-)
-"""Python's words in lexiframe's messages and what a command-line user types instead: the
-one place where the command translates argument names to its flags."""
-
-
-def in_cli_words(message: str) -> str:
-    """``message`` with the API's argument names replaced by the command's flags."""
-    for api, cli in CLI_WORDS:
-        message = re.sub(api, cli, message)
-    return message
-
-
 def metric_ordering(name: str, compute: Callable[[], pl.DataFrame]) -> pl.DataFrame | None:
     """The ordering by metric ``name`` that ``compute`` returns, its warnings printed as
     notes; or None, with a note that says why there is none (e.g. every value is null
@@ -162,7 +145,7 @@ def metric_ordering(name: str, compute: Callable[[], pl.DataFrame]) -> pl.DataFr
         with warnings_as_notes():  # systems without a value rank last: said as a note
             return compute()
     except InputError as error:
-        print(f"note: no ordering by {name}: {in_cli_words(str(error))}", file=sys.stderr)
+        print(f"note: no ordering by {name}: {cli_text(error)}", file=sys.stderr)
         return None
 
 
@@ -174,4 +157,4 @@ def warnings_as_notes() -> Iterator[None]:
         warnings.simplefilter("always", LexiframeWarning)
         yield
     for warning in caught:
-        print(f"note: {in_cli_words(str(warning.message))}", file=sys.stderr)
+        print(f"note: {cli_text(warning.message)}", file=sys.stderr)

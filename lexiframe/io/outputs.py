@@ -15,7 +15,6 @@ points to is replaced), and an existing file keeps its permission bits.
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import secrets
 import signal
@@ -24,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from lexiframe.errors import OutputError
-from lexiframe.io.files import PathLike
+from lexiframe.io.files import PathLike, reason_of
 
 STOP_SIGNALS = tuple(
     getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
@@ -47,21 +46,6 @@ def _identity(path: Path) -> tuple[int, int] | str:
     except OSError:
         return os.path.realpath(path)
     return (info.st_dev, info.st_ino)
-
-
-def _reason(error: OSError) -> str:
-    reasons = {
-        errno.EACCES: "permission denied",
-        errno.EPERM: "permission denied",
-        errno.EROFS: "the file system is read-only",
-        errno.ENAMETOOLONG: "the name is too long",
-        errno.ENOSPC: "no space left on the device",
-        errno.EDQUOT: "disk quota exceeded",
-        errno.EFBIG: "the file is too large (a file size limit or the file system's)",
-        errno.ENOTDIR: "a file is in the way of a folder",
-        errno.EEXIST: "a file is in the way of a folder",
-    }
-    return reasons.get(error.errno or 0, error.strerror or str(error))
 
 
 def check_output_path(path: PathLike, what: str = "output") -> Path:
@@ -94,9 +78,7 @@ def check_output_path(path: PathLike, what: str = "output") -> Path:
     while not os.path.exists(existing) and existing != existing.parent:
         existing = existing.parent
     if len(real.name.encode()) > _name_max(existing):
-        raise OutputError(
-            f"cannot write {what} {str(path)!r}: the name is too long", kind="name"
-        )
+        raise OutputError(f"cannot write {what} {str(path)!r}: the name is too long", kind="name")
     if existing != real.parent:  # folders to make: can they be?
         reason = (
             "a file is in the way of a folder"
@@ -122,7 +104,7 @@ def check_output_path(path: PathLike, what: str = "output") -> Path:
             descriptor = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except OSError as error:
             raise OutputError(
-                f"cannot write {what} {str(path)!r}: {_reason(error)}", kind="permission"
+                f"cannot write {what} {str(path)!r}: {reason_of(error)}", kind="permission"
             ) from None
         os.close(descriptor)
         probe.unlink(missing_ok=True)
@@ -137,7 +119,7 @@ def make_folder(target: Path, made: list[Path], what: str = "output") -> None:
     except OSError as error:
         raise OutputError(
             f"cannot write {what} {str(target)!r}: cannot make its folder "
-            f"{str(target.parent)!r}: {_reason(error)}",
+            f"{str(target.parent)!r}: {reason_of(error)}",
             kind="folder",
         ) from None
 
@@ -249,7 +231,7 @@ class Outputs:
             _keep_mode(temporary, real)
         except OSError as error:
             raise OutputError(
-                f"cannot write the {self._targets[target]} {str(target)!r}: {_reason(error)}; "
+                f"cannot write the {self._targets[target]} {str(target)!r}: {reason_of(error)}; "
                 f"{self._unchanged()}"
             ) from None
         except Exception as error:
@@ -278,7 +260,7 @@ class Outputs:
                     done = ", ".join(repr(str(path)) for path in self.replaced) or "none"
                     raise OutputError(
                         f"cannot replace the {self._targets[target]} {str(target)!r}: "
-                        f"{_reason(error)}; outputs already replaced: {done}"
+                        f"{reason_of(error)}; outputs already replaced: {done}"
                     ) from None
                 self.replaced.append(target)
         self._temporary.clear()
