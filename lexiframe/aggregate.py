@@ -33,7 +33,7 @@ from lexiframe.errors import InputError, LexiframeWarning, SchemaError, UnknownM
 from lexiframe.metrics import parse_measure
 from lexiframe.metrics.registry import needs_n_hint
 from lexiframe.preferences import MEASURES, preference_measure
-from lexiframe.validate import require_columns, require_numeric
+from lexiframe.validate import require_bool, require_columns, require_numeric
 
 Method = Literal["mc4", "borda", "winrate", "mean"]
 METHODS: tuple[str, ...] = ("mc4", "borda", "winrate", "mean")
@@ -239,6 +239,7 @@ def order(
         raise InputError(f"unknown ordering method {method!r}; choose from {quote_names(METHODS)}")
     if isinstance(damping, bool) or not 0.0 <= damping <= 1.0:
         raise InputError(f"damping must be a probability in [0, 1], not {damping!r}")
+    lower_is_better = require_bool(lower_is_better, "lower_is_better", optional=True)
     by = as_list(by)
     lazy = frame.lazy()
     schema = lazy.collect_schema()

@@ -383,8 +383,16 @@ def preferences(
     │ q     ┆ y        ┆ z        ┆ 1     ┆ 1.0       ┆ 1     ┆ 1                │
     └───────┴──────────┴──────────┴───────┴───────────┴───────┴──────────────────┘
     """
-    specs = [preference_measure(name) for name in as_list(measures)]
-    specs = list(dict.fromkeys(specs))
+    given = measures
+    names = [] if measures is None or measures == "" else as_list(measures)
+    specs = list(dict.fromkeys(preference_measure(name) for name in names))
+    if not specs:
+        raise InputError(
+            f"preferences() needs at least one measure, not {given!r}: e.g. ['sgnLP'] "
+            f"(the default is {list(DEFAULT_MEASURES)})",
+            kind="no measure",
+            argument="measures",
+        )
     extras = list(dict.fromkeys(extra))
     for name in extras:
         if name not in _EXTRAS:

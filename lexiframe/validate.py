@@ -33,9 +33,35 @@ def require_columns(schema: Mapping[str, pl.DataType], columns: Sequence[str], t
     """Raise :class:`SchemaError` when ``columns`` are not all in ``schema``."""
     missing = [name for name in columns if name not in schema]
     if missing:
+        what_to_do = _WHAT_TO_DO.get(table, "Rename them.")
+        swapped = {"run": ("relevance", "qrels"), "qrels": ("score", "run")}.get(table)
+        if swapped and swapped[0] in schema and swapped[0] not in columns:
+            what_to_do = (
+                f"It has the {swapped[0]!r} column of a {swapped[1]} table: are the run and "
+                "the qrels swapped? The run comes first, e.g. lf.evaluate(run, qrels, ['AP'])."
+            )
         raise SchemaError(
             f"the {table} table has no column {quote_names(missing)}; its columns are "
-            f"{quote_names(list(schema))}. {_WHAT_TO_DO.get(table, 'Rename them.')}"
+            f"{quote_names(list(schema))}. {what_to_do}",
+            kind="missing column",
+            column=missing[0],
+        )
+
+
+def require_rows(frame: Frame, table: str) -> None:
+    """Refuse an empty table held in memory (a LazyFrame is not read for this): an empty
+    qrels judges no query, as an empty qrels file, which is refused too.
+
+    Example:
+        >>> require_rows(pl.DataFrame({"query": []}), "qrels")
+        Traceback (most recent call last):
+        ...
+        lexiframe.errors.InputError: the qrels table is empty: ...
+    """
+    if isinstance(frame, pl.DataFrame) and frame.height == 0:
+        raise InputError(
+            f"the {table} table is empty: it holds no row, so nothing can be evaluated",
+            kind="empty",
         )
 
 
@@ -68,6 +94,8 @@ def require_same_id_kind(
     run_type = run.collect_schema()[run_column]
     qrels_type = qrels.collect_schema()[qrels_column]
     if _id_kind(run_type) == _id_kind(qrels_type):
+        if run_type.is_integer() and qrels_type != run_type:
+            _require_ids_fit(qrels, qrels_column, qrels_type, run_type, what)
         return
     run_example = run.select(run_column).head(1)
     qrels_example = qrels.select(qrels_column).head(1)
@@ -83,6 +111,25 @@ def require_same_id_kind(
         f"{qrels_type}, e.g. {qrels_value!r}); they would never match. Cast one side, e.g. "
         f"pl.col({run_column!r}).cast(pl.String)"
     )
+
+
+def _require_ids_fit(
+    qrels: Frame, column: str, qrels_type: pl.DataType, run_type: pl.DataType, what: str
+) -> None:
+    """Integer ids of the qrels are joined in the run's integer type: refuse one that type
+    cannot hold (a UInt64 id above Int64's range), which would otherwise stop the join."""
+    outside = pl.col(column).cast(run_type, strict=False).is_null() & pl.col(column).is_not_null()
+    found = qrels.select(pl.col(column).filter(outside).first())
+    value = (found.collect() if isinstance(found, pl.LazyFrame) else found).item()
+    if value is not None:
+        raise SchemaError(
+            f"{what} ids are {run_type} in the run but {qrels_type} in the qrels, which holds "
+            f"{value}, beyond {run_type}; cast both to one type that holds every id, e.g. "
+            f"pl.col({column!r}).cast(pl.String) on each side",
+            kind="id type",
+            column=column,
+            example={column: value},
+        )
 
 
 INT64_MAX = 2**63 - 1
@@ -129,6 +176,49 @@ def require_positive_int(
     return value
 
 
+def require_bool(value: object, name: str, *, optional: bool = False) -> bool | None:
+    """``value`` as True or False (NumPy's booleans too), or None with ``optional``;
+    anything else raises :class:`InputError` naming ``name``: a string such as ``'yes'``
+    is not read as a truth value.
+
+    Example:
+        >>> require_bool(False, "rank")
+        False
+        >>> require_bool("yes", "rank")
+        Traceback (most recent call last):
+        ...
+        lexiframe.errors.InputError: rank must be True or False, not 'yes'
+    """
+    if optional and value is None:
+        return None
+    if type(value).__name__ in ("bool", "bool_"):  # Python's and NumPy's
+        return bool(value)
+    kind = "True, False or None" if optional else "True or False"
+    raise InputError(
+        f"{name} must be {kind}, not {_short_repr(value)}", kind="type", argument=name
+    )
+
+
+def require_text(value: object, name: str, *, optional: bool = False) -> str | None:
+    """``value`` as a non-empty string (or None with ``optional``), else :class:`InputError`.
+
+    Example:
+        >>> require_text(123, "system")
+        Traceback (most recent call last):
+        ...
+        lexiframe.errors.InputError: system must be a non-empty string, e.g. system='bm25', not 123
+    """
+    if optional and value is None:
+        return None
+    if isinstance(value, str) and value:
+        return value
+    raise InputError(
+        f"{name} must be a non-empty string, e.g. {name}='bm25', not {_short_repr(value)}",
+        kind="type",
+        argument=name,
+    )
+
+
 def _short_repr(value: object) -> str:
     return shorten(repr(value), 40)
 
@@ -150,8 +240,9 @@ def require_threshold(threshold: object, *, warn: bool = True, name: str = "thre
         ...
         lexiframe.errors.InputError: -l must be an integer from -9223372036854775807 to ...
     """
-    if isinstance(threshold, bool) or not isinstance(threshold, int):
+    if isinstance(threshold, bool) or not isinstance(threshold, numbers.Integral):
         raise InputError(f"{name} must be an integer grade, not {_short_repr(threshold)}")
+    threshold = int(threshold)  # NumPy's integers too, as for every integer argument
     if abs(threshold) > INT64_MAX:
         raise InputError(
             f"{name} must be an integer from {-INT64_MAX} to {INT64_MAX}, not "
@@ -172,8 +263,26 @@ def require_threshold(threshold: object, *, warn: bool = True, name: str = "thre
 
 
 def require_corpus_size(n: object, schema: Mapping[str, pl.DataType]) -> None:
-    """``n`` of the measures: a positive integer, a column of the frame, or an expression."""
-    if isinstance(n, pl.Expr) or n is None:
+    """``n`` of the measures: a positive integer, a column of the frame, or an expression
+    of integers (its type read from the frame's schema, with no data)."""
+    if n is None:
+        return
+    if isinstance(n, pl.Expr):
+        try:
+            dtype = pl.LazyFrame(schema=schema).select(n).collect_schema().dtypes()[0]
+        except pl.exceptions.PolarsError as error:
+            raise InputError(
+                f"n= is an expression the positions frame cannot evaluate: {shorten(str(error))}",
+                kind="type",
+                argument="n",
+            ) from None
+        if not dtype.is_integer():
+            raise InputError(
+                f"n= is an expression of {dtype}, not of integers: the corpus size is a whole "
+                "number, e.g. n=528155 or n=pl.col('corpus_size')",
+                kind="type",
+                argument="n",
+            )
         return
     if isinstance(n, str):
         if n not in schema:

@@ -35,6 +35,7 @@ from lexiframe.cli._shared import (
     metric_ordering,
     split_measures,
     track_options,
+    trec_eval_habit,
     warnings_as_notes,
 )
 from lexiframe.errors import InputError, LexiframeError, LexiframeWarning, OutputError
@@ -215,8 +216,8 @@ def _targets(path: str | None, kinds: list[str]) -> dict[str, Path]:
     """
     if path is None or not kinds:
         return {}
+    io.check_writable(path)  # the user's text: Path drops the slash of "out/"
     target = Path(path)
-    io.check_writable(target)
     if len(kinds) == 1:
         return {kinds[0]: target}
     return {kind: target.with_name(f"{target.stem}-{kind}{target.suffix}") for kind in kinds}
@@ -490,6 +491,8 @@ def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argpa
     unknown = next((item for item in extra if item.startswith("-")), extra[0])
     close = difflib.get_close_matches(unknown.split("=", 1)[0], flags, n=1, cutoff=0.6)
     hint = f" (did you mean {close[0]}?)" if close else ""
+    if "--threshold" in flags:  # a command of run files: trec_eval's flags are known
+        hint = trec_eval_habit(extra, sys.argv[1:] if argv is None else argv) or hint
     command.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
 
 

@@ -62,6 +62,42 @@ def add_track_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+TREC_EVAL_FLAGS = {
+    "-l": "--threshold",
+    "-M": "--depth",
+    "-N": "--n",
+    "-J": "--condensed",
+    "-c": "--no-relevant keep",
+    "-q": "-q",
+}
+"""trec_eval's flags and the flags of :func:`add_track_arguments` that do the same, for a
+user who types the one they know."""
+
+
+def trec_eval_habit(extra: Sequence[str], argv: Sequence[str]) -> str:
+    """A hint for a trec_eval flag among the unknown arguments ``extra`` of the command
+    line ``argv`` (its value read there: argparse takes ``2`` of ``-l 2`` for a run), or
+    ``""``.
+
+    Example:
+        >>> trec_eval_habit(["-l"], ["--qrels", "q.txt", "-l", "2", "runs/"])
+        " (trec_eval's -l is --threshold here: --threshold 2)"
+    """
+    for item in extra:
+        flag = item.partition("=")[0][:2]
+        ours = TREC_EVAL_FLAGS.get(flag) if item.startswith("-") else None
+        if ours is None or ours == flag:
+            continue
+        value = item[2:].lstrip("=")
+        following = list(argv[list(argv).index(item) + 1 :]) if item in argv else []
+        if not value and following and not following[0].startswith("-"):
+            value = following[0]
+        takes_value = ours in ("--threshold", "--depth", "--n")
+        example = f"{ours} {value}" if takes_value and value else ours
+        return f" (trec_eval's {flag} is {ours} here: {example})"
+    return ""
+
+
 def check_track_arguments(args: argparse.Namespace) -> None:
     """Refuse bad values of the integer flags before any work, naming the flag."""
     from lexiframe.validate import POSITION_MAX, require_positive_int, require_threshold
