@@ -5,7 +5,6 @@ limit), unwritable outputs and duplicate paths."""
 from __future__ import annotations
 
 import os
-import resource
 import signal
 import subprocess
 import sys
@@ -19,11 +18,11 @@ from lexiframe.datasets import write_synthetic_track
 from lexiframe.errors import OutputError
 from lexiframe.io import Outputs, check_output_path
 from tests.conftest import DATA
+from tests.sweep.processes import ROOT, reading_stdin, run_cli
 
 TOY = DATA / "toy"
 RUNS = sorted(str(path) for path in (TOY / "runs").iterdir())
 QRELS = str(TOY / "qrels.txt")
-ROOT = Path(__file__).resolve().parents[1]
 AS_ROOT = os.geteuid() == 0  # root writes into read-only folders
 
 
@@ -224,26 +223,6 @@ def test_a_failing_write_replaces_nothing_and_says_so(tmp_path):
     assert leftovers(tmp_path) == []
 
 
-def run_cli(
-    arguments: list[str], *, fsize: int | None = None, before=None, **options
-) -> subprocess.Popen:
-    def limit() -> None:
-        if before is not None:
-            before()
-        if fsize is not None:
-            resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
-
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "LEXIFRAME_PROGRESS": "0"}
-    return subprocess.Popen(
-        [sys.executable, "-m", "lexiframe", *arguments],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        preexec_fn=limit,
-        **options,
-    )
-
-
 def test_a_file_size_limit_after_the_first_output_leaves_every_output_as_it_was(tmp_path):
     # Metrics and preferences: -o writes out-metrics.csv (small) then out-preferences.csv
     # (larger); a file-size limit between their sizes fails the second.
@@ -280,31 +259,6 @@ def stop_line(signum: int) -> str:
     if signum == signal.SIGINT:
         return "lexiframe: interrupted"
     return f"lexiframe: stopped by {signal.Signals(signum).name}"
-
-
-def reading_stdin(arguments: list[str], **options) -> subprocess.Popen:
-    """The command started on a run it reads from standard input (``-``), returned once
-    it is reading it, so that its stop handlers are installed: more is written than a pipe
-    holds, so the write returns only when the command has read from it. No test waits on
-    time."""
-    process = run_cli([*arguments, "-"], stdin=subprocess.PIPE, **options)
-    lines = (
-        f"{query} Q0 D{query}-{doc:06d} {doc} {-doc} run\n"
-        for query in range(401, 601)
-        for doc in range(1, 1001)
-    )
-    process.stdin.write("".join(lines).encode())  # 6 MB
-    process.stdin.flush()
-    return process
-
-
-@pytest.mark.parametrize("signum", STOP_SIGNALS)
-def test_a_stop_signal_ends_the_command_with_its_status_and_one_line(signum):
-    process = reading_stdin(["evaluate", "--qrels", QRELS])
-    process.send_signal(signum)
-    _, err = process.communicate(timeout=120)
-    assert process.returncode == 128 + signum
-    assert err.decode().strip().splitlines() == [stop_line(signum)]
 
 
 def test_a_command_started_by_nohup_ignores_sighup():

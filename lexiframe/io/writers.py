@@ -111,6 +111,7 @@ def write_frame(frame: pl.DataFrame | pl.LazyFrame, path: PathLike) -> Path:
         query,positions
         401,1 4 9
     """
+    check_writable(path)
     target = Path(path)
     write = _writer(target.suffix.lower())
     data = _as_frame(frame)
