@@ -402,7 +402,11 @@ TUTORIAL_FIGURES = """\
 ## Figures
 
 The `lexiframe.plot` functions draw these numbers ([Plots](api/plot.md)); the figures below
-are drawn from this track every time the documentation is built.
+are drawn from this track. They need matplotlib, which the `plot` extra installs:
+
+```bash
+pip install 'lexiframe[plot]'
+```
 
 ```python
 from lexiframe import plot
