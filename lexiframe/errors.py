@@ -44,17 +44,18 @@ class Details:
     hint: str
     cli_hint: str | None
 
-    def _keep(
+    def __init__(
         self,
         message: str,
-        kind: str,
-        column: str | None,
-        example: Mapping[str, Any] | None,
-        argument: str | None,
-        flag: str | None,
-        hint: str,
-        cli_hint: str | None,
-    ) -> str:
+        *,
+        kind: str = "",
+        column: str | None = None,
+        example: Mapping[str, Any] | None = None,
+        argument: str | None = None,
+        flag: str | None = None,
+        hint: str = "",
+        cli_hint: str | None = None,
+    ) -> None:
         self.template = message
         self.kind = kind
         self.column = column
@@ -63,7 +64,7 @@ class Details:
         self.flag = flag
         self.hint = hint
         self.cli_hint = cli_hint
-        return self._worded(argument, hint)
+        super().__init__(self._worded(argument, hint))  # type: ignore[call-arg]  # the exception or warning
 
     def _worded(self, argument: str | None, hint: str | None) -> str:
         text = self.template.replace(ARGUMENT, argument or "")
@@ -77,21 +78,6 @@ class Details:
 
 class LexiframeError(Details, ValueError):
     """Base class of lexiframe's input errors (a ``ValueError``)."""
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        kind: str = "",
-        column: str | None = None,
-        example: Mapping[str, Any] | None = None,
-        argument: str | None = None,
-        flag: str | None = None,
-        hint: str = "",
-        cli_hint: str | None = None,
-    ) -> None:
-        text = self._keep(message, kind, column, example, argument, flag, hint, cli_hint)
-        super().__init__(text)
 
     def __reduce__(self) -> tuple[Any, ...]:  # pickled whole (Spark's workers, processes)
         fields = {
@@ -135,21 +121,6 @@ class UnknownMeasureError(LexiframeError):
 
 class LexiframeWarning(Details, UserWarning):
     """Base class of lexiframe's warnings; like the errors, it carries :class:`Details`."""
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        kind: str = "",
-        column: str | None = None,
-        example: Mapping[str, Any] | None = None,
-        argument: str | None = None,
-        flag: str | None = None,
-        hint: str = "",
-        cli_hint: str | None = None,
-    ) -> None:
-        text = self._keep(message, kind, column, example, argument, flag, hint, cli_hint)
-        super().__init__(text)
 
 
 class DroppedQueriesWarning(LexiframeWarning):

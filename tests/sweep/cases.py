@@ -327,37 +327,23 @@ def _positions(ranks: list[int]) -> pl.DataFrame:
 RUN = pl.DataFrame({"system": ["a", "a"], "query": [1, 1], "doc": [1, 2], "score": [2.0, 1.0]})
 QRELS = pl.DataFrame({"query": [1], "doc": [2], "relevance": [1]})
 
+
+def hand_built(ranks: list[int], column: str, excerpt: str) -> Call:
+    """measures() on a hand-built positions frame whose ranks no ranking has."""
+    return Call(
+        f"positions {ranks}",
+        lambda: lf.measures(_positions(ranks), ["AP", "RR"]),
+        excerpt,
+        fields={"column": column},
+    )
+
+
 CALLS = [
-    Call(
-        "positions [1, 1]",
-        lambda: lf.measures(_positions([1, 1]), ["AP"]),
-        "ranks from 1 up",
-        fields={"column": "positions"},
-    ),
-    Call(
-        "positions [3, 1]",
-        lambda: lf.measures(_positions([3, 1]), ["AP"]),
-        "each once and in increasing order",
-        fields={"column": "positions"},
-    ),
-    Call(
-        "positions [-1]",
-        lambda: lf.measures(_positions([-1]), ["RR"]),
-        "ranks from 1 up",
-        fields={"column": "positions"},
-    ),
-    Call(
-        "positions past n_ret",
-        lambda: lf.measures(_positions([1, 11]), ["RR"]),
-        "at least the last rank",
-        fields={"column": "n_ret"},
-    ),
-    Call(
-        "more ranks than n_rel",
-        lambda: lf.measures(_positions([1, 2, 3]), ["RR"]),
-        "at least as many relevant",
-        fields={"column": "n_rel"},
-    ),
+    hand_built([1, 1], "positions", "ranks from 1 up"),  # AP 1.5 before
+    hand_built([3, 1], "positions", "each once and in increasing order"),  # AP 1.17
+    hand_built([-1], "positions", "ranks from 1 up"),  # RR -1
+    hand_built([1, 11], "n_ret", "at least the last rank"),
+    hand_built([1, 2, 3], "n_rel", "at least as many relevant"),
     Call(
         "UInt64 qrels ids beyond Int64",
         lambda: lf.evaluate(RUN, QRELS.with_columns(doc=pl.lit(2**63 + 5, pl.UInt64)), ["RR"]),
