@@ -35,7 +35,12 @@ from lexiframe import _kernels
 from lexiframe._compat import collect
 from lexiframe._utils import IntoExpr, as_list, format_row, into_expr, plural, quote_names
 from lexiframe.errors import InputError, UnknownMeasureError
-from lexiframe.validate import POSITION_MAX, require_columns, require_positive_int
+from lexiframe.validate import (
+    POSITION_MAX,
+    check_positions_frame,
+    require_columns,
+    require_positive_int,
+)
 
 if TYPE_CHECKING:  # pyarrow is imported where it is used (start-up time)
     import pyarrow as pa
@@ -422,6 +427,7 @@ def _preferences_frame(
     extras: Sequence[str],
     keys: list[str],
 ) -> pl.DataFrame:
+    check_positions_frame(positions, keys)  # a hand-built frame: ranks a ranking can have
     frame = positions.select(*keys, "system", "positions").sort([*keys, "system"])
     groups = frame.select(pl.struct(keys).rle_id()).to_series().to_numpy()
     _check_unique(frame, groups, keys)

@@ -434,10 +434,15 @@ def warn_levels_above_grades(frame: Frame, levels: Mapping[str, object]) -> None
         )
 
 
+RANKS = ("positions", "n_rel", "n_ret")
+"""The columns of a positions frame that say where a ranking's relevant documents are."""
+
+
 def check_positions_frame(batch: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
     """Refuse a positions frame whose rankings cannot be: ``positions`` must hold the
     ranks of the retrieved relevant documents, whole numbers from 1 up, each once and in
-    increasing order, at most ``n_rel`` of them and none beyond ``n_ret``. A frame made by
+    increasing order, at most ``n_rel`` of them and none beyond ``n_ret`` (where the frame
+    has those columns). A frame made by
     :func:`lexiframe.positions` always does; one made by hand may not, and would give
     values no ranking has (positions ``[1, 1]`` an AP of 1.5).
 
@@ -472,12 +477,13 @@ def check_positions_frame(batch: pl.DataFrame, keys: Sequence[str]) -> pl.DataFr
         "positions": (
             "hold ranks from 1 up, each once and in increasing order (e.g. [1, 4])",
             _unordered_rows(batch["positions"]),
-        ),
-        "n_rel": (
+        )
+    }
+    if "n_rel" in schema:
+        rules["n_rel"] = (
             "hold at least as many relevant documents as 'positions' lists",
             pl.col("n_rel").is_null() | (pl.col("n_rel") < count),
-        ),
-    }
+        )
     if "n_ret" in schema:
         rules["n_ret"] = (
             "hold at least the last rank of 'positions' (the documents the ranking returned)",
@@ -488,7 +494,8 @@ def check_positions_frame(batch: pl.DataFrame, keys: Sequence[str]) -> pl.DataFr
     ).row(0, named=True)
     for column, (rule, bad) in rules.items():
         if flags[column]:
-            shown = [*keys, "positions", "n_rel", *(["n_ret"] if "n_ret" in schema else [])]
+            own = [name for name in ("system", *RANKS) if name in schema]
+            shown = list(dict.fromkeys([*keys, *own]))
             example = batch.filter(bad.fill_null(False)).select(shown).row(0, named=True)
             raise InputError(
                 f"column {column!r} of the positions frame must {rule}; example: "

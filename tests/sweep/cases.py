@@ -345,6 +345,12 @@ CALLS = [
     hand_built([1, 11], "n_ret", "at least the last rank"),
     hand_built([1, 2, 3], "n_rel", "at least as many relevant"),
     Call(
+        "preferences of positions [2, 2]",
+        lambda: lf.preferences(_positions([2, 2]).drop("n_rel", "n_ret")),
+        "each once and in increasing order",
+        fields={"column": "positions"},
+    ),
+    Call(
         "UInt64 qrels ids beyond Int64",
         lambda: lf.evaluate(RUN, QRELS.with_columns(doc=pl.lit(2**63 + 5, pl.UInt64)), ["RR"]),
         "holds 9223372036854775813, beyond Int64",
