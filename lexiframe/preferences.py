@@ -391,14 +391,14 @@ def preferences(
     given = measures
     names = [] if measures is None or measures == "" else as_list(measures)
     specs = list(dict.fromkeys(preference_measure(name) for name in names))
-    if not specs:
+    extras = list(dict.fromkeys(extra))
+    if not specs and not extras:  # the pairs alone: a measure was forgotten
         raise InputError(
-            f"preferences() needs at least one measure, not {given!r}: e.g. ['sgnLP'] "
-            f"(the default is {list(DEFAULT_MEASURES)})",
+            f"preferences() needs at least one measure (or an extra column), not {given!r}: "
+            f"e.g. ['sgnLP'] (the default is {list(DEFAULT_MEASURES)})",
             kind="no measure",
             argument="measures",
         )
-    extras = list(dict.fromkeys(extra))
     for name in extras:
         if name not in _EXTRAS:
             known = quote_names(list(_EXTRAS))
