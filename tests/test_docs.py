@@ -267,3 +267,11 @@ def test_measures_nav_is_generated_from_the_registry():
     without_rr = config.replace("      - RR: measures/rr.md\n", "")
     assert without_rr != config
     assert generate.measures_nav(without_rr) == config
+
+
+def test_the_command_line_page_lists_arguments_without_a_table():
+    """On a phone a table's last column (the meaning) runs off the screen: each argument
+    is a term of a definition list, its meaning under it."""
+    page = (DOCS / "cli.md").read_text(encoding="utf-8")
+    assert "| argument |" not in page
+    assert "`--threshold` `THRESHOLD` (int)\n:   lowest relevant grade" in page
