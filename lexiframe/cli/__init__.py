@@ -537,6 +537,8 @@ def _failure(error: OSError) -> str:
         >>> import errno
         >>> _failure(OSError(errno.ENOSPC, "No space left on device"))
         'cannot write the output: no space left on the device'
+        >>> _failure(PermissionError(errno.EACCES, "Permission denied", "run.txt"))
+        "cannot read 'run.txt': permission denied"
     """
     from lexiframe.io.files import reason_of, shown
 
