@@ -31,7 +31,8 @@ class Details:
     ``kind``: the problem in a word or two (``"duplicate"``, ``"not found"``, ``"range"``);
     ``column``: the column at fault; ``example``: a row that shows the problem;
     ``argument``: the API argument at fault and ``flag`` the command-line flag that sets
-    it (``ARGUMENT`` in the message is replaced by one or the other); ``hint``: the end of
+    it, each as the message spells it (``ARGUMENT`` in the message is replaced by one or
+    the other: ``"n="`` and ``"--n "`` for ``n=5`` and ``--n 5``); ``hint``: the end of
     the message in the API's words, with its leading separator (``"; drop them with
     .unique()"``), and ``cli_hint`` the same at the command line (``""`` leaves it out).
     """
@@ -94,12 +95,6 @@ class LexiframeError(Details, ValueError):
 
 def _rebuild(kind: type[LexiframeError], template: str, fields: dict[str, Any]) -> Any:
     return kind(template, **fields)
-
-
-def with_flag(error: LexiframeError, flag: str) -> LexiframeError:
-    """``error`` with the command-line flag of its argument set (the command knows it)."""
-    error.flag = flag
-    return error
 
 
 class SchemaError(LexiframeError):
