@@ -16,8 +16,8 @@ from lexiframe.datasets._model import (
     IdType,
     Track,
     blocks,
-    check_spec,
     qrels_chunk,
+    spec_of,
     synthetic_track,
     system_names,
 )
@@ -113,19 +113,7 @@ def write_synthetic_track(
 
     if format not in _EXTENSIONS:
         raise InputError(f"format must be one of {list(_EXTENSIONS)}, not {format!r}")
-    spec = check_spec(
-        n_systems=n_systems,
-        n_queries=n_queries,
-        depth=depth,
-        n_docs=n_docs,
-        seed=seed,
-        id_type=id_type,
-        skip_rate=skip_rate,
-        tie_rate=tie_rate,
-        relevant=relevant,
-        no_relevant_queries=no_relevant_queries,
-        unjudged_queries=unjudged_queries,
-    )
+    spec = spec_of(locals())
     root = Path(directory)
     (root / "runs").mkdir(parents=True, exist_ok=True)
     run_suffix, qrels_suffix = _EXTENSIONS[format]

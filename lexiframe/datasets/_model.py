@@ -4,10 +4,11 @@ a whole track in memory."""
 
 from __future__ import annotations
 
+import inspect
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import polars as pl
@@ -126,6 +127,15 @@ def check_spec(
         no_relevant_queries=no_relevant_queries,
         unjudged_queries=unjudged_queries,
     )
+
+
+_SPEC_ARGUMENTS = tuple(inspect.signature(check_spec).parameters)
+
+
+def spec_of(arguments: Mapping[str, Any]) -> _Spec:
+    """The checked model of a generator's arguments (its ``locals()``, which hold the
+    arguments of :func:`check_spec` among others): one call for every generator."""
+    return check_spec(**{name: arguments[name] for name in _SPEC_ARGUMENTS})
 
 
 def _rng(spec: _Spec, *stream: int) -> np.random.Generator:
@@ -388,19 +398,7 @@ def synthetic_track(
         >>> dict(track.qrels.schema)
         {'query': String, 'doc': String, 'relevance': Int64}
     """
-    spec = check_spec(
-        n_systems=n_systems,
-        n_queries=n_queries,
-        depth=depth,
-        n_docs=n_docs,
-        seed=seed,
-        id_type=id_type,
-        skip_rate=skip_rate,
-        tie_rate=tie_rate,
-        relevant=relevant,
-        no_relevant_queries=no_relevant_queries,
-        unjudged_queries=unjudged_queries,
-    )
+    spec = spec_of(locals())
     ids = Ids(spec, 0, spec.n_queries)
     quality = _systems(spec)
     qrels: list[pl.DataFrame] = []

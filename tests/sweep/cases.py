@@ -67,6 +67,11 @@ def run_file(*lines: bytes) -> dict[str, bytes]:
     return {"run.txt": b"".join(lines)}
 
 
+def qrels_case(name: str, qrels: bytes, excerpt: str) -> Command:
+    """evaluate on the toy run with a qrels file ``q.txt`` of these bytes."""
+    return Command(name, ("evaluate", "--qrels", "q.txt", "{run}"), excerpt, files={"q.txt": qrels})
+
+
 COMMANDS = [
     # --- run files ----------------------------------------------------------------------
     Command("empty run", evaluate("run.txt"), "run file 'run.txt' is empty", files=run_file()),
@@ -182,30 +187,10 @@ COMMANDS = [
         files={"a/run.txt": GOOD_LINE, "b/run.txt": GOOD_LINE},
     ),
     # --- qrels --------------------------------------------------------------------------
-    Command(
-        "NaN grade",
-        ("evaluate", "--qrels", "q.txt", "{run}"),
-        "relevance 'nan' is not an integer",
-        files={"q.txt": GOOD_QRELS + b"401 0 D2 nan\n"},
-    ),
-    Command(
-        "fractional grade",
-        ("evaluate", "--qrels", "q.txt", "{run}"),
-        "relevance '1.5' is not an integer",
-        files={"q.txt": GOOD_QRELS + b"401 0 D2 1.5\n"},
-    ),
-    Command(
-        "three-field qrels",
-        ("evaluate", "--qrels", "q.txt", "{run}"),
-        "line 2: expected 4 whitespace-separated fields",
-        files={"q.txt": GOOD_QRELS + b"401 D2 1\n"},
-    ),
-    Command(
-        "empty qrels",
-        ("evaluate", "--qrels", "q.txt", "{run}"),
-        "qrels file 'q.txt' is empty",
-        files={"q.txt": b""},
-    ),
+    qrels_case("NaN grade", GOOD_QRELS + b"401 0 D2 nan\n", "relevance 'nan' is not an integer"),
+    qrels_case("fractional grade", GOOD_QRELS + b"401 0 D2 1.5\n", "'1.5' is not an integer"),
+    qrels_case("three-field qrels", GOOD_QRELS + b"401 D2 1\n", "line 2: expected 4 whitespace"),
+    qrels_case("empty qrels", b"", "qrels file 'q.txt' is empty"),
     Command("qrels is a folder", ("evaluate", "--qrels", "{runs}", "{run}"), "qrels"),
     # --- flags --------------------------------------------------------------------------
     Command(
