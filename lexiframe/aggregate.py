@@ -458,7 +458,7 @@ def _order_metrics(
             values = np.where(np.isneginf(values), values, -values)
         valued = np.isfinite(values)
         if not valued.any():
-            raise InputError(_no_value_message(column, key, by))
+            raise _no_value_error(column, key, by)
         # A null (-inf) is the worst value: it loses every comparison with a value.
         wins, compared = _metric_wins(values)
         # A system with a null where another system has a value has no mean: it ranks last.
@@ -489,11 +489,16 @@ def _order_metrics(
     return result
 
 
-def _no_value_message(column: str, key: tuple, by: list[str]) -> str:
+def _no_value_error(column: str, key: tuple, by: list[str]) -> InputError:
     where = f" in {format_row(dict(zip(by, key, strict=True)))}" if by else ""
-    return (
+    needs_n = needs_n_hint(column)
+    return InputError(
         f"no system has a value of {column!r}{where}: every value is null, so there is "
-        f"nothing to order.{needs_n_hint(column)}"
+        "nothing to order.",
+        kind="no value",
+        column=column,
+        hint=needs_n,
+        cli_hint=CORPUS_SIZE_CLI_HINT if needs_n else "",
     )
 
 
@@ -520,10 +525,16 @@ def _warn_incomplete(column: str, systems: list[str], method: str) -> None:
         if method == "mean"
         else "a null loses every comparison with a value"
     )
+    needs_n = needs_n_hint(column)
     warnings.warn(
-        f"{column!r} is null for some queries of {shown} where other systems have a value: "
-        f"{detail}.{needs_n_hint(column)}",
-        LexiframeWarning,
+        LexiframeWarning(
+            f"{column!r} is null for some queries of {shown} where other systems have a "
+            f"value: {detail}.",
+            kind="incomplete",
+            column=column,
+            hint=needs_n,
+            cli_hint=CORPUS_SIZE_CLI_HINT if needs_n else "",
+        ),
         stacklevel=caller_stacklevel(),
     )
 
