@@ -293,6 +293,44 @@ COMMANDS = [
         ("trec_eval", "-m", "ndcg_cut_10", "{qrels}", "{runs}"),
         "is a folder, read as one run of its files, but they hold",
     ),
+    # --- every subcommand's flags -------------------------------------------------------
+    Command(
+        "trec_eval -M 0", ("trec_eval", "-M", "0", "{qrels}", "{run}"), "-M must be a positive"
+    ),
+    Command("trec_eval -N 0", ("trec_eval", "-N", "0", "{qrels}", "{run}"), "-N (the collection"),
+    Command("trec_eval -l x", ("trec_eval", "-l", "x", "{qrels}", "{run}"), "invalid int value"),
+    Command("trec_eval -R prefs", ("trec_eval", "-R", "prefs", "{qrels}", "{run}"), "-R prefs"),
+    Command("trec_eval -T x", ("trec_eval", "-T", "x", "{qrels}", "{run}"), "-T x: only"),
+    Command("trec_eval no qrels", ("trec_eval", "nope.txt", "{run}"), "qrels file not found"),
+    Command("trec_eval no run", ("trec_eval", "{qrels}"), "the following arguments are required"),
+    Command(
+        "trec_eval -m nope", ("trec_eval", "-m", "nope", "{qrels}", "{run}"), "illegal measure"
+    ),
+    Command(
+        "compare --replicates 0",
+        ("compare", "--qrels", "{qrels}", "--replicates", "0", "{runs}"),
+        "--replicates must be a positive integer",
+    ),
+    Command(
+        "compare --one-way with a pairwise test",
+        ("compare", "--qrels", "{qrels}", "--one-way", "--test", "t", "{runs}"),
+        "--one-way (the one-way ANOVA) applies to",
+    ),
+    Command(
+        "compare --test nope",
+        ("compare", "--qrels", "{qrels}", "--test", "nope", "{runs}"),
+        "invalid choice: 'nope'",
+    ),
+    Command("measures --measures-from nope", ("measures", "--measures-from", "n.py"), "no file"),
+    Command("evaluate --order nope", evaluate("--order", "nope", "{run}"), "invalid choice"),
+    Command("evaluate --no-relevant x", evaluate("--no-relevant", "x", "{run}"), "invalid choice"),
+    Command("evaluate --system-from x", evaluate("--system-from", "x", "{run}"), "invalid choice"),
+    Command(
+        "demo --write into a file",
+        ("demo", "--write", "file.txt"),
+        "a file is in the way of a folder",
+        files={"file.txt": b"mine\n"},
+    ),
     # --- outputs ------------------------------------------------------------------------
     Command(
         "a full standard output",
