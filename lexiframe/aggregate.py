@@ -22,11 +22,17 @@ import numpy as np
 import polars as pl
 
 from lexiframe._compat import collect
-from lexiframe._utils import as_list, caller_stacklevel, format_row, quote_names
+from lexiframe._utils import (
+    CORPUS_SIZE_CLI_HINT,
+    as_list,
+    caller_stacklevel,
+    format_row,
+    quote_names,
+)
 from lexiframe.errors import InputError, LexiframeWarning, SchemaError, UnknownMeasureError
 from lexiframe.metrics import needs_n_hint, parse_measure
 from lexiframe.preferences import MEASURES, preference_measure
-from lexiframe.validate import require_columns, require_numeric
+from lexiframe.validate import require_bool, require_columns, require_numeric
 
 Method = Literal["mc4", "borda", "winrate", "mean"]
 METHODS: tuple[str, ...] = ("mc4", "borda", "winrate", "mean")
@@ -260,6 +266,7 @@ def order(
         raise InputError(f"unknown ordering method {method!r}; choose from {quote_names(METHODS)}")
     if isinstance(damping, bool) or not 0.0 <= damping <= 1.0:
         raise InputError(f"damping must be a probability in [0, 1], not {damping!r}")
+    lower_is_better = require_bool(lower_is_better, "lower_is_better", optional=True)
     by = as_list(by)
     lazy = frame.lazy()
     schema = lazy.collect_schema()
@@ -478,7 +485,7 @@ def _order_metrics(
             values = np.where(np.isneginf(values), values, -values)
         valued = np.isfinite(values)
         if not valued.any():
-            raise InputError(_no_value_message(column, key, by))
+            raise _no_value_error(column, key, by)
         # A null (-inf) is the worst value: it loses every comparison with a value.
         wins, compared = _metric_wins(values)
         # A system with a null where another system has a value has no mean: it ranks last.
@@ -494,7 +501,7 @@ def _order_metrics(
         )
         mean[lacking] = -np.inf
         if method == "mean" and lacking.all():  # every mean is null: ranks would say nothing
-            raise InputError(_no_mean_message(column, key, by))
+            raise _no_mean_error(column, key, by)
         score = _score(method, wins, compared, mean, damping)
         parts.append(_ordered_group(key, by, group, names, score, wins))
     result = _assemble(parts, table, table.schema["system"], by)
@@ -509,21 +516,31 @@ def _order_metrics(
     return result
 
 
-def _no_value_message(column: str, key: tuple, by: list[str]) -> str:
+def _no_value_error(column: str, key: tuple, by: list[str]) -> InputError:
     where = f" in {format_row(dict(zip(by, key, strict=True)))}" if by else ""
-    return (
+    needs_n = needs_n_hint(column)
+    return InputError(
         f"no system has a value of {column!r}{where}: every value is null, so there is "
-        f"nothing to order.{needs_n_hint(column)}"
+        "nothing to order.",
+        kind="no value",
+        column=column,
+        hint=needs_n,
+        cli_hint=CORPUS_SIZE_CLI_HINT if needs_n else "",
     )
 
 
-def _no_mean_message(column: str, key: tuple, by: list[str]) -> str:
+def _no_mean_error(column: str, key: tuple, by: list[str]) -> InputError:
     where = f" in {format_row(dict(zip(by, key, strict=True)))}" if by else ""
-    return (
+    needs_n = needs_n_hint(column)
+    return InputError(
         f"no system has a mean of {column!r}{where}: each is null on a query where another "
-        "system has a value, so no two means would average the same queries. "
-        "Order by method='mc4', 'borda' or 'winrate' (a null loses every comparison with a "
-        f"value).{needs_n_hint(column)}"
+        "system has a value, so no two means would average the same queries.",
+        kind="no mean",
+        column=column,
+        hint=" Order by method='mc4', 'borda' or 'winrate' (a null loses every comparison "
+        f"with a value).{needs_n}",
+        # the command orders metrics by their mean only
+        cli_hint=CORPUS_SIZE_CLI_HINT if needs_n else "",
     )
 
 
@@ -535,10 +552,16 @@ def _warn_incomplete(column: str, systems: list[str], method: str) -> None:
         if method == "mean"
         else "a null loses every comparison with a value"
     )
+    needs_n = needs_n_hint(column)
     warnings.warn(
-        f"{column!r} is null for some queries of {shown} where other systems have a value: "
-        f"{detail}.{needs_n_hint(column)}",
-        LexiframeWarning,
+        LexiframeWarning(
+            f"{column!r} is null for some queries of {shown} where other systems have a "
+            f"value: {detail}.",
+            kind="incomplete",
+            column=column,
+            hint=needs_n,
+            cli_hint=CORPUS_SIZE_CLI_HINT if needs_n else "",
+        ),
         stacklevel=caller_stacklevel(),
     )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, TypeVar, cast, overload
 
 import polars as pl
@@ -13,7 +14,13 @@ from lexiframe import validate
 from lexiframe._batched import positions_of_files
 from lexiframe._utils import as_list, caller_stacklevel, format_row, plural, quote_names, shorten
 from lexiframe.aggregate import summarize_preferences
-from lexiframe.errors import InputError, LexiframeError, MissingCorpusSizeWarning, SchemaError
+from lexiframe.errors import (
+    ARGUMENT,
+    InputError,
+    LexiframeError,
+    MissingCorpusSizeWarning,
+    SchemaError,
+)
 from lexiframe.intervals import DEFAULT_REPLICATES, IntervalMethod, Seed, add_intervals
 from lexiframe.io.files import Paths, is_paths
 from lexiframe.io.qrels import read_qrels
@@ -107,6 +114,7 @@ def measures(frame: Frame, names: MeasureNames, *, n: int | str | pl.Expr | None
         )
     _require_needed_columns(parsed, schema)
     keys = [name for name in schema if name not in RANKING_COLUMNS]
+    frame = _each_batch(frame, partial(validate.check_positions_frame, keys=keys), schema)
     # A skipped query's ASL: the frame's depth=, else the longest ranking of the query.
     depth = exprs.skipped_depth(schema, [key for key in keys if key != "system"])
     context = Context(n=n, graded=graded, depth=depth)
@@ -120,11 +128,16 @@ def measures(frame: Frame, names: MeasureNames, *, n: int | str | pl.Expr | None
             columns = [_expr_of(measure, context) for measure in parsed]
         if needing:
             warnings.warn(
-                f"{quote_names(needing)} {'needs' if len(needing) == 1 else 'need'} the corpus "
-                "size n to place the relevant "
-                "documents a ranking did not retrieve; without n= those values are null. "
-                "Pass n= (an integer or a column).",
-                MissingCorpusSizeWarning,
+                MissingCorpusSizeWarning(
+                    f"{quote_names(needing)} {'needs' if len(needing) == 1 else 'need'} the "
+                    "corpus size n to place the relevant documents a ranking did not "
+                    f"retrieve; without {ARGUMENT} those values are null",
+                    kind="no corpus size",
+                    argument="n=",
+                    flag="--n",
+                    hint=". Pass n= (an integer or a column).",
+                    cli_hint=". Pass the corpus size with --n.",
+                ),
                 stacklevel=caller_stacklevel(),
             )
         checked = _checked_by_families(frame, parsed, schema, keys)
@@ -267,10 +280,14 @@ def _checked_corpus_size(frame: Frame, n: int | str | pl.Expr, schema: pl.Schema
             missed = first["_missed"]
             below = f" and missed {missed} relevant ones, placed below them" if missed else ""
             raise InputError(
-                f"n={first['_n']} is too small for the corpus of these rankings: the ranking "
-                f"{format_row(keys)} returned {plural(first['_depth'], 'document')}{below} "
-                f"(n ≥ {first['_depth'] + missed}); the deepest ranking found returned "
-                f"{plural(batch.select(depth.max()).item(), 'document')}"
+                f"{ARGUMENT}{first['_n']} is too small for the corpus of these rankings: the "
+                f"ranking {format_row(keys)} returned {plural(first['_depth'], 'document')}"
+                f"{below} (n ≥ {first['_depth'] + missed}); the deepest ranking found "
+                f"returned {plural(batch.select(depth.max()).item(), 'document')}",
+                kind="too small",
+                example=keys,
+                argument="n=",
+                flag="--n ",
             )
         return batch
 

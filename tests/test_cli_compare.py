@@ -115,7 +115,7 @@ def test_one_way_is_refused_in_the_commands_words_outside_the_hsd_tests(capsys):
 def test_a_measure_null_without_n_says_to_pass_n(capsys):
     assert main(["compare", "--qrels", QRELS, "-m", "AP", "-m", "SL3", *RUNS]) == 2
     err = capsys.readouterr().err
-    assert "column 'SL3'" in err and "Pass the corpus size --n" in err
+    assert "column 'SL3'" in err and "Pass the corpus size with --n" in err
     assert "n=" not in err and "fill or drop" not in err.lower()
 
 

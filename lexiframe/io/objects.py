@@ -31,7 +31,7 @@ import polars as pl
 from lexiframe._utils import format_row, shorten
 from lexiframe.errors import InputError, SchemaError
 from lexiframe.io.layouts import QRELS_SCHEMA, RUN_SCHEMA
-from lexiframe.validate import check_grades
+from lexiframe.validate import check_grades, require_text
 
 DEFAULT_SYSTEM = "run"
 """The system id of a run that names none (a dict, namedtuples, a frame without one)."""
@@ -70,7 +70,7 @@ def as_run(obj: Any, *, system: str | None = None) -> pl.DataFrame | pl.LazyFram
         >>> lf.as_run({"q1": {"d1": 2.0, "d2": 1.0}}, system="bm25").rows()
         [('bm25', 'q1', 'd1', 2.0), ('bm25', 'q1', 'd2', 1.0)]
     """
-    return _convert(obj, "score", system)
+    return _convert(obj, "score", require_text(system, "system", optional=True))
 
 
 def as_qrels(obj: Any) -> pl.DataFrame | pl.LazyFrame:

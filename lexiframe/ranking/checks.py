@@ -170,9 +170,12 @@ def warn_dropped(
             )
             reasons.append(f"{part.height} {why} (e.g. {names.query}={examples})")
     warnings.warn(
-        f"{plural(dropped.height, 'query', 'queries')} of the run "
-        f"{'is' if dropped.height == 1 else 'are'} not evaluated: {'; '.join(reasons)}. "
-        "lexiframe.coverage(run, qrels) counts them per system.",
-        DroppedQueriesWarning,
+        DroppedQueriesWarning(
+            f"{plural(dropped.height, 'query', 'queries')} of the run "
+            f"{'is' if dropped.height == 1 else 'are'} not evaluated: {'; '.join(reasons)}.",
+            kind="dropped queries",
+            hint=" lexiframe.coverage(run, qrels) counts them per system.",
+            cli_hint="",
+        ),
         stacklevel=caller_stacklevel(),
     )

@@ -57,6 +57,7 @@ def canonical_qrels(
         )
     schema = qrels.collect_schema()
     validate.require_columns(schema, [names.query, names.doc, names.relevance], "qrels")
+    validate.require_rows(qrels, "qrels")
     validate.require_numeric(schema, names.relevance, "qrels")
     validate.require_id_type(schema, names.query, "qrels")
     validate.require_id_type(schema, names.doc, "qrels")

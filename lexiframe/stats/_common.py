@@ -10,7 +10,7 @@ import polars as pl
 from numpy.typing import ArrayLike
 
 from lexiframe._compat import collect
-from lexiframe._utils import as_list, format_row, quote_names
+from lexiframe._utils import CORPUS_SIZE_CLI_HINT, as_list, format_row, quote_names
 from lexiframe.errors import InputError, SchemaError
 from lexiframe.intervals import Seed as Seed  # the analyses' seeds are the intervals'
 from lexiframe.intervals import generator as generator
@@ -198,10 +198,15 @@ def check_no_nulls(frame: pl.DataFrame, columns: Sequence[str], keys: Sequence[s
         if missing.any():
             example = frame.filter(missing).select(*keys, column).row(0, named=True)
             # a measure null without the corpus size is filled by passing it, not by hand
-            fix = needs_n_hint(column) or " Fill or drop it first."
+            needs_n = needs_n_hint(column)
             raise InputError(
                 f"column {column!r} of the {table} table has a null or NaN value: "
-                f"{format_row(example)}.{fix}"
+                f"{format_row(example)}.",
+                kind="null",
+                column=column,
+                example=example,
+                hint=needs_n or " Fill or drop it first.",
+                cli_hint=CORPUS_SIZE_CLI_HINT if needs_n else None,
             )
 
 
