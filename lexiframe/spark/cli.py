@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from lexiframe import io
+from lexiframe.cli._orderings import long_orderings
 from lexiframe.cli._shared import metric_ordering, track_options, warnings_as_notes
 from lexiframe.cli._spark import LOCAL_DRIVER_MEMORY
 from lexiframe.errors import InputError, LexiframeError
@@ -93,8 +94,6 @@ def run_on_spark(
             for kind, target in summaries.items():
                 written.append((f"{kind} summary", write_small(spark, summary[kind], target)))
             for target in orderings_path.values():
-                from lexiframe.cli import long_orderings
-
                 long = long_orderings(orderings)
                 written.append(("orderings", write_small(spark, long, target)))
         return tables, summary, orderings, written
