@@ -350,6 +350,30 @@ def test_metric_summaries_and_orders(lfs, track_positions):
             assert_frame_equal(got_order, expected_order, check_exact=True)
 
 
+def test_summary_means_are_the_same_bits_however_spark_splits_the_rows(spark, lfs):
+    """Each mean adds its values in ascending order, whatever the partitions: equal, to
+    the last bit, to a sequential sum of the sorted values computed by NumPy."""
+    rng = np.random.default_rng(3)
+    values = rng.random(600) * 10.0 ** rng.integers(-6, 6, 600)  # sums that round
+    frame = pl.DataFrame(
+        {
+            "system": np.repeat(["a", "b", "c"], 200),
+            "query": np.tile(np.arange(200), 3),
+            "AP": values,
+        }
+    )
+    sdf = _sdf(spark, frame)
+    splits = (sdf.repartition(1), sdf.repartition(7, "query"), sdf.repartition(5).sort("AP"))
+    summaries = [pl.from_arrow(lfs.summarize(split).toArrow()) for split in splits]
+    for summary in summaries[1:]:
+        assert_frame_equal(summary, summaries[0], check_exact=True)
+    for system, group in frame.group_by("system"):
+        ascending = np.sort(group["AP"].to_numpy())
+        mean = np.cumsum(ascending)[-1] / ascending.size  # sequential, in ascending order
+        got = summaries[0].filter(pl.col("system") == system[0])["AP"].item()
+        assert got == mean, system
+
+
 def test_a_summary_counts_the_queries_of_a_measure_null_without_n(lfs, track_positions):
     positions, spark_positions = track_positions
     with warnings.catch_warnings():
@@ -404,6 +428,8 @@ def test_cli_evaluate_on_spark_writes_the_same_files(spark, toy, tmp_path, capsy
     for label, extra in (("here", []), ("spark", ["--spark", "local[2]"])):
         folder = tmp_path / label
         folder.mkdir()
+        # On Spark, the summaries and the orderings go to URIs, written by Spark's writer.
+        where = folder.as_uri() if extra else str(folder)
         argv = [
             "evaluate",
             str(DATA / "toy" / "runs"),
@@ -416,8 +442,8 @@ def test_cli_evaluate_on_spark_writes_the_same_files(spark, toy, tmp_path, capsy
             ],
             *("--depth", "50", "--order", "mc4"),
             *("-o", str(folder / "per-query.parquet")),
-            *("--summary", str(folder / "summary.parquet")),
-            *("--orderings", str(folder / "orderings.parquet")),
+            *("--summary", f"{where}/summary.parquet"),
+            *("--orderings", f"{where}/orderings.parquet"),
             *extra,
         ]
         assert main(argv) == 0
@@ -429,15 +455,26 @@ def test_cli_evaluate_on_spark_writes_the_same_files(spark, toy, tmp_path, capsy
         ("per-query-preferences", ["query", "system_a", "system_b"]),
     ):
         expected = pl.read_parquet(here / f"{name}.parquet")
-        # Spark's writer: a folder of part files, in the order of the groups of queries.
-        got = pl.read_parquet(spark_folder / f"{name}.parquet" / "*.parquet")
-        assert_frame_equal(got.cast(dict(expected.schema)).sort(keys), expected.sort(keys))
+        assert expected.equals(expected.sort(keys))
+        # Spark's writer: a folder of part files, in the order of the rows' keys.
+        got = _parts(spark_folder / f"{name}.parquet")
+        assert_frame_equal(got.cast(dict(expected.schema)), expected)
+    # Spark's writer, one part file each; unsigned counts and ranks widened to signed.
     expected = pl.read_parquet(here / "orderings.parquet")
-    assert_frame_equal(pl.read_parquet(spark_folder / "orderings.parquet"), expected)
+    got = _parts(spark_folder / "orderings.parquet")
+    assert_frame_equal(got, expected.cast({"rank": pl.Int64}))
     for name in ("summary-metrics", "summary-preferences"):
         expected = pl.read_parquet(here / f"{name}.parquet")
-        got = pl.read_parquet(spark_folder / f"{name}.parquet")
-        assert_frame_equal(got, expected, rel_tol=1e-12, abs_tol=0)
+        got = _parts(spark_folder / f"{name}.parquet")
+        widened = {k: pl.Int64 for k, v in expected.schema.items() if v == pl.UInt32}
+        assert_frame_equal(got, expected.cast(widened), rel_tol=1e-12, abs_tol=0)
+
+
+def _parts(folder) -> pl.DataFrame:
+    """The part files Spark wrote to ``folder``, read in their names' order."""
+    parts = sorted(folder.glob("part-*.parquet"))
+    assert parts and (folder / "_SUCCESS").exists(), folder
+    return pl.concat([pl.read_parquet(part) for part in parts])
 
 
 def test_cli_on_spark_notes_a_measure_without_an_ordering_as_one_process_does(spark, toy, capsys):

@@ -31,6 +31,10 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame as SparkFrame
     from pyspark.sql import SparkSession
 
+ROW_KEYS = ("system", "query", "system_a", "system_b")
+"""The columns that name a row of a per-query table, in the table's order: the part files
+are sorted by them, as one process's file is."""
+
 STOP_SECONDS = 60
 """How long stopping the session may take before its JVM is killed."""
 
@@ -155,7 +159,8 @@ def _evaluate(
     written = []
     for kind, target in outputs.items():
         columns = _partition_columns(sdfs[kind], args.partition_by or [])
-        written.append((f"per-query {kind}", spark_io.write(sdfs[kind], target, columns)))
+        keys = [name for name in sdfs[kind].columns if name in ROW_KEYS]
+        written.append((f"per-query {kind}", spark_io.write(sdfs[kind], target, columns, keys)))
     tables: dict[str, pl.DataFrame] = {}
     if args.per_query and "metrics" in sdfs:  # printed: the one table collected
         tables["metrics"] = _arrow.collect(sdfs["metrics"]).sort("system", "query")
@@ -257,7 +262,9 @@ def _stop(spark: SparkSession) -> None:
 
 def write_small(spark: SparkSession, frame: pl.DataFrame, target: str) -> str:
     """A summary or the orderings: by Polars for a local path (one file, as in one
-    process), by Spark for a URI (one part file)."""
+    process), by Spark for a URI (one part file, its rows in the frame's order, unsigned
+    integers widened to the signed types Spark has)."""
     if not spark_io.is_uri(target):
         return str(io.write_frame(frame, target))
-    return spark_io.write(spark.createDataFrame(frame.to_arrow()).coalesce(1), target)
+    table = _arrow.to_spark_table(frame, _arrow.arrow_schema(frame.schema))
+    return spark_io.write(spark.createDataFrame(table).coalesce(1), target)
