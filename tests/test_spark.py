@@ -1,13 +1,13 @@
 """lexiframe.spark gives the one-process results, on Spark in local mode.
 
-One local session (two cores) serves every test. Without PySpark or Java the tests skip
-with the reason, unless ``LEXIFRAME_REQUIRE_SPARK=1`` (set by CI), which fails them.
+One local session (two cores, conftest's ``spark``) serves every test. Without PySpark or
+Java the tests skip with the reason, unless ``LEXIFRAME_REQUIRE_SPARK=1`` (set by CI),
+which fails them.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 import warnings
 
@@ -22,45 +22,6 @@ from lexiframe.errors import InputError, SchemaError
 pytestmark = pytest.mark.filterwarnings(
     "ignore:PySpark does not yet fully support pandas:FutureWarning"
 )
-
-
-def _missing() -> str | None:
-    """Why Spark cannot run here, or None."""
-    try:
-        import pyspark  # noqa: F401
-    except ImportError:
-        return "PySpark is not installed (pip install 'lexiframe[spark]')"
-    java_home = os.environ.get("JAVA_HOME")
-    if shutil.which("java") is None and not (
-        java_home and os.path.exists(os.path.join(java_home, "bin", "java"))
-    ):
-        return "Java is not installed (PySpark needs a Java 17 or later runtime)"
-    return None
-
-
-@pytest.fixture(scope="session")
-def spark():
-    reason = _missing()
-    if reason is not None:
-        if os.environ.get("LEXIFRAME_REQUIRE_SPARK") == "1":
-            pytest.fail(f"LEXIFRAME_REQUIRE_SPARK=1 but the Spark tests cannot run: {reason}")
-        pytest.skip(reason)
-    from pyspark.sql import SparkSession
-
-    import lexiframe.spark  # noqa: F401  (sets PYSPARK_PYTHON before the session starts)
-
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("lexiframe-tests")
-        .config("spark.sql.shuffle.partitions", "3")
-        .config("spark.default.parallelism", "2")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
 
 
 @pytest.fixture(scope="session")

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, cast
 
 from lexiframe.errors import InputError, OutputError
+from lexiframe.spark._errors import SparkJobError, is_spark_error, java_causes, root_cause
 from lexiframe.typing import SystemFrom
 
 if TYPE_CHECKING:
@@ -73,8 +75,26 @@ def _read(
     items = [sources] if isinstance(sources, str | os.PathLike) else list(sources)
     if not items:
         raise InputError(f"no {table} files given")
-    frames = [_read_one(spark, str(item), table, system_from) for item in items]
+    frames = []
+    for item in items:
+        with _reading(str(item), table):
+            frames.append(_read_one(spark, str(item), table, system_from))
     return reduce(lambda left, right: left.unionByName(right), frames)
+
+
+@contextmanager
+def _reading(source: str, table: str) -> Iterator[None]:
+    """Spark's failures to read ``source`` as lexiframe's errors, with the path as given:
+    a missing one as one process says it, any other with its root cause."""
+    try:
+        yield
+    except Exception as error:
+        if not is_spark_error(error):
+            raise
+        causes = " ".join(message for _, message in java_causes(error))
+        if "PATH_NOT_FOUND" in causes or "FileNotFoundException" in causes:
+            raise InputError(f"{table} file not found: {source!r}") from None
+        raise SparkJobError(f"cannot read the {table} {source!r}: {root_cause(error)}") from None
 
 
 def _read_one(spark: SparkSession, source: str, table: str, system_from: SystemFrom) -> SparkFrame:
