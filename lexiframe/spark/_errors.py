@@ -95,8 +95,8 @@ def root_cause(error: BaseException) -> str:
     was reading when an outer exception names one, and a hint for the usual causes.
 
     Example:
-        >>> root_cause(RuntimeError("An error occurred\n  at somewhere"))
-        'RuntimeError: An error occurred'
+        >>> root_cause(MemoryError("java.lang.OutOfMemoryError: Java heap space"))
+        'MemoryError: java.lang.OutOfMemoryError: Java heap space (give it more memory: ...)'
     """
     chain = java_causes(error)
     if chain:
