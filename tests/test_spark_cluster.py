@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import re
 import signal
 import subprocess
@@ -279,3 +280,44 @@ def test_an_error_on_the_cluster_says_its_cause_in_one_line_and_type(one_session
     assert api_type == kind and excerpt in api_message, (api_type, api_message)
     assert status == 2 and err.count("\n") == 1 and err.startswith("lexiframe: error: "), err
     assert in_cli_words(excerpt) in err, err
+
+
+# --- the packing recipe -----------------------------------------------------------------------
+
+
+def _docs_block(after: str) -> str:
+    """The first bash block of docs/scaling-out.md after the text ``after``."""
+    page = (ROOT / "docs" / "scaling-out.md").read_text(encoding="utf-8")
+    return re.search(r"```bash\n(.*?)```", page[page.index(after) :], re.DOTALL).group(1)
+
+
+@pytest.mark.skipif(
+    os.environ.get("LEXIFRAME_PACKAGING_TEST") != "1",
+    reason="builds an environment from the package index (minutes): LEXIFRAME_PACKAGING_TEST=1",
+)
+def test_the_packing_recipe_works_as_written_on_the_cluster(spark_cluster, tmp_path):
+    """The docs' recipe, as written: the wheel, the environment, venv-pack; then the docs'
+    client-mode spark-submit ships it, and the executors run its Python."""
+    env = {key: value for key, value in _env(spark_cluster).items() if key != "VIRTUAL_ENV"}
+    env["SRC"] = str(ROOT)
+    python = Path(sys.executable).parent  # "python" in the recipe: this one, with pip
+    env["PATH"] = f"{python}{os.pathsep}{spark_home() / 'bin'}{os.pathsep}{env['PATH']}"
+    pack = _docs_block("Pack an environment holding lexiframe")
+    done = _run(["bash", "-e", "-c", pack], env, tmp_path)
+    assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
+    assert (tmp_path / "env.tar.gz").stat().st_size > 0
+
+    run, qrels = lf.read_run(DATA / "toy" / "runs"), lf.read_qrels(DATA / "toy" / "qrels.txt")
+    run.write_parquet(tmp_path / "run.parquet")
+    qrels.write_parquet(tmp_path / "qrels.parquet")
+    shipped = "\nimport sys\nprint('executors run', spark.sparkContext.parallelize([0], 1)"
+    shipped += ".map(lambda _: sys.executable).first())\n"
+    (tmp_path / "app.py").write_text(_docs_app() + shipped, encoding="utf-8")
+    submit = _docs_block("**Client mode**").replace("spark://host:7077", spark_cluster.url)
+    done = _run(["bash", "-e", "-c", submit], env, tmp_path)
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output[-3000:]
+    assert "executors run ./environment/bin/python" in output, output[-3000:]
+    expected = _expected()
+    got = pl.read_parquet(tmp_path / "per-query.parquet" / "*.parquet")
+    assert_frame_equal(got.cast(dict(expected.schema)).sort(KEYS), expected, check_exact=True)

@@ -284,8 +284,10 @@ def _summaries(
         for name in preference_names:
             ordering = aggregate.order(summary["preferences"], name, method=method)
             orderings[f"{name} ({method})"] = ordering
+    # The orderings by mean read every ranking's values: one collect serves them all.
+    per_query_rows = _arrow.collect(tables["metrics"]) if metric_names else None
     for name in metric_names:
-        compute = partial(lfs.order, tables["metrics"], name, method="mean")
+        compute = partial(aggregate.order, per_query_rows, name, method="mean")
         by_mean = metric_ordering(name, compute)
         if by_mean is not None:
             orderings[f"{name} (mean)"] = by_mean
