@@ -19,11 +19,12 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from lexiframe import io
+from lexiframe.aggregate import Method
 from lexiframe.cli._orderings import long_orderings
 from lexiframe.cli._shared import metric_ordering, track_options, warnings_as_notes
 from lexiframe.cli._spark import LOCAL_DRIVER_MEMORY, RESOURCE_WAIT_SECONDS
@@ -36,6 +37,9 @@ from lexiframe.spark.resources import resource_wait
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame as SparkFrame
     from pyspark.sql import SparkSession
+
+Written = list[Any]
+"""What the command wrote where: (what it holds, the path or URI) pairs."""
 
 ROW_KEYS = ("system", "query", "system_a", "system_b")
 """The columns that name a row of a per-query table, in the table's order: the part files
@@ -136,7 +140,7 @@ def check_master(master: str) -> None:
 
 def run_on_spark(
     args: argparse.Namespace, metric_names: list[str], preference_names: list[str]
-) -> tuple[dict[str, pl.DataFrame], dict[str, pl.DataFrame], dict[str, pl.DataFrame], list]:
+) -> tuple[dict[str, pl.DataFrame], dict[str, pl.DataFrame], dict[str, pl.DataFrame], Written]:
     """The command's evaluation on Spark: the per-query tables (collected only for
     ``--per-query``'s printing: Spark writes them), the summaries, the orderings, and what
     was written where (every file option written here, before the session stops)."""
@@ -201,7 +205,7 @@ def _evaluate(
     metric_names: list[str],
     preference_names: list[str],
     outputs: dict[str, str],
-) -> tuple[dict[str, pl.DataFrame], dict[str, pl.DataFrame], dict[str, pl.DataFrame], list]:
+) -> tuple[dict[str, pl.DataFrame], dict[str, pl.DataFrame], dict[str, pl.DataFrame], Written]:
     from lexiframe import spark as lfs
 
     with _arrow.quiet_pyspark():
@@ -262,7 +266,10 @@ def _note_dropped(coverage: pl.DataFrame) -> None:
 
 
 def _summaries(
-    tables: dict[str, SparkFrame], metric_names: list[str], preference_names: list[str], method
+    tables: dict[str, SparkFrame],
+    metric_names: list[str],
+    preference_names: list[str],
+    method: Method,
 ) -> tuple[dict[str, pl.DataFrame], dict[str, pl.DataFrame]]:
     from lexiframe import aggregate, evaluation
     from lexiframe import spark as lfs
