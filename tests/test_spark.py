@@ -658,3 +658,11 @@ def test_the_driver_python_warning_only_where_lexiframe_chose_it(monkeypatch):
     monkeypatch.setattr(package, "SETS_PYSPARK_PYTHON", True)
     with pytest.warns(lf.LexiframeWarning, match="executors of spark://host:7077 run"):
         ranking._warn_driver_python(session("spark://host:7077"))
+
+
+def test_the_wait_for_resources_is_checked_and_local_mode_does_not_wait(spark, lfs):
+    refused = pytest.raises(InputError, match="seconds must be a positive integer, not 0")
+    with refused, lfs.resource_wait(spark, 0):
+        pass
+    with lfs.resource_wait(spark, 1):  # local mode: the driver is the executor
+        assert spark.range(3).count() == 3
