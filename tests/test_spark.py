@@ -492,11 +492,19 @@ def test_malformed_text_and_missing_sources_are_refused(spark, tmp_path):
     from lexiframe.spark import io as sio
 
     bad = tmp_path / "bad.txt"
-    bad.write_text("401 Q0 D1 1 12.5 bm25\n401 Q0 D2 2 high bm25\n")
-    with pytest.raises(InputError, match=r"score 'high' is not a number: '401 Q0 D2 2 high"):
-        sio.read_run(spark, str(bad))
-    with pytest.raises(InputError, match=r"expected 4 whitespace-separated fields"):
-        sio.read_qrels(spark, str(bad))
+    bad.write_text("401 Q0 D1 1 12.5 bm25\n\n401 Q0 D2 2 high bm25\n")
+    # One process's message, word for word: the file as named, the line's number.
+    said = []
+    for read, spark_read in ((lf.read_run, sio.read_run), (lf.read_qrels, sio.read_qrels)):
+        for source in (str(bad), str(tmp_path)):
+            expected = _one_process_error(read, source)
+            with pytest.raises(InputError) as caught:
+                spark_read(spark, source)
+            assert str(caught.value) == str(expected), source
+            said.append(str(expected))
+    assert "bad.txt', line 3: score 'high' is not a number: '401 Q0 D2" in said[0]
+    assert "bad.txt', line 1: expected 4 whitespace-separated fields" in said[2]
+    assert "found 6 fields (1 more malformed lines)" in said[2]
     with pytest.raises(InputError, match=r"run file not found: 'nowhere/run\.txt'"):
         sio.read_run(spark, "nowhere/run.txt")
 

@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, cast
+from urllib.parse import unquote, urlsplit
 
 from lexiframe.errors import InputError, OutputError
 from lexiframe.spark._errors import SparkJobError, is_spark_error, java_causes, root_cause
@@ -106,6 +107,7 @@ def _read_one(spark: SparkSession, source: str, table: str, system_from: SystemF
     if source.startswith(TABLE_PREFIX):
         frame = spark.table(source[len(TABLE_PREFIX) :])
         return _typed(frame, columns, table, source)
+    given = source
     if not is_uri(source):
         if not os.path.exists(source):
             raise InputError(f"{table} file not found: {source!r}")
@@ -131,7 +133,7 @@ def _read_one(spark: SparkSession, source: str, table: str, system_from: SystemF
     number = "score" if table == "run" else "relevance"
     kind = "double" if table == "run" else "bigint"
     frame = frame.withColumn(number, F.expr(f"try_cast({number} AS {kind})"))
-    _check_lines(frame, fields, number, kind, table)
+    _check_lines(frame, fields, number, kind, table, (source, given))
     return frame.select(*columns)
 
 
@@ -144,25 +146,58 @@ def _file_system() -> Column:
 
 
 def _check_lines(
-    frame: SparkFrame, fields: tuple[str, ...], number: str, kind: str, table: str
+    frame: SparkFrame,
+    fields: tuple[str, ...],
+    number: str,
+    kind: str,
+    table: str,
+    source: tuple[str, str],
 ) -> None:
-    """Refuse a line without the format's fields, or whose number does not parse: one
-    filter over the lines, the first bad one in the message (file and line)."""
+    """Refuse a line without the format's fields, or whose number does not parse, in one
+    process's words: the first bad line of the first file holding one (its name as the
+    caller gave it, its line number) and how many more that file has. One aggregation
+    over the lines; on the way to an error, one pass over that file. ``source``: the
+    source as read and as given."""
     from pyspark.sql import functions as F
 
-    bad = (F.col("_n_fields") != len(fields)) | F.col(number).isNull()
-    found = frame.filter(bad).select("_n_fields", "value", "_file", number).limit(1).collect()
-    if not found:
+    bad = frame.filter((F.col("_n_fields") != len(fields)) | F.col(number).isNull())
+    per_file = bad.groupBy("_file").count().collect()
+    if not per_file:
         return
-    row = found[0]
-    where = f"{table} file {row['_file']!r}"
+    file, count = min((row["_file"], row["count"]) for row in per_file)
+    texts = {row["value"] for row in bad.filter(F.col("_file") == file).select("value").collect()}
+    line, text = _first_line(frame.sparkSession, file, texts)
+    where = f"{table} file {_as_given(file, *source)!r}, line {line}"
+    more = f" ({count - 1} more malformed lines)" if count > 1 else ""
+    tokens = text.split()
     description = f"{len(fields)} whitespace-separated fields ({' '.join(fields)})"
-    if row["_n_fields"] != len(fields):
-        problem = f"expected {description}, found {row['_n_fields']} fields"
+    if len(tokens) != len(fields):
+        problem = f"expected {description}, found {len(tokens)} fields"
     else:
-        value = row["value"].split()[fields.index(number)]
+        value = tokens[fields.index(number)]
         problem = f"{number} {value!r} is not {'a number' if kind == 'double' else 'an integer'}"
-    raise InputError(f"{where}: {problem}: {row['value']!r}")
+    raise InputError(f"{where}: {problem}{more}: {text!r}")
+
+
+def _first_line(spark: SparkSession, file: str, texts: set[str]) -> tuple[int, str]:
+    """The number (from 1) and text of the first line of ``file`` among ``texts`` (Spark's
+    lines carry no number; the partitions of one file come in its order)."""
+    lines = spark.read.text(file).rdd.map(lambda row: row[0]).zipWithIndex()
+    text, index = lines.filter(lambda pair: pair[0] in texts).min(key=lambda pair: pair[1])
+    return int(index) + 1, str(text)
+
+
+def _as_given(file: str, read: str, given: str) -> str:
+    """A file Spark names (``file:/abs/run.txt``) as the caller named its source: the
+    local path they gave, or the file inside the folder they gave; a URI as Spark has it."""
+    if is_uri(given) or not file.startswith("file:"):
+        return file
+    path = unquote(urlsplit(file).path)
+    if path == read:
+        return given
+    if path.startswith(read.rstrip(os.sep) + os.sep):
+        return os.path.join(given, os.path.relpath(path, read))
+    return path
 
 
 def _typed(frame: SparkFrame, columns: tuple[str, ...], table: str, source: str) -> SparkFrame:
