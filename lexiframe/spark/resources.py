@@ -37,7 +37,7 @@ MASTER_UI_PORT = 8080
 def resource_wait(spark: SparkSession, seconds: int) -> Iterator[None]:
     """Cancel the session's jobs and raise :class:`NoResourcesError` when the application
         has no executor for ``seconds`` inside the block (local mode has no wait). The command
-    waits ``--resource-wait`` seconds (default 120).
+    waits ``--resource-wait`` seconds.
 
         Example:
             >>> from lexiframe import spark as lfs
@@ -102,9 +102,9 @@ def no_resources_message(spark: SparkSession, seconds: int) -> str:
     offered = _offered(master, conf.get("spark.master.ui.port"))
     return (
         f"no executor started on {master} in {seconds} s: the job asks for {asked} "
-        f"(spark.executor.memory, spark.executor.cores); {offered}; ask for less "
-        "(--executor-memory, --conf spark.executor.cores=N) or wait longer "
-        "(--resource-wait SECONDS)"
+        f"(spark.executor.memory, spark.executor.cores); {offered}; ask for less, or wait "
+        "longer (at the command line: --executor-memory, --conf spark.executor.cores=N, "
+        "--resource-wait SECONDS)"
     )
 
 
