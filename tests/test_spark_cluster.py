@@ -34,9 +34,14 @@ MEASURES = ["AP", "nDCG@10", "ASL"]
 KEYS = ["system", "query"]
 
 
+QUICK = ("spark.ui.enabled=false", "spark.sql.shuffle.partitions=4")
+"""Settings that start the test's sessions sooner and cut their tiny shuffles in few tasks."""
+
+
 def _command(cluster: Cluster, *args: str) -> list[str]:
-    """The command on the cluster, with its executors in the worker's memory."""
-    return [sys.executable, "-m", "lexiframe", "evaluate", *args, "--spark", cluster.url]
+    """The command on the cluster."""
+    settings = [arg for setting in QUICK for arg in ("--conf", setting)]
+    return [sys.executable, "-m", "lexiframe", "evaluate", *args, "--spark", cluster.url, *settings]
 
 
 def _env(cluster: Cluster) -> dict[str, str]:
@@ -85,7 +90,8 @@ def one_session(spark_cluster, tmp_path_factory) -> tuple[dict, str, Path]:
         f"_checks_on_one_session({spark_cluster.url!r}, {str(folder)!r})\n"
     )
     (folder / "app.py").write_text(_docs_app() + checks, encoding="utf-8")
-    submit = [str(spark_home() / "bin" / "spark-submit"), "--master", spark_cluster.url, "app.py"]
+    submit = [str(spark_home() / "bin" / "spark-submit"), "--master", spark_cluster.url]
+    submit += [*[arg for setting in QUICK for arg in ("--conf", setting)], "app.py"]
     env = {key: value for key, value in _env(spark_cluster).items() if key != "PYSPARK_PYTHON"}
     env["PYSPARK_DRIVER_PYTHON"] = sys.executable
     done = _run(submit, env, folder)
