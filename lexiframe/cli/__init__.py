@@ -28,6 +28,7 @@ from lexiframe._utils import plural, quote_names
 from lexiframe.aggregate import METHODS, Method, order, summarize_preferences
 from lexiframe.cli import _spark as spark_options
 from lexiframe.cli import compare, compare_qrels, trec_eval, trec_eval_output
+from lexiframe.cli._orderings import long_orderings
 from lexiframe.cli._shared import (
     add_track_arguments,
     check_track_arguments,
@@ -107,22 +108,6 @@ def _orderings(
         if ordering is not None:
             result[f"{name} (mean)"] = ordering
     return result
-
-
-def long_orderings(orderings: dict[str, pl.DataFrame]) -> pl.DataFrame:
-    """All orderings in one long frame: ordering, system, rank, score.
-
-    Example:
-        >>> ranks = pl.DataFrame({"system": ["a"], "rank": [1], "score": [0.5]})
-        >>> long_orderings({"AP (mean)": ranks}).row(0)
-        ('AP (mean)', 'a', 1, 0.5)
-    """
-    return pl.concat(
-        [
-            frame.select(pl.lit(label).alias("ordering"), pl.all())
-            for label, frame in orderings.items()
-        ]
-    )
 
 
 def run_demo(args: argparse.Namespace) -> int:
