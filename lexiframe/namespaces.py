@@ -13,6 +13,7 @@ import polars as pl
 
 from lexiframe import aggregate, evaluation, preferences, ranking
 from lexiframe._measure_methods import MeasureMethods
+from lexiframe.mc4 import MC4_DAMPING
 from lexiframe.metrics import exprs
 from lexiframe.metrics.parts import IntoCount
 from lexiframe.options import PositionsKwargs, PositionsOptions
@@ -91,7 +92,7 @@ class _FrameNamespace(Generic[Frame]):
         measure: str,
         *,
         method: aggregate.Method = "mc4",
-        damping: float = aggregate.MC4_DAMPING,
+        damping: float = MC4_DAMPING,
         by: str | list[str] | None = None,
         lower_is_better: bool | None = None,
     ) -> Frame:

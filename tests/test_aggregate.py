@@ -11,8 +11,9 @@ import polars as pl
 import pytest
 
 import lexiframe as lf
-from lexiframe.aggregate import mc4_stationary, order, summarize_preferences
+from lexiframe.aggregate import order, summarize_preferences
 from lexiframe.errors import InputError, SchemaError, UnknownMeasureError
+from lexiframe.mc4 import mc4_stationary
 
 TOY = Path(__file__).parent / "data" / "toy" / "expected"
 METHODS = ["mc4", "borda", "winrate", "mean"]

@@ -58,7 +58,7 @@ HOMES = {
         re.compile(r"\bp: *float *= *0\.8\b|\"p\": *0\.8\b"),
         re.compile(r"\bmax_grade: *int *= *4\b"),
     ],
-    "aggregate.py": [re.compile(r"\bdamping: *float *= *0\.15\b")],
+    "mc4.py": [re.compile(r"\bdamping: *float *= *0\.15\b|MC4_DAMPING *= *0\.15")],
     "intervals.py": [re.compile(r"\bn_replicates: *int *= *1_?000\b")],
 }
 

@@ -14,6 +14,7 @@ import polars as pl
 
 from lexiframe import aggregate, evaluation
 from lexiframe._utils import as_list
+from lexiframe.mc4 import MC4_DAMPING
 from lexiframe.spark import _arrow
 
 if TYPE_CHECKING:
@@ -103,7 +104,7 @@ def order(
     measure: str,
     *,
     method: aggregate.Method = "mc4",
-    damping: float = aggregate.MC4_DAMPING,
+    damping: float = MC4_DAMPING,
     by: str | Sequence[str] | None = None,
     lower_is_better: bool | None = None,
 ) -> pl.DataFrame:
