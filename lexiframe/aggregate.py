@@ -330,7 +330,9 @@ def _metrics_plan(
     return lazy.select(*by, "system", "query", measure), compute
 
 
-def _groups(table: pl.DataFrame, by: list[str]) -> Iterable[tuple[tuple, pl.DataFrame]]:
+def _groups(
+    table: pl.DataFrame, by: list[str]
+) -> Iterable[tuple[tuple[object, ...], pl.DataFrame]]:
     if not by:
         if table.height:
             yield (), table
@@ -354,7 +356,7 @@ def _assemble(
 
 
 def _ordered_group(
-    key: tuple,
+    key: tuple[object, ...],
     by: list[str],
     table: pl.DataFrame,
     names: pl.Series,
@@ -393,12 +395,14 @@ def _score(
     if method == "borda":
         ties = compared - wins - wins.T
         np.fill_diagonal(ties, 0)
-        return wins.sum(axis=1) + ties.sum(axis=1) / 2
+        borda: np.ndarray = wins.sum(axis=1) + ties.sum(axis=1) / 2
+        return borda
     if method == "winrate":
         decided = wins + wins.T
         rate = np.divide(wins, decided, out=np.full(wins.shape, 0.5), where=decided > 0)
         np.fill_diagonal(rate, 0)
-        return rate.sum(axis=1) / max(n - 1, 1)
+        winrate: np.ndarray = rate.sum(axis=1) / max(n - 1, 1)
+        return winrate
     return mean
 
 
@@ -513,7 +517,7 @@ def _order_metrics(
     return result
 
 
-def _no_value_error(column: str, key: tuple, by: list[str]) -> InputError:
+def _no_value_error(column: str, key: tuple[object, ...], by: list[str]) -> InputError:
     where = f" in {format_row(dict(zip(by, key, strict=True)))}" if by else ""
     needs_n = needs_n_hint(column)
     return InputError(
@@ -526,7 +530,7 @@ def _no_value_error(column: str, key: tuple, by: list[str]) -> InputError:
     )
 
 
-def _no_mean_error(column: str, key: tuple, by: list[str]) -> InputError:
+def _no_mean_error(column: str, key: tuple[object, ...], by: list[str]) -> InputError:
     where = f" in {format_row(dict(zip(by, key, strict=True)))}" if by else ""
     needs_n = needs_n_hint(column)
     return InputError(

@@ -446,7 +446,7 @@ def summarize(
         └────────┴───────────┴──────┘
     """
     if ci is not None:  # the means, then the interval of each from the per-query values
-        table = frame.collect() if isinstance(frame, pl.LazyFrame) else cast(pl.DataFrame, frame)
+        table = frame.collect() if isinstance(frame, pl.LazyFrame) else frame
         means = summarize(table, by=by, measures=measures)
         of_pairs: bool = "system_a" in table.columns and "system_b" in table.columns
         groups = [*as_list(by), *(("system_a", "system_b") if of_pairs else ("system",))]
@@ -455,7 +455,7 @@ def summarize(
             table, means, groups, columns, confidence=ci, method=method,
             n_replicates=n_replicates, seed=seed,
         )  # fmt: skip
-        return cast(Frame, with_ci.lazy() if isinstance(frame, pl.LazyFrame) else with_ci)
+        return with_ci.lazy() if isinstance(frame, pl.LazyFrame) else with_ci
     schema = frame.collect_schema()
     if "system_a" in schema and "system_b" in schema:
         return summarize_preferences(frame, by=by, measures=measures)

@@ -125,7 +125,7 @@ def _one_system(positions: pl.DataFrame, system: str | None) -> str:
                 f"the positions frame holds {plural(len(systems), 'system')}; choose one with "
                 f"system= (e.g. {quote_names(systems[:3])})"
             )
-        return systems[0]
+        return str(systems[0])
     if system not in systems:
         raise InputError(f"no system {system!r} in the positions frame")
     return system
@@ -315,7 +315,9 @@ def ties_by_recall_level(
     return ax
 
 
-def _by_group(table: pl.DataFrame, keys: list[str]) -> list[tuple[tuple, pl.DataFrame]]:
+def _by_group(
+    table: pl.DataFrame, keys: list[str]
+) -> list[tuple[tuple[object, ...], pl.DataFrame]]:
     """The rows of each (by…) group, groups in sorted key order; one group without keys."""
     if not keys:
         return [((), table)]

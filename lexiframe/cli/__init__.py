@@ -499,7 +499,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 parser.print_help()
                 return 0
             load_measure_files(getattr(args, "measures_from", []))
-            return args.handler(args)
+            code: int = args.handler(args)
+            return code
     except KeyboardInterrupt as stopped:  # Ctrl-C, or Stopped by SIGTERM or SIGHUP
         line, status = lexiframe_command.stopped_line(stopped)
         print(line, file=sys.stderr)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -99,7 +100,7 @@ def _number(value: float | None, digits: int) -> str:
     return "" if value is None else f"{value:.{digits}f}"
 
 
-def _cells(row: dict, digits: int, interval: bool) -> list[str]:
+def _cells(row: dict[str, Any], digits: int, interval: bool) -> list[str]:
     cells = [
         str(row["measure"]),
         str(row["system_a"]),
@@ -184,7 +185,7 @@ def pairs_latex(
 
 def _format(args: argparse.Namespace) -> str:
     if args.format:
-        return args.format
+        return str(args.format)
     if args.output and Path(args.output).suffix.lower() in (".tex", ".latex"):
         return "latex"
     return "markdown"
@@ -286,7 +287,7 @@ def run_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``lexiframe compare`` on the command's subparsers."""
     from lexiframe.intervals import DEFAULT_REPLICATES
     from lexiframe.stats.corrections import CORRECTIONS

@@ -20,7 +20,8 @@ def is_gzip(path: Path) -> bool:
 
 def decompress(path: Path) -> bytes:
     try:
-        return igzip.decompress(path.read_bytes())
+        data: bytes = igzip.decompress(path.read_bytes())  # type: ignore[no-untyped-call]
+        return data
     except (OSError, EOFError, ValueError) as error:
         raise InputError(f"cannot decompress {shown(path)}: {error}", kind="not text") from None
 

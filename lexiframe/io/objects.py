@@ -255,13 +255,14 @@ def run_frame(obj: Any, names: tuple[str, ...] = _RUN_NAMES) -> pl.DataFrame | p
     """A run as the evaluation functions take it: through :func:`as_run`, unless the caller
     names its frame's columns (``names``, the functions' column options) itself; a frame
     :func:`as_run` cannot read goes on to the function's own checks and errors."""
-    return _entry(obj, names, _RUN_NAMES, as_run)
+    frame: pl.DataFrame | pl.LazyFrame = _entry(obj, names, _RUN_NAMES, as_run)
+    return frame
 
 
 def qrels_frame(obj: Any, names: tuple[str, ...] = _QRELS_NAMES) -> pl.DataFrame | pl.LazyFrame:
     """Qrels as the evaluation functions take them (see :func:`run_frame`); grades are
     integers whatever the columns' names (:func:`lexiframe.validate.check_grades`)."""
-    frame = _entry(obj, names, _QRELS_NAMES, as_qrels)
+    frame: pl.DataFrame | pl.LazyFrame = _entry(obj, names, _QRELS_NAMES, as_qrels)
     if isinstance(frame, pl.DataFrame | pl.LazyFrame):
         frame = check_grades(frame, names[2])
     return frame

@@ -190,7 +190,9 @@ def check_unique(
         )
 
 
-def check_no_nulls(frame: pl.DataFrame, columns: Sequence[str], keys: Sequence[str], table: str):
+def check_no_nulls(
+    frame: pl.DataFrame, columns: Sequence[str], keys: Sequence[str], table: str
+) -> None:
     for column in columns:
         missing = frame[column].is_null() | (
             frame[column].is_nan() if frame.schema[column].is_float() else False

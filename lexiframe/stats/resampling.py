@@ -18,6 +18,7 @@ replicates.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import NamedTuple
 
 import numpy as np
@@ -64,7 +65,7 @@ def largest_exact(n_replicates: int) -> int:
 
 def _sign_blocks(
     n_queries: int, n_replicates: int, rng: np.random.Generator | None, rows: int
-):  # -> Iterator[np.ndarray]
+) -> Iterator[np.ndarray]:
     """Blocks of sign vectors (replicates × queries) of ±1: every pattern once when exact,
     else ``n_replicates`` random ones."""
     step = max(1, intervals.BLOCK // max(rows, n_queries, 1))
