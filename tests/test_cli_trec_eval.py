@@ -440,3 +440,10 @@ def test_a_collection_too_small_is_said_with_trec_evals_flag_and_the_runs_file(c
     err = capsys.readouterr().err
     assert "-N 5 is too small" in err and "n=" not in err
     assert any(f"of run {run!r}" in err for run in TOY_RUNS[:2]) and "system=" not in err
+
+
+def test_a_dot_without_parameters_is_refused_as_trec_eval_refuses_it(capsys):
+    """NIST trec_eval 10.0: ``-m P.`` prints "improper measure in parameter 'P'"."""
+    assert main(["trec_eval", "-m", "P.", str(TOY / "qrels.txt"), TOY_RUNS[0]]) == 2
+    err = capsys.readouterr().err
+    assert "'P.'" in err and "e.g. P.5,10" in err and len(err.strip().splitlines()) == 1
