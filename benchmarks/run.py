@@ -207,25 +207,65 @@ def step_preferences(data: Data) -> Callable[[], object]:
     return lambda: lf.preferences(frame, PREFERENCES)
 
 
-def step_fisher(data: Data) -> Callable[[], object]:
-    """Fisher's randomisation test, 10,000 replicates, every pair of the shape's systems
-    (5,995 pairs of 110 systems) on all its queries: seeded AP-like scores (no files)."""
+def _synthetic_metrics(data: Data) -> object:
+    """Seeded AP-like scores of the shape's systems on all its queries (no files)."""
     import numpy as np
     import polars as pl
-
-    from lexiframe import stats
 
     systems, queries = map(int, data.root.name.split("-")[:2])
     rng = np.random.default_rng(0)
     scores = rng.beta(1 + rng.uniform(0, 1, (systems, 1)), 3, (systems, queries))
-    metrics = pl.DataFrame(
+    return pl.DataFrame(
         {
             "system": np.repeat([f"s{i:03d}" for i in range(systems)], queries),
             "query": np.tile([f"q{j:03d}" for j in range(queries)], systems),
             "AP": scores.ravel(),
         }
     )
+
+
+def step_fisher(data: Data) -> Callable[[], object]:
+    """Fisher's randomisation test, 10,000 replicates, every pair of the shape's systems
+    (5,995 pairs of 110 systems) on all its queries: seeded AP-like scores (no files)."""
+    from lexiframe import stats
+
+    metrics = _synthetic_metrics(data)
     return lambda: stats.significance(metrics, "AP", test="fisher", n_replicates=10_000, seed=0)
+
+
+def step_wilcoxon(data: Data) -> Callable[[], object]:
+    """The Wilcoxon signed-rank test of every pair of the shape's systems (5,995 pairs of
+    110 systems × 249 queries for robust04; the target is under 2 s), with the
+    Benjamini-Hochberg correction, on the scores of ``fisher``."""
+    from lexiframe import stats
+
+    metrics = _synthetic_metrics(data)
+    return lambda: stats.significance(metrics, "AP", test="wilcoxon", correction="bh")
+
+
+def step_qrels_agreement(data: Data) -> Callable[[], object]:
+    """The agreement report of two qrels at a TREC track's size, whatever the shape: 59
+    systems x 54 queries x depth 100 (seeded synthetic track, no files), its qrels and a
+    simulated LLM judge's; AP, nDCG@10 and sgnLP, with the hole sizes and the labels."""
+    import polars as pl
+
+    import lexiframe as lf
+    from lexiframe import stats
+
+    track = lf.datasets.synthetic_track(n_systems=59, n_queries=54, depth=100, seed=0)
+    llm = stats.simulated_judge(track.qrels, track.run, seed=0, bias=0.3, noise=0.6)
+    metrics, prefs = [], []
+    for name, qrels in (("human", track.qrels), ("llm", llm)):
+        frame = lf.positions(track.run, qrels)
+        metrics.append(lf.measures(frame, ["AP", "nDCG@10"]).with_columns(qrels=pl.lit(name)))
+        prefs.append(lf.preferences(frame, ["sgnLP"]).with_columns(qrels=pl.lit(name)))
+    per_query = [pl.concat(metrics), pl.concat(prefs)]
+    judgments = pl.concat(
+        [track.qrels.with_columns(qrels=pl.lit("human")), llm.with_columns(qrels=pl.lit("llm"))]
+    )
+    return lambda: stats.qrels_agreement(
+        per_query, ["AP", "nDCG@10", "sgnLP"], run=track.run, judgments=judgments
+    )
 
 
 def step_mc4(data: Data) -> Callable[[], object]:
@@ -357,6 +397,8 @@ STEPS: dict[str, tuple[Callable[[Data], Callable[[], object]], list[str], str | 
     "preferences": (step_preferences, ["parquet"], None),
     "mc4": (step_mc4, ["parquet"], None),
     "fisher": (step_fisher, [], None),
+    "wilcoxon": (step_wilcoxon, [], None),
+    "qrels-agreement": (step_qrels_agreement, [], None),
     "e2e-trec": (step_e2e_trec, ["trec.gz"], "polars-read"),
     "e2e-parquet": (step_e2e_parquet, ["parquet"], None),
     "classic": (step_classic, ["trec.gz"], None),

@@ -1,11 +1,12 @@
-"""The figures of the documentation, drawn from the demo track when the site is built.
+"""The figures of the documentation, drawn from the demo track.
 
-``docs/hooks.py`` calls :func:`draw` at every build and adds the PNG files to the site as
-``figures/<name>.png``: they are never committed, so they never go stale. Each figure is one
-``lexiframe.plot`` function on ``lf.datasets.demo_track()``, the track of the
-[tutorial](tutorial.md); the code below is the code a reader would write.
+They are files of the repository, ``docs/figures/<name>.png``, so that they show on the
+repository's own pages as on the site; ``tests/test_docs.py`` draws them again and checks
+that the files are current. Each figure is one ``lexiframe.plot`` function on
+``lf.datasets.demo_track()``, the track of the [tutorial](tutorial.md); the code below is the
+code a reader would write. Drawing needs matplotlib (``pip install 'lexiframe[plot]'``).
 
-    python docs/figures.py OUT_DIR   # draw them into OUT_DIR, to look at them
+    python docs/figures.py docs/figures   # draw them again after a change
 """
 
 from __future__ import annotations

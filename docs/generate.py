@@ -406,7 +406,11 @@ TUTORIAL_FIGURES = """\
 ## Figures
 
 The `lexiframe.plot` functions draw these numbers ([Plots](api/plot.md)); the figures below
-are drawn from this track every time the documentation is built.
+are drawn from this track. They need matplotlib, which the `plot` extra installs:
+
+```bash
+pip install 'lexiframe[plot]'
+```
 
 ```python
 from lexiframe import plot
@@ -604,31 +608,37 @@ def cli_reference() -> str:
         options = [
             action for action in sub._actions if not isinstance(action, argparse._HelpAction)
         ]
-        if options:
-            lines += ["| argument | value | default | meaning |", "|---|---|---|---|"]
-            for action in options:
-                names = ", ".join(f"`{o}`" for o in action.option_strings) or f"`{action.dest}`"
-                lines.append(
-                    f"| {names} | {_value(action)} | {_default(action)} | {_help(action)} |"
-                )
-            lines.append("")
+        # A definition list, not a table: on a phone a table's last column (the meaning)
+        # runs off the screen; a list puts it under its argument.
+        for action in options:
+            names = ", ".join(f"`{o}`" for o in action.option_strings) or f"`{action.dest}`"
+            value = _value(action).replace(" \\| ", " | ")
+            value = "" if value == "—" else f" {value}"
+            default = _default(action)
+            default = {"—": "", "`[]`": "", "required": " (required)"}.get(
+                default, f" (default {default})"
+            )
+            lines += [f"{names}{value}", f":   {_help(action)}{default}", ""]
     lines += _trec_eval_names()
     lines += [
         "On bad input the command prints `lexiframe: error: ...` on standard error and exits "
         "with status 2, quoting at most about 100 characters of a bad line with its file and "
         "line number. Ctrl-C prints `lexiframe: interrupted` and exits with status 130; "
-        "SIGTERM and SIGHUP exit with 143 and 129 (128 + the signal). `lexiframe` alone prints "
+        "SIGTERM and SIGHUP exit with 143 and 129 (128 + the signal), from the moment the "
+        "command starts; a signal it was started ignoring (`nohup`) stays ignored. "
+        "`lexiframe` alone prints "
         "the help; `lexiframe --version` the version. Warnings print as `note: ...` on "
         "standard error. A run given as `-` is read from standard input; a named pipe or "
         "`/dev/stdin` is read too.",
         "",
         "Outputs are all or nothing. Every output path (`--output`, `--summary`, "
-        "`--orderings`) is checked before any work: its folder exists or is made, is "
-        "writable and takes the name, and the path is no folder, no input and no other "
-        "output. Each table is written to a hidden temporary file beside its target, and "
-        "all are renamed over their targets only when all are written: a failure (a full "
-        "disk, a file-size limit) or a signal before that removes every temporary file and "
-        "replaces no output, and the error names the outputs. A target that is a symbolic "
+        "`--orderings`) is checked before any work: its folder exists or can be made, is "
+        "writable and takes the name, and the path is no folder, no input, no file inside a "
+        "folder read as input and no other output. Each table is written to a hidden "
+        "temporary file beside its target (its folder made then), and all are renamed over "
+        "their targets only when all are written: a failure (a full disk, a file-size "
+        "limit) or a signal before that removes every temporary file and the folders made, "
+        "and replaces no output, and the error names the outputs. A target that is a symbolic "
         "link stays one (the file it points to is replaced), and an existing file keeps its "
         "permission bits.",
         "",

@@ -4,20 +4,16 @@
   copy of MathJax 3, in the ``docs`` extra) is installed, so formulas render without the
   public internet; from the jsDelivr CDN otherwise. The copy is made into the built site
   only, never into the repository.
-- Figures: every figure of ``docs/figures.py`` is drawn from the demo track at each build and
-  added to the site as ``figures/<name>.png``, so the pictures never go stale and are never
-  committed.
+
+The figures are files of the repository (``docs/figures/``, drawn by ``docs/figures.py``), so
+that they show on the repository's own pages too, and the build needs no plotting library.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import shutil
-import sys
-import tempfile
 from pathlib import Path
-
-from mkdocs.structure.files import File
 
 DOCS = Path(__file__).resolve().parent
 
@@ -41,27 +37,9 @@ def on_config(config):
     return config
 
 
-_FIGURE_FOLDERS: list[Path] = []
-
-
 def on_post_build(config):
-    while _FIGURE_FOLDERS:  # the figures are in the site now
-        shutil.rmtree(_FIGURE_FOLDERS.pop(), ignore_errors=True)
     source = _mathjax_dir()
     if source is not None:
         target = Path(config.site_dir) / Path(MATHJAX_LOCAL).parent
         shutil.rmtree(target, ignore_errors=True)
         shutil.copytree(source, target, ignore=shutil.ignore_patterns(*_MATHJAX_SKIP))
-
-
-def on_files(files, config):
-    sys.path.insert(0, str(DOCS))
-    try:
-        import figures
-    finally:
-        sys.path.remove(str(DOCS))
-    folder = Path(tempfile.mkdtemp(prefix="lexiframe-figures-"))
-    _FIGURE_FOLDERS.append(folder)
-    for path in figures.draw(folder):
-        files.append(File.generated(config, f"figures/{path.name}", abs_src_path=str(path)))
-    return files

@@ -132,7 +132,7 @@ class _Batches:
             try:
                 part = positions(batch, self.qrels, self.options)
             except InputError as error:
-                if str(error).startswith("duplicate") and len(files) > 1:
+                if error.kind == "duplicate" and len(files) > 1:
                     self._raise_if_shared_tag(files)
                 raise
         dropped = False

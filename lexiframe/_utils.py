@@ -11,6 +11,11 @@ import polars as pl
 IntoExpr = str | pl.Expr
 
 
+CORPUS_SIZE_CLI_HINT = " Pass the corpus size with --n to give every ranking a value."
+"""The end of a message about a measure null without the corpus size, at the command line
+(the API's says ``n=``: ``metrics.registry.needs_n_hint``)."""
+
+
 def into_expr(value: IntoExpr) -> pl.Expr:
     """Turn a column name or an expression into an expression."""
     return pl.col(value) if isinstance(value, str) else value

@@ -22,11 +22,18 @@ import numpy as np
 import polars as pl
 
 from lexiframe._compat import collect
-from lexiframe._utils import as_list, caller_stacklevel, format_row, quote_names
+from lexiframe._utils import (
+    CORPUS_SIZE_CLI_HINT,
+    as_list,
+    caller_stacklevel,
+    format_row,
+    quote_names,
+)
 from lexiframe.errors import InputError, LexiframeWarning, SchemaError, UnknownMeasureError
+from lexiframe.mc4 import MC4_DAMPING, mc4_stationary, metric_wins
 from lexiframe.metrics import needs_n_hint, parse_measure
 from lexiframe.preferences import MEASURES, preference_measure
-from lexiframe.validate import require_columns, require_numeric
+from lexiframe.validate import require_bool, require_columns, require_numeric
 
 Method = Literal["mc4", "borda", "winrate", "mean"]
 METHODS: tuple[str, ...] = ("mc4", "borda", "winrate", "mean")
@@ -71,6 +78,8 @@ def summarize_preferences(
     ``<m>_wins`` (queries with ``<m> > 0``: system_a preferred), ``<m>_losses`` (``< 0``)
     and ``<m>_ties`` (``== 0``), after ``n_queries``. A query a system skipped was already
     its worst case in the positions frame, so it counts like any other (docs/definitions.md §4).
+    A NaN preference is refused (:class:`InputError` naming the column and the pair); a null
+    one is missing: in ``n_queries`` but neither in the mean nor a win, loss or tie.
 
     >>> import polars as pl
     >>> prefs = pl.DataFrame({"query": ["1", "2", "3"], "system_a": ["x"] * 3,
@@ -92,16 +101,38 @@ def summarize_preferences(
     require_columns(schema, keys, "preferences")
     columns = preference_columns(schema, measures)
     aggregations: list[pl.Expr] = [pl.len().alias("n_queries")]
+    floats = [column for column in columns if schema[column].is_float()]
     for column in columns:
         value = pl.col(column)
         aggregations += [
             value.cast(pl.Float64).mean().alias(column),
-            (value > 0).sum().alias(f"{column}_wins"),
+            (value > 0).sum().alias(f"{column}_wins"),  # Polars orders NaN above all: refused
             (value < 0).sum().alias(f"{column}_losses"),
             (value == 0).sum().alias(f"{column}_ties"),
         ]
+    aggregations += [pl.col(column).is_nan().sum().alias(f"_nan_{column}") for column in floats]
     result = lazy.group_by(keys).agg(aggregations).sort(keys)
-    return result if isinstance(prefs, pl.LazyFrame) else collect(result)
+    check = partial(_refuse_nan, columns=floats, keys=keys)
+    if isinstance(prefs, pl.DataFrame):
+        return check(collect(result))
+    kept = {name: t for name, t in result.collect_schema().items() if name[:5] != "_nan_"}
+    return result.map_batches(check, schema=pl.Schema(kept)) if floats else result
+
+
+def _refuse_nan(summary: pl.DataFrame, *, columns: list[str], keys: list[str]) -> pl.DataFrame:
+    """``summary`` without its NaN counts, or an :class:`InputError` naming a NaN column."""
+    for column in columns:
+        bad = summary.filter(pl.col(f"_nan_{column}") > 0)
+        if bad.height:
+            row = bad.row(0, named=True)
+            pair = format_row({key: row[key] for key in keys})
+            raise InputError(
+                f"column {column!r} of the preferences table is NaN on {row[f'_nan_{column}']} "
+                f"queries of the pair {pair}, and a NaN would count as a win. Drop them, or "
+                "make them missing with "
+                f"pl.col({column!r}).fill_nan(None)"
+            )
+    return summary.drop([f"_nan_{column}" for column in columns])
 
 
 def preference_columns(schema: pl.Schema, measures: str | Iterable[str] | None) -> list[str]:
@@ -171,7 +202,7 @@ def order(
     measure: str,
     *,
     method: Method = "mc4",
-    damping: float = 0.15,
+    damping: float = MC4_DAMPING,
     by: str | Sequence[str] | None = None,
     lower_is_better: bool | None = None,
 ) -> pl.DataFrame | pl.LazyFrame:
@@ -232,6 +263,7 @@ def order(
         raise InputError(f"unknown ordering method {method!r}; choose from {quote_names(METHODS)}")
     if isinstance(damping, bool) or not 0.0 <= damping <= 1.0:
         raise InputError(f"damping must be a probability in [0, 1], not {damping!r}")
+    lower_is_better = require_bool(lower_is_better, "lower_is_better", optional=True)
     by = as_list(by)
     lazy = frame.lazy()
     schema = lazy.collect_schema()
@@ -298,7 +330,9 @@ def _metrics_plan(
     return lazy.select(*by, "system", "query", measure), compute
 
 
-def _groups(table: pl.DataFrame, by: list[str]) -> Iterable[tuple[tuple, pl.DataFrame]]:
+def _groups(
+    table: pl.DataFrame, by: list[str]
+) -> Iterable[tuple[tuple[object, ...], pl.DataFrame]]:
     if not by:
         if table.height:
             yield (), table
@@ -322,7 +356,7 @@ def _assemble(
 
 
 def _ordered_group(
-    key: tuple,
+    key: tuple[object, ...],
     by: list[str],
     table: pl.DataFrame,
     names: pl.Series,
@@ -361,12 +395,14 @@ def _score(
     if method == "borda":
         ties = compared - wins - wins.T
         np.fill_diagonal(ties, 0)
-        return wins.sum(axis=1) + ties.sum(axis=1) / 2
+        borda: np.ndarray = wins.sum(axis=1) + ties.sum(axis=1) / 2
+        return borda
     if method == "winrate":
         decided = wins + wins.T
         rate = np.divide(wins, decided, out=np.full(wins.shape, 0.5), where=decided > 0)
         np.fill_diagonal(rate, 0)
-        return rate.sum(axis=1) / max(n - 1, 1)
+        winrate: np.ndarray = rate.sum(axis=1) / max(n - 1, 1)
+        return winrate
     return mean
 
 
@@ -450,9 +486,9 @@ def _order_metrics(
             values = np.where(np.isneginf(values), values, -values)
         valued = np.isfinite(values)
         if not valued.any():
-            raise InputError(_no_value_message(column, key, by))
+            raise _no_value_error(column, key, by)
         # A null (-inf) is the worst value: it loses every comparison with a value.
-        wins, compared = _metric_wins(values)
+        wins, compared = metric_wins(values)
         # A system with a null where another system has a value has no mean: it ranks last.
         answered = ~np.isnan(values)
         lacking = (answered & ~valued & valued.any(axis=0)).any(axis=1)
@@ -466,7 +502,7 @@ def _order_metrics(
         )
         mean[lacking] = -np.inf
         if method == "mean" and lacking.all():  # every mean is null: ranks would say nothing
-            raise InputError(_no_mean_message(column, key, by))
+            raise _no_mean_error(column, key, by)
         score = _score(method, wins, compared, mean, damping)
         parts.append(_ordered_group(key, by, group, names, score, wins))
     result = _assemble(parts, table, table.schema["system"], by)
@@ -481,21 +517,31 @@ def _order_metrics(
     return result
 
 
-def _no_value_message(column: str, key: tuple, by: list[str]) -> str:
+def _no_value_error(column: str, key: tuple[object, ...], by: list[str]) -> InputError:
     where = f" in {format_row(dict(zip(by, key, strict=True)))}" if by else ""
-    return (
+    needs_n = needs_n_hint(column)
+    return InputError(
         f"no system has a value of {column!r}{where}: every value is null, so there is "
-        f"nothing to order.{needs_n_hint(column)}"
+        "nothing to order.",
+        kind="no value",
+        column=column,
+        hint=needs_n,
+        cli_hint=CORPUS_SIZE_CLI_HINT if needs_n else "",
     )
 
 
-def _no_mean_message(column: str, key: tuple, by: list[str]) -> str:
+def _no_mean_error(column: str, key: tuple[object, ...], by: list[str]) -> InputError:
     where = f" in {format_row(dict(zip(by, key, strict=True)))}" if by else ""
-    return (
+    needs_n = needs_n_hint(column)
+    return InputError(
         f"no system has a mean of {column!r}{where}: each is null on a query where another "
-        "system has a value, so no two means would average the same queries. "
-        "Order by method='mc4', 'borda' or 'winrate' (a null loses every comparison with a "
-        f"value).{needs_n_hint(column)}"
+        "system has a value, so no two means would average the same queries.",
+        kind="no mean",
+        column=column,
+        hint=" Order by method='mc4', 'borda' or 'winrate' (a null loses every comparison "
+        f"with a value).{needs_n}",
+        # the command orders metrics by their mean only
+        cli_hint=CORPUS_SIZE_CLI_HINT if needs_n else "",
     )
 
 
@@ -507,68 +553,15 @@ def _warn_incomplete(column: str, systems: list[str], method: str) -> None:
         if method == "mean"
         else "a null loses every comparison with a value"
     )
+    needs_n = needs_n_hint(column)
     warnings.warn(
-        f"{column!r} is null for some queries of {shown} where other systems have a value: "
-        f"{detail}.{needs_n_hint(column)}",
-        LexiframeWarning,
+        LexiframeWarning(
+            f"{column!r} is null for some queries of {shown} where other systems have a "
+            f"value: {detail}.",
+            kind="incomplete",
+            column=column,
+            hint=needs_n,
+            cli_hint=CORPUS_SIZE_CLI_HINT if needs_n else "",
+        ),
         stacklevel=caller_stacklevel(),
     )
-
-
-def _metric_wins(values: np.ndarray, chunk_cells: int = 1 << 24) -> tuple[np.ndarray, np.ndarray]:
-    """``W[a, b]``: queries where a's metric is larger than b's; ``C[a, b]``: queries with
-    both. ``values`` is systems × queries with NaN where missing (never counted)."""
-    n, q = values.shape
-    present = (~np.isnan(values)).astype(np.float64)
-    compared = present @ present.T
-    wins = np.empty((n, n))
-    step = max(1, chunk_cells // max(n * q, 1))
-    for start in range(0, n, step):
-        block = values[start : start + step, None, :] > values[None, :, :]
-        wins[start : start + step] = block.sum(axis=2)
-    return wins, compared
-
-
-def mc4_stationary(wins: np.ndarray, *, damping: float = 0.15) -> np.ndarray:
-    """The stationary distribution of Dwork et al. (2001)'s MC4 chain (docs/definitions.md §4).
-
-    ``wins[a, b]`` is the number of queries ranking a strictly above b; b beats a when
-    ``wins[b, a] > wins[a, b]``. From a, the chain picks b uniformly among all n systems
-    and moves there if b beats a: ``P[a, b] = 1/n`` for every b that beats a, the rest on
-    ``P[a, a]``. With probability ``damping`` it jumps to a uniform system instead:
-    ``G = (1 − damping) P + damping/n``. Solved exactly as ``π G = π``, ``Σ π = 1``; where
-    the undamped chain has no unique stationary vector the power iteration from the
-    uniform vector is used (to an L1 change below 1e-13).
-
-    >>> import numpy as np
-    >>> # orders [A, B, C, D] and [B, A, D, C]: π = (10/23, 10/23, 3/46, 3/46)
-    >>> wins = np.array([[0, 1, 2, 2], [1, 0, 2, 2], [0, 0, 0, 1], [0, 0, 1, 0]])
-    >>> np.allclose(mc4_stationary(wins), [10 / 23, 10 / 23, 3 / 46, 3 / 46])
-    True
-    """
-    wins = np.asarray(wins, dtype=np.float64)
-    n = len(wins)
-    if n == 0:
-        return np.zeros(0)
-    beaten_by = wins < wins.T  # beaten_by[a, b]: b beats a
-    transition = beaten_by / n
-    np.fill_diagonal(transition, 0.0)
-    np.fill_diagonal(transition, 1.0 - transition.sum(axis=1))
-    chain = (1.0 - damping) * transition + damping / n
-    system = chain.T - np.eye(n)
-    system[-1] = 1.0
-    rhs = np.zeros(n)
-    rhs[-1] = 1.0
-    # Damping makes the chain ergodic, so the system is regular; without it, the chain may
-    # have several closed classes and no unique stationary vector.
-    if damping > 0.0 or np.linalg.matrix_rank(system) == n:
-        stationary = np.linalg.solve(system, rhs)
-        return np.where(stationary > 0.0, stationary, 0.0)  # no -0.0 or rounding below 0
-    stationary = np.full(n, 1.0 / n)
-    for _ in range(100_000):
-        step = stationary @ chain
-        change = np.abs(step - stationary).sum()
-        stationary = step
-        if change < 1e-13:
-            break
-    return stationary

@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, TypeVar, cast, overload
 
 import polars as pl
@@ -13,7 +14,14 @@ from lexiframe import validate
 from lexiframe._batched import positions_of_files
 from lexiframe._utils import as_list, caller_stacklevel, format_row, plural, quote_names, shorten
 from lexiframe.aggregate import summarize_preferences
-from lexiframe.errors import InputError, LexiframeError, MissingCorpusSizeWarning, SchemaError
+from lexiframe.errors import (
+    ARGUMENT,
+    InputError,
+    LexiframeError,
+    MissingCorpusSizeWarning,
+    SchemaError,
+)
+from lexiframe.intervals import DEFAULT_REPLICATES, IntervalMethod, Seed, add_intervals
 from lexiframe.io.files import Paths, is_paths
 from lexiframe.io.qrels import read_qrels
 from lexiframe.metrics import Context, Measure, exprs, parse_measure, parse_measures, parts
@@ -114,6 +122,7 @@ def measures(
         )
     _require_needed_columns(parsed, schema)
     keys = [name for name in schema if name not in RANKING_COLUMNS]
+    frame = _each_batch(frame, partial(validate.check_positions_frame, keys=keys), schema)
     # A skipped query's ASL: the frame's depth=, else the longest ranking of the query.
     depth = exprs.skipped_depth(schema, [key for key in keys if key != "system"])
     rules = PositionsOptions(compat=compat).rules
@@ -128,11 +137,16 @@ def measures(
             columns = [_expr_of(measure, context) for measure in parsed]
         if needing:
             warnings.warn(
-                f"{quote_names(needing)} {'needs' if len(needing) == 1 else 'need'} the corpus "
-                "size n to place the relevant "
-                "documents a ranking did not retrieve; without n= those values are null. "
-                "Pass n= (an integer or a column).",
-                MissingCorpusSizeWarning,
+                MissingCorpusSizeWarning(
+                    f"{quote_names(needing)} {'needs' if len(needing) == 1 else 'need'} the "
+                    "corpus size n to place the relevant documents a ranking did not "
+                    f"retrieve; without {ARGUMENT} those values are null",
+                    kind="no corpus size",
+                    argument="n=",
+                    flag="--n",
+                    hint=". Pass n= (an integer or a column).",
+                    cli_hint=". Pass the corpus size with --n.",
+                ),
                 stacklevel=caller_stacklevel(),
             )
         checked = _checked_by_families(frame, parsed, schema, keys)
@@ -275,10 +289,14 @@ def _checked_corpus_size(frame: Frame, n: int | str | pl.Expr, schema: pl.Schema
             missed = first["_missed"]
             below = f" and missed {missed} relevant ones, placed below them" if missed else ""
             raise InputError(
-                f"n={first['_n']} is too small for the corpus of these rankings: the ranking "
-                f"{format_row(keys)} returned {plural(first['_depth'], 'document')}{below} "
-                f"(n ≥ {first['_depth'] + missed}); the deepest ranking found returned "
-                f"{plural(batch.select(depth.max()).item(), 'document')}"
+                f"{ARGUMENT}{first['_n']} is too small for the corpus of these rankings: the "
+                f"ranking {format_row(keys)} returned {plural(first['_depth'], 'document')}"
+                f"{below} (n ≥ {first['_depth'] + missed}); the deepest ranking found "
+                f"returned {plural(batch.select(depth.max()).item(), 'document')}",
+                kind="too small",
+                example=keys,
+                argument="n=",
+                flag="--n ",
             )
         return batch
 
@@ -390,6 +408,10 @@ def summarize(
     *,
     by: str | list[str] | None = None,
     measures: str | list[str] | None = None,
+    ci: float | None = None,
+    method: IntervalMethod = "t",
+    n_replicates: int = DEFAULT_REPLICATES,
+    seed: Seed | None = None,
 ) -> Frame:
     """Mean of each measure per (by…, system), with the number of queries averaged.
 
@@ -401,10 +423,20 @@ def summarize(
     null without the corpus size ``n`` (SL3, RecallError, ``TSE(exposure='linear')``) is
     averaged over the queries where it has a value, counted in ``n_queries_<measure>``.
 
+    With ``ci`` (a level such as 0.95), each mean ``<m>`` is followed by its confidence
+    interval ``<m>_ci_low``, ``<m>_ci_high`` over the queries (per system, or per pair of
+    a pair table): ``method="t"``, Student's t interval, or ``"bootstrap"``, the percentile
+    interval of ``n_replicates`` resamples of the queries drawn from ``seed``
+    (:mod:`lexiframe.intervals`; equal to SciPy's). A LazyFrame is collected for them.
+
     Args:
         frame: per-query measures: ``by…, system, query`` and measure columns.
         by: extra group keys (e.g. ``"track"``).
         measures: the columns to average; by default every column that is not a key.
+        ci: the level of the intervals (None: no interval).
+        method: ``"t"`` or ``"bootstrap"``.
+        n_replicates: the bootstrap's resamples.
+        seed: the bootstrap's seed (required by it).
 
     Example:
         >>> import polars as pl
@@ -422,6 +454,17 @@ def summarize(
         │ b      ┆ 1         ┆ 0.25 │
         └────────┴───────────┴──────┘
     """
+    if ci is not None:  # the means, then the interval of each from the per-query values
+        table = frame.collect() if isinstance(frame, pl.LazyFrame) else frame
+        means = summarize(table, by=by, measures=measures)
+        of_pairs: bool = "system_a" in table.columns and "system_b" in table.columns
+        groups = [*as_list(by), *(("system_a", "system_b") if of_pairs else ("system",))]
+        columns = [name for name in means.columns if name in table.columns and name not in groups]
+        with_ci = add_intervals(
+            table, means, groups, columns, confidence=ci, method=method,
+            n_replicates=n_replicates, seed=seed,
+        )  # fmt: skip
+        return with_ci.lazy() if isinstance(frame, pl.LazyFrame) else with_ci
     schema = frame.collect_schema()
     if "system_a" in schema and "system_b" in schema:
         return summarize_preferences(frame, by=by, measures=measures)

@@ -7,14 +7,15 @@ The namespaces only delegate: the logic lives in free functions (``lexiframe.pos
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import polars as pl
 
 from lexiframe import aggregate, evaluation, preferences, ranking
 from lexiframe._measure_methods import MeasureMethods
+from lexiframe.mc4 import MC4_DAMPING
 from lexiframe.metrics import exprs
-from lexiframe.metrics.exprs import IntoCount
+from lexiframe.metrics.parts import IntoCount
 from lexiframe.options import PositionsKwargs, PositionsOptions
 
 if TYPE_CHECKING:
@@ -62,11 +63,15 @@ class _FrameNamespace(Generic[Frame]):
         return evaluation.evaluate(self._frame, qrels, names, n=n, options=options, **kwargs)
 
     def summarize(
-        self, *, by: str | list[str] | None = None, measures: str | list[str] | None = None
+        self,
+        *,
+        by: str | list[str] | None = None,
+        measures: str | list[str] | None = None,
+        **intervals: Any,
     ) -> Frame:
-        """Per-system means of per-query measures, or per-pair means of preferences: see
-        :func:`lexiframe.summarize`."""
-        return evaluation.summarize(self._frame, by=by, measures=measures)
+        """Per-system means of per-query measures, or per-pair means of preferences, with
+        intervals given ``ci=``: see :func:`lexiframe.summarize`."""
+        return evaluation.summarize(self._frame, by=by, measures=measures, **intervals)
 
     def pairs(self, *, by: str | list[str] | None = None, ordered: bool = False) -> Frame:
         """Every pair of systems per (by…, query): see :func:`lexiframe.pairs`."""
@@ -87,7 +92,7 @@ class _FrameNamespace(Generic[Frame]):
         measure: str,
         *,
         method: aggregate.Method = "mc4",
-        damping: float = 0.15,
+        damping: float = MC4_DAMPING,
         by: str | list[str] | None = None,
         lower_is_better: bool | None = None,
     ) -> Frame:

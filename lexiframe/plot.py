@@ -81,6 +81,31 @@ def _axes(ax: Axes | None) -> Axes:
     return ax
 
 
+ROW_INCHES = 0.16
+"""The height of one system's row (and width of its column) in a figure made for many
+systems: a 60-system preference matrix is 9.6 inches square, its labels about 6.5 pt."""
+_SMALLEST_FIGURE = 4.8  # inches: matplotlib's default height, kept for a few systems
+_LABEL_SHARE = 0.6  # of a row's height, in points, for its label's font size
+
+
+def _sized_axes(ax: Axes | None, rows: int, columns: int | None = None) -> Axes:
+    """Axes for ``rows`` systems (and ``columns``, a square when None): a new figure grows
+    with them so that each label keeps its row; given axes are used as they are."""
+    if ax is not None:
+        return ax
+    plt = _pyplot()
+    height = max(_SMALLEST_FIGURE, rows * ROW_INCHES + 1.5)
+    width = height + 1.2 if columns is None else max(6.4, columns * 1.2 + 2.0)
+    _, ax = plt.subplots(figsize=(width, height), dpi=DPI, layout="constrained")
+    return ax
+
+
+def _row_points(ax: Axes, rows: int) -> float:
+    """The font size (points) that fits one of ``rows`` rows of the axes, at most 10."""
+    inches = ax.bbox.height / ax.figure.dpi
+    return float(np.clip(inches / max(rows, 1) * 72 * _LABEL_SHARE, 3.0, 10.0))
+
+
 def _integer_ticks(axis: Any) -> None:
     """Ticks only at whole numbers (counts, ranks, recall levels)."""
     from matplotlib.ticker import MaxNLocator
@@ -100,7 +125,7 @@ def _one_system(positions: pl.DataFrame, system: str | None) -> str:
                 f"the positions frame holds {plural(len(systems), 'system')}; choose one with "
                 f"system= (e.g. {quote_names(systems[:3])})"
             )
-        return systems[0]
+        return str(systems[0])
     if system not in systems:
         raise InputError(f"no system {system!r} in the positions frame")
     return system
@@ -290,7 +315,9 @@ def ties_by_recall_level(
     return ax
 
 
-def _by_group(table: pl.DataFrame, keys: list[str]) -> list[tuple[tuple, pl.DataFrame]]:
+def _by_group(
+    table: pl.DataFrame, keys: list[str]
+) -> list[tuple[tuple[object, ...], pl.DataFrame]]:
     """The rows of each (by…) group, groups in sorted key order; one group without keys."""
     if not keys:
         return [((), table)]
@@ -367,7 +394,9 @@ def preference_matrix(
         fmt: the format of the printed values.
 
     Returns:
-        The axes, with the image (``ax.images[0]``) holding the matrix.
+        The axes, with the image (``ax.images[0]``) holding the matrix. A new figure
+        grows with the number of systems (:data:`ROW_INCHES` per system), and the labels
+        and printed values shrink to their row, so that 60 systems stay readable.
     """
     frame = _eager(summary)
     require_columns(frame.schema, ["system_a", "system_b", measure], "pair summary")
@@ -382,15 +411,18 @@ def preference_matrix(
     if unknown:
         raise InputError(f"systems= leaves out {quote_names(unknown)}")
     index = {name: i for i, name in enumerate(order)}
+    a = frame["system_a"].replace_strict(index, return_dtype=pl.Int64).to_numpy()
+    b = frame["system_b"].replace_strict(index, return_dtype=pl.Int64).to_numpy()
+    value = frame[measure].cast(pl.Float64).to_numpy()
     matrix = np.zeros((len(order), len(order)))
-    for a, b, value in frame.select("system_a", "system_b", measure).iter_rows():
-        matrix[index[a], index[b]] = value
-        matrix[index[b], index[a]] = -value
+    matrix[a, b] = value
+    matrix[b, a] = -value
     reach = float(np.abs(matrix).max()) or 1.0
-    ax = _axes(ax)
+    ax = _sized_axes(ax, len(order))
     image = ax.imshow(matrix, cmap=cmap, vmin=-reach, vmax=reach)
-    ax.set_xticks(range(len(order)), labels=order, rotation=90)
-    ax.set_yticks(range(len(order)), labels=order)
+    size = _row_points(ax, len(order))
+    ax.set_xticks(range(len(order)), labels=order, rotation=90, fontsize=size)
+    ax.set_yticks(range(len(order)), labels=order, fontsize=size)
     ax.set_xlabel("system b")
     ax.set_ylabel("system a")
     ax.set_title(f"mean {measure} of a over b")
@@ -403,7 +435,7 @@ def preference_matrix(
                 fmt.format(value),
                 ha="center",
                 va="center",
-                fontsize="small",
+                fontsize=size * 0.55,  # "-0.25" fits its cell's width
                 color="white" if dark else "black",
             )
     if colorbar:
@@ -428,7 +460,8 @@ def orderings(
 
     Returns:
         The axes: one line per system (labelled by the system), x the orderings in the
-        given order, y the rank (rank 1 at the top).
+        given order, y the rank (rank 1 at the top). A new figure grows with the number of
+        systems (:data:`ROW_INCHES` per rank) and the labels shrink to their row.
     """
     if not frames:
         raise InputError("orderings() needs at least one ordering")
@@ -446,15 +479,21 @@ def orderings(
     for label in labels[1:]:
         if set(ranks[label]) != set(systems):
             raise InputError(f"ordering {label!r} does not hold the same systems as {labels[0]!r}")
-    ax = _axes(ax)
+    ax = _sized_axes(ax, len(systems), len(labels))
+    size = _row_points(ax, len(systems))
+    marker = min(6.0, size * 0.6)
     x = np.arange(len(labels))
     for system in systems:
         y = [ranks[label][system] for label in labels]
-        ax.plot(x, y, marker="o", label=system, **line)
-        ax.annotate(system, (x[-1], y[-1]), xytext=(6, 0), textcoords="offset points", va="center")
+        ax.plot(x, y, marker="o", markersize=marker, label=system, **line)
+        ax.annotate(
+            system, (x[-1], y[-1]), xytext=(6, 0), textcoords="offset points", va="center",
+            fontsize=size,
+        )  # fmt: skip
     ax.set_xticks(x, labels=labels)
     ax.set_ylabel("rank")
     ax.set_yticks(range(1, len(systems) + 1))
+    ax.tick_params(axis="y", labelsize=size)
     ax.set_ylim(len(systems) + 0.5, 0.5)
     ax.set_xlim(-0.3, len(labels) - 0.4)
     ax.set_title("system orderings")

@@ -35,7 +35,12 @@ from lexiframe import _kernels
 from lexiframe._compat import collect
 from lexiframe._utils import IntoExpr, as_list, format_row, into_expr, plural, quote_names
 from lexiframe.errors import InputError, UnknownMeasureError
-from lexiframe.validate import POSITION_MAX, require_columns, require_positive_int
+from lexiframe.validate import (
+    POSITION_MAX,
+    check_positions_frame,
+    require_columns,
+    require_positive_int,
+)
 
 if TYPE_CHECKING:  # pyarrow is imported where it is used (start-up time)
     import pyarrow as pa
@@ -392,9 +397,17 @@ def preferences(
     │ q     ┆ y        ┆ z        ┆ 1     ┆ 1.0       ┆ 1     ┆ 1                │
     └───────┴──────────┴──────────┴───────┴───────────┴───────┴──────────────────┘
     """
-    specs = [preference_measure(name) for name in as_list(measures)]
-    specs = list(dict.fromkeys(specs))
+    given = measures
+    names = [] if measures is None or measures == "" else as_list(measures)
+    specs = list(dict.fromkeys(preference_measure(name) for name in names))
     extras = list(dict.fromkeys(extra))
+    if not specs and not extras:  # the pairs alone: a measure was forgotten
+        raise InputError(
+            f"preferences() needs at least one measure (or an extra column), not {given!r}: "
+            f"e.g. ['sgnLP'] (the default is {list(DEFAULT_MEASURES)})",
+            kind="no measure",
+            argument="measures",
+        )
     for name in extras:
         if name not in _EXTRAS:
             known = quote_names(list(_EXTRAS))
@@ -423,6 +436,7 @@ def _preferences_frame(
     extras: Sequence[str],
     keys: list[str],
 ) -> pl.DataFrame:
+    check_positions_frame(positions, keys)  # a hand-built frame: ranks a ranking can have
     frame = positions.select(*keys, "system", "positions").sort([*keys, "system"])
     groups = frame.select(pl.struct(keys).rle_id()).to_series().to_numpy()
     _check_unique(frame, groups, keys)

@@ -33,9 +33,35 @@ def require_columns(schema: Mapping[str, pl.DataType], columns: Sequence[str], t
     """Raise :class:`SchemaError` when ``columns`` are not all in ``schema``."""
     missing = [name for name in columns if name not in schema]
     if missing:
+        what_to_do = _WHAT_TO_DO.get(table, "Rename them.")
+        swapped = {"run": ("relevance", "qrels"), "qrels": ("score", "run")}.get(table)
+        if swapped and swapped[0] in schema and swapped[0] not in columns:
+            what_to_do = (
+                f"It has the {swapped[0]!r} column of a {swapped[1]} table: are the run and "
+                "the qrels swapped? The run comes first, e.g. lf.evaluate(run, qrels, ['AP'])."
+            )
         raise SchemaError(
             f"the {table} table has no column {quote_names(missing)}; its columns are "
-            f"{quote_names(list(schema))}. {_WHAT_TO_DO.get(table, 'Rename them.')}"
+            f"{quote_names(list(schema))}. {what_to_do}",
+            kind="missing column",
+            column=missing[0],
+        )
+
+
+def require_rows(frame: Frame, table: str) -> None:
+    """Refuse an empty table held in memory (a LazyFrame is not read for this): an empty
+    qrels judges no query, as an empty qrels file, which is refused too.
+
+    Example:
+        >>> require_rows(pl.DataFrame({"query": []}), "qrels")
+        Traceback (most recent call last):
+        ...
+        lexiframe.errors.InputError: the qrels table is empty: ...
+    """
+    if isinstance(frame, pl.DataFrame) and frame.height == 0:
+        raise InputError(
+            f"the {table} table is empty: it holds no row, so nothing can be evaluated",
+            kind="empty",
         )
 
 
@@ -68,6 +94,8 @@ def require_same_id_kind(
     run_type = run.collect_schema()[run_column]
     qrels_type = qrels.collect_schema()[qrels_column]
     if _id_kind(run_type) == _id_kind(qrels_type):
+        if run_type.is_integer() and qrels_type != run_type:
+            _require_ids_fit(qrels, qrels_column, qrels_type, run_type, what)
         return
     run_example = run.select(run_column).head(1)
     qrels_example = qrels.select(qrels_column).head(1)
@@ -83,6 +111,25 @@ def require_same_id_kind(
         f"{qrels_type}, e.g. {qrels_value!r}); they would never match. Cast one side, e.g. "
         f"pl.col({run_column!r}).cast(pl.String)"
     )
+
+
+def _require_ids_fit(
+    qrels: Frame, column: str, qrels_type: pl.DataType, run_type: pl.DataType, what: str
+) -> None:
+    """Integer ids of the qrels are joined in the run's integer type: refuse one that type
+    cannot hold (a UInt64 id above Int64's range), which would otherwise stop the join."""
+    outside = pl.col(column).cast(run_type, strict=False).is_null() & pl.col(column).is_not_null()
+    found = qrels.select(pl.col(column).filter(outside).first())
+    value = (found.collect() if isinstance(found, pl.LazyFrame) else found).item()
+    if value is not None:
+        raise SchemaError(
+            f"{what} ids are {run_type} in the run but {qrels_type} in the qrels, which holds "
+            f"{value}, beyond {run_type}; cast both to one type that holds every id, e.g. "
+            f"pl.col({column!r}).cast(pl.String) on each side",
+            kind="id type",
+            column=column,
+            example={column: value},
+        )
 
 
 INT64_MAX = 2**63 - 1
@@ -129,6 +176,49 @@ def require_positive_int(
     return value
 
 
+def require_bool(value: object, name: str, *, optional: bool = False) -> bool | None:
+    """``value`` as True or False (NumPy's booleans too), or None with ``optional``;
+    anything else raises :class:`InputError` naming ``name``: a string such as ``'yes'``
+    is not read as a truth value.
+
+    Example:
+        >>> require_bool(False, "rank")
+        False
+        >>> require_bool("yes", "rank")
+        Traceback (most recent call last):
+        ...
+        lexiframe.errors.InputError: rank must be True or False, not 'yes'
+    """
+    if optional and value is None:
+        return None
+    if type(value).__name__ in ("bool", "bool_"):  # Python's and NumPy's
+        return bool(value)
+    kind = "True, False or None" if optional else "True or False"
+    raise InputError(
+        f"{name} must be {kind}, not {_short_repr(value)}", kind="type", argument=name
+    )
+
+
+def require_text(value: object, name: str, *, optional: bool = False) -> str | None:
+    """``value`` as a non-empty string (or None with ``optional``), else :class:`InputError`.
+
+    Example:
+        >>> require_text(123, "system")
+        Traceback (most recent call last):
+        ...
+        lexiframe.errors.InputError: system must be a non-empty string, e.g. system='bm25', not 123
+    """
+    if optional and value is None:
+        return None
+    if isinstance(value, str) and value:
+        return value
+    raise InputError(
+        f"{name} must be a non-empty string, e.g. {name}='bm25', not {_short_repr(value)}",
+        kind="type",
+        argument=name,
+    )
+
+
 def _short_repr(value: object) -> str:
     return shorten(repr(value), 40)
 
@@ -150,8 +240,9 @@ def require_threshold(threshold: object, *, warn: bool = True, name: str = "thre
         ...
         lexiframe.errors.InputError: -l must be an integer from -9223372036854775807 to ...
     """
-    if isinstance(threshold, bool) or not isinstance(threshold, int):
+    if isinstance(threshold, bool) or not isinstance(threshold, numbers.Integral):
         raise InputError(f"{name} must be an integer grade, not {_short_repr(threshold)}")
+    threshold = int(threshold)  # NumPy's integers too, as for every integer argument
     if abs(threshold) > INT64_MAX:
         raise InputError(
             f"{name} must be an integer from {-INT64_MAX} to {INT64_MAX}, not "
@@ -172,8 +263,26 @@ def require_threshold(threshold: object, *, warn: bool = True, name: str = "thre
 
 
 def require_corpus_size(n: object, schema: Mapping[str, pl.DataType]) -> None:
-    """``n`` of the measures: a positive integer, a column of the frame, or an expression."""
-    if isinstance(n, pl.Expr) or n is None:
+    """``n`` of the measures: a positive integer, a column of the frame, or an expression
+    of integers (its type read from the frame's schema, with no data)."""
+    if n is None:
+        return
+    if isinstance(n, pl.Expr):
+        try:
+            dtype = pl.LazyFrame(schema=schema).select(n).collect_schema().dtypes()[0]
+        except pl.exceptions.PolarsError as error:
+            raise InputError(
+                f"n= is an expression the positions frame cannot evaluate: {shorten(str(error))}",
+                kind="type",
+                argument="n",
+            ) from None
+        if not dtype.is_integer():
+            raise InputError(
+                f"n= is an expression of {dtype}, not of integers: the corpus size is a whole "
+                "number, e.g. n=528155 or n=pl.col('corpus_size')",
+                kind="type",
+                argument="n",
+            )
         return
     if isinstance(n, str):
         if n not in schema:
@@ -250,25 +359,40 @@ def raise_ranking_problem(
     where = pl.all_horizontal(pl.col(name) == value for name, value in keys.items())
     doc, score = columns["doc"], columns["order"]
     rows = run.filter(where)
+    hint = cli_hint = ""
     if problem.get("_null_ids"):
         detail = rows.filter(pl.col("doc").is_null()).head(1)
-        message = f"null document id in column {doc!r}"
+        message, kind, column = f"null document id in column {doc!r}", "null id", doc
     elif problem.get("_bad_scores"):
         detail = rows.filter(pl.col("order").is_null() | pl.col("order").is_nan()).head(1)
         message = f"NaN or null score in column {score!r}, which orders the rankings"
+        kind, column = "bad score", score
     else:
         detail = rows.filter(pl.col("doc").is_duplicated()).sort("doc").head(2)
         names = [columns.get(key, key) for key in keys]
         message = (
             f"duplicate ({', '.join(names)}, {doc}) rows: a ranking lists the same document "
-            "twice (trec_eval refuses this too); drop the duplicates, e.g. with "
+            "twice (trec_eval refuses this too)"
+        )
+        kind, column = "duplicate", doc
+        hint = (
+            "; drop the duplicates, e.g. with "
             f".unique([{', '.join(repr(k) for k in [*names, doc])}])"
         )
+        cli_hint = "; drop the duplicate lines"
     if isinstance(detail, pl.LazyFrame):
         detail = detail.collect()
     detail = detail.rename({name: columns[name] for name in detail.columns if name in columns})
     examples = "; ".join(format_row(row) for row in detail.iter_rows(named=True))
-    raise InputError(f"{message}; example: {examples or format_row(keys)}")
+    example = next(detail.iter_rows(named=True), keys)
+    raise InputError(
+        f"{message}; example: {examples or format_row(keys)}",
+        kind=kind,
+        column=column,
+        example=example,
+        hint=hint,
+        cli_hint=cli_hint,
+    )
 
 
 def raise_null_key(run: Frame, key: str, columns: Mapping[str, str]) -> None:
@@ -308,3 +432,94 @@ def warn_levels_above_grades(frame: Frame, levels: Mapping[str, object]) -> None
             LexiframeWarning,
             stacklevel=caller_stacklevel(),
         )
+
+
+RANKS = ("positions", "n_rel", "n_ret")
+"""The columns of a positions frame that say where a ranking's relevant documents are."""
+
+
+def check_positions_frame(batch: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
+    """Refuse a positions frame whose rankings cannot be: ``positions`` must hold the
+    ranks of the retrieved relevant documents, whole numbers from 1 up, each once and in
+    increasing order, at most ``n_rel`` of them and none beyond ``n_ret`` (where the frame
+    has those columns). A frame made by
+    :func:`lexiframe.positions` always does; one made by hand may not, and would give
+    values no ranking has (positions ``[1, 1]`` an AP of 1.5).
+
+    Example:
+        >>> frame = pl.DataFrame({"system": ["a"], "query": ["q1"], "positions": [[3, 1]],
+        ...                       "n_rel": [2], "n_ret": [10]})
+        >>> check_positions_frame(frame, ["system", "query"])
+        Traceback (most recent call last):
+        ...
+        lexiframe.errors.InputError: column 'positions' of the positions frame must hold ...
+    """
+    schema = batch.schema
+    dtype = schema["positions"]
+    if not (isinstance(dtype, pl.List) and dtype.inner.is_integer()):
+        raise SchemaError(
+            f"column 'positions' of the positions frame must be a list of integers (the "
+            f"ranks of the relevant documents), not {dtype}. {_WHAT_TO_DO['positions']}",
+            kind="type",
+            column="positions",
+        )
+    for column in ("n_rel", "n_ret"):
+        if column in schema and not schema[column].is_integer():
+            raise SchemaError(
+                f"column {column!r} of the positions frame must hold integers, not "
+                f"{schema[column]}. {_WHAT_TO_DO['positions']}",
+                kind="type",
+                column=column,
+            )
+    ranks = pl.col("positions")
+    count = ranks.list.len()
+    rules: dict[str, tuple[str, pl.Expr]] = {
+        "positions": (
+            "hold ranks from 1 up, each once and in increasing order (e.g. [1, 4])",
+            _unordered_rows(batch["positions"]),
+        )
+    }
+    if "n_rel" in schema:
+        rules["n_rel"] = (
+            "hold at least as many relevant documents as 'positions' lists",
+            pl.col("n_rel").is_null() | (pl.col("n_rel") < count),
+        )
+    if "n_ret" in schema:
+        rules["n_ret"] = (
+            "hold at least the last rank of 'positions' (the documents the ranking returned)",
+            pl.col("n_ret").is_null() | (pl.col("n_ret") < ranks.list.max().fill_null(0)),
+        )
+    flags = batch.select(
+        **{column: bad.fill_null(False).any() for column, (_, bad) in rules.items()}
+    ).row(0, named=True)
+    for column, (rule, bad) in rules.items():
+        if flags[column]:
+            own = [name for name in ("system", *RANKS) if name in schema]
+            shown = list(dict.fromkeys([*keys, *own]))
+            example = batch.filter(bad.fill_null(False)).select(shown).row(0, named=True)
+            raise InputError(
+                f"column {column!r} of the positions frame must {rule}; example: "
+                f"{format_row(example)}. {_WHAT_TO_DO['positions']}",
+                kind="positions",
+                column=column,
+                example=example,
+            )
+    return batch
+
+
+def _unordered_rows(column: pl.Series) -> pl.Expr:
+    """Which lists of ranks are null, hold a null, a rank below 1, or a rank not above the
+    one before it: read on the flat values (a list-wise ``diff`` costs ten times more)."""
+    import numpy as np
+
+    flat = column.explode(empty_as_null=False, keep_nulls=False)
+    lengths = column.list.len().fill_null(0).cast(pl.Int64).to_numpy()
+    starts = np.zeros(len(flat), dtype=bool)
+    offsets = np.cumsum(lengths) - lengths  # where each row's ranks begin in ``flat``
+    starts[offsets[lengths > 0]] = True
+    step = flat.cast(pl.Int64).diff()
+    bad = ((step < 1) & ~pl.Series(starts)) | (flat < 1) | flat.is_null()
+    rows = np.zeros(len(column), dtype=bool)
+    found = np.flatnonzero(bad.fill_null(False).to_numpy())
+    rows[np.searchsorted(offsets, found, side="right") - 1] = True
+    return pl.lit(pl.Series(rows)) | pl.col("positions").is_null()

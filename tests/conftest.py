@@ -1,4 +1,5 @@
-"""Shared fixtures: one test body run over every backend (narwhals' ``constructor`` style).
+"""Shared fixtures: one test body run over every backend (narwhals' ``constructor`` style),
+and Spark's: one local session and one standalone cluster for the whole test run.
 
 A test receives a :class:`Backend` and calls it with Polars DataFrames; the backend turns
 them into its native frames (Polars eager, Polars lazy, pandas), calls the ``.lexi``
@@ -8,7 +9,14 @@ back a Polars DataFrame so the assertions are the same for every backend.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+import os
+import shutil
+import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -113,3 +121,130 @@ def read_trec_run(*paths: Path) -> pl.DataFrame:
 def read_trec_qrels(path: Path) -> pl.DataFrame:
     """A TREC qrels file (query iter doc relevance), ids as strings."""
     return read_qrels(path)
+
+
+# --- Spark ----------------------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def spark_missing() -> str | None:
+    """Why Spark cannot run here, or None."""
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        return "PySpark is not installed (pip install pyspark, or the spark extra)"
+    java_home = os.environ.get("JAVA_HOME")
+    if shutil.which("java") is None and not (
+        java_home and os.path.exists(os.path.join(java_home, "bin", "java"))
+    ):
+        return "Java is not installed (PySpark needs a Java 17 or later runtime)"
+    return None
+
+
+def _skip_without_spark() -> None:
+    """Skip (or fail, under ``LEXIFRAME_REQUIRE_SPARK=1``, as CI sets) without Spark."""
+    reason = spark_missing()
+    if reason is not None:
+        if os.environ.get("LEXIFRAME_REQUIRE_SPARK") == "1":
+            pytest.fail(f"LEXIFRAME_REQUIRE_SPARK=1 but the Spark tests cannot run: {reason}")
+        pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[Any]:
+    """The one local Spark session (two cores) of the test run."""
+    _skip_without_spark()
+    from pyspark.sql import SparkSession
+
+    import lexiframe.spark  # noqa: F401  (sets PYSPARK_PYTHON before the session starts)
+
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("lexiframe-tests")
+        .config("spark.sql.shuffle.partitions", "3")
+        .config("spark.default.parallelism", "2")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def spark_home() -> Path:
+    """The installed PySpark, which bundles ``spark-class``, ``spark-submit`` and the jars."""
+    import pyspark
+
+    return Path(pyspark.__file__).parent
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """A standalone cluster on 127.0.0.1: its master URL, the port of the master's web page
+    and the environment its processes (and the test's commands) run in."""
+
+    url: str
+    ui: int
+    env: dict[str, str]
+
+    def state(self) -> dict[str, Any]:
+        """The master's view (workers, applications), from its web page's JSON."""
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.ui}/json/", timeout=5) as page:
+                return dict(json.load(page))
+        except OSError:
+            return {}
+
+
+CLUSTER_START_SECONDS = 180
+"""How long the cluster may take to start (a worker registered) before the tests fail."""
+
+
+@pytest.fixture(scope="session")
+def spark_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """The one standalone cluster of the test run: a master and a worker (2 cores, 2 GB)
+    on 127.0.0.1, started from the installed PySpark (nothing downloaded) and ended at the
+    end of the run. Its processes import lexiframe from this checkout."""
+    _skip_without_spark()
+    home = spark_home()
+    logs = tmp_path_factory.mktemp("cluster-logs")
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1", "PYTHONPATH": path}
+    port, ui = free_port(), free_port()
+    spark_class = str(home / "bin" / "spark-class")
+    cluster = Cluster(f"spark://127.0.0.1:{port}", ui, env)
+    with open(logs / "master.log", "w") as master_log, open(logs / "worker.log", "w") as worker_log:
+        master = subprocess.Popen(
+            [spark_class, "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
+             "--port", str(port), "--webui-port", str(ui)],
+            env=env, stdout=master_log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        worker = subprocess.Popen(
+            [spark_class, "org.apache.spark.deploy.worker.Worker", cluster.url, "--host",
+             "127.0.0.1", "--cores", "2", "--memory", "2g", "--webui-port", str(free_port()),
+             "--work-dir", str(logs / "work")],
+            env=env, stdout=worker_log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        try:
+            deadline = time.monotonic() + CLUSTER_START_SECONDS
+            while int(cluster.state().get("aliveworkers", 0)) < 1:
+                if time.monotonic() > deadline or master.poll() is not None:
+                    pytest.fail(f"the standalone cluster did not start (logs in {logs})")
+                time.sleep(1)
+            yield cluster
+        finally:
+            for process in (worker, master):
+                process.terminate()
+            for process in (worker, master):
+                try:
+                    process.wait(30)
+                except subprocess.TimeoutExpired:
+                    process.kill()

@@ -11,8 +11,9 @@ import polars as pl
 import pytest
 
 import lexiframe as lf
-from lexiframe.aggregate import mc4_stationary, order, summarize_preferences
+from lexiframe.aggregate import order, summarize_preferences
 from lexiframe.errors import InputError, SchemaError, UnknownMeasureError
+from lexiframe.mc4 import mc4_stationary
 
 TOY = Path(__file__).parent / "data" / "toy" / "expected"
 METHODS = ["mc4", "borda", "winrate", "mean"]
@@ -494,3 +495,24 @@ def test_sl3_without_n_ranks_the_systems_that_missed_a_relevant_document_last():
     assert ordering.filter(pl.col("score").is_null())["system"].to_list() == [
         s for s in ranked if not ok[s]
     ]
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_nan_preferences_are_refused_not_counted_as_wins(lazy):
+    # issue 28: NaN > 0 in Polars, so NaN preferences were 2 wins and MC4 ranked x first
+    prefs = pl.DataFrame(
+        {"query": ["1", "2", "3"], "system_a": ["x"] * 3, "system_b": ["y"] * 3,
+         "rrLP": [float("nan"), float("nan"), -0.5]}
+    )  # fmt: skip
+    frame = prefs.lazy() if lazy else prefs
+    message = r"'rrLP'.*NaN on 2 queries of the pair system_a='x' system_b='y'.*fill_nan"
+    for call in (lambda: lf.summarize(frame), lambda: lf.order(frame, "rrLP")):
+        with pytest.raises(InputError, match=message):
+            result = call()
+            if lazy:
+                result.collect()
+    # made missing, they are neither wins nor in the mean: y is preferred on query 3
+    missing = lf.summarize(prefs.with_columns(pl.col("rrLP").fill_nan(None)))
+    assert missing.select("rrLP", "rrLP_wins", "rrLP_losses", "rrLP_ties").row(0) == (-0.5, 0, 1, 0)
+    ordering = lf.order(prefs.with_columns(pl.col("rrLP").fill_nan(None)), "rrLP")
+    assert ordering["system"].to_list() == ["y", "x"]

@@ -13,6 +13,8 @@ import math
 
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import lexiframe as lf
 from lexiframe.errors import (
@@ -464,3 +466,71 @@ def test_bad_partitions(backend: Backend, partitions):
         lambda: backend.positions(make_run(), QRELS, partitions=partitions), InputError
     )
     assert "partitions must be a positive integer or None" in message
+
+
+# A positions frame made by hand --------------------------------------------------------
+
+
+def hand_built(positions: list[int | None] | None, n_rel: int = 2, n_ret: int = 10):
+    return pl.DataFrame(
+        {
+            "system": ["a", "b"],
+            "query": ["q1", "q1"],
+            "positions": [[1], positions],
+            "n_rel": [n_rel, n_rel],
+            "n_ret": [n_ret, n_ret],
+        },
+        schema_overrides={"positions": pl.List(pl.Int64)},
+    )
+
+
+@pytest.mark.parametrize(
+    ("positions", "column"),
+    [
+        ([1, 1], "positions"),  # AP 1.5 before
+        ([3, 1], "positions"),  # AP 1.17
+        ([-1], "positions"),  # RR -1
+        ([0], "positions"),
+        ([1, None], "positions"),
+        (None, "positions"),
+        ([1, 2, 3], "n_rel"),  # three relevant ranks of two relevant documents
+        ([1, 11], "n_ret"),  # a rank past the end of the ranking
+    ],
+)
+@pytest.mark.parametrize("lazy", [False, True])
+def test_measures_refuse_impossible_positions(positions, column, lazy):
+    frame = hand_built(positions)
+    with pytest.raises(InputError) as info:
+        result = lf.measures(frame.lazy() if lazy else frame, ["AP", "RR"])
+        if lazy:
+            result.collect()
+    assert info.value.column == column
+    assert info.value.example["system"] == "b"
+    assert f"column {column!r} of the positions frame" in str(info.value)
+
+
+def test_measures_refuse_positions_that_are_not_integers():
+    frame = hand_built([1]).with_columns(pl.col("positions").cast(pl.List(pl.Float64)))
+    with pytest.raises(SchemaError, match="list of integers"):
+        lf.measures(frame, ["AP"])
+
+
+@given(
+    ranks=st.lists(st.integers(min_value=-2, max_value=12), max_size=5),
+    n_rel=st.integers(min_value=0, max_value=6),
+)
+@settings(max_examples=150, deadline=None)
+def test_measures_accept_exactly_the_possible_positions(ranks, n_rel):
+    """Accepted iff the ranks are 1 ≤ p1 < p2 < … ≤ n_ret and there are at most n_rel."""
+    possible = (
+        ranks == sorted(set(ranks))
+        and all(1 <= rank <= 10 for rank in ranks)
+        and len(ranks) <= n_rel
+    )
+    frame = hand_built(ranks, n_rel=n_rel).slice(1)
+    if possible:
+        rr = lf.measures(frame, ["RR"])["RR"].item()
+        assert rr == (1 / ranks[0] if ranks else 0.0)
+    else:
+        with pytest.raises(InputError):
+            lf.measures(frame, ["RR"])

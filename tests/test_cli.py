@@ -147,7 +147,7 @@ def test_measures_needing_n_print_one_note_without_n_and_refuse_a_small_n(capsys
     # Every toy system missed a relevant document: no SL3 mean, so no SL3 ordering (not one
     # ranked by the tie-break), said in the command's words; RR is still ordered.
     assert "note: no ordering by SL3: no system has a mean of 'SL3'" in err
-    assert "Pass the corpus size --n" in err and "method=" not in err and "n=" not in err
+    assert "Pass the corpus size with --n" in err and "method=" not in err and "n=" not in err
     assert "| RR (mean) |" in out and "SL3 (mean)" not in out
     assert evaluate("-m", "SL3", "--n", "5") == 2  # toy rankings hold 100 documents
     assert "--n 5 is too small" in capsys.readouterr().err
@@ -186,3 +186,22 @@ def test_a_pipe_in_a_run_tag_keeps_every_markdown_table_whole(tmp_path, capsys):
             rows = [line for line in block.splitlines() if line.startswith("|")]
             widths = {len(re.findall(r"(?<!\\)\|", row)) for row in rows}
             assert len(widths) <= 1, (argv[0], block)
+
+
+def test_demo_write_never_replaces_a_file(tmp_path, capsys):
+    mine = tmp_path / "runs" / "sys000.txt"
+    mine.parent.mkdir()
+    mine.write_text("my own run\n")
+    assert main(["demo", "--write", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("lexiframe: error: demo --write") and "exists" in err
+    assert mine.read_text() == "my own run\n"
+    assert sorted(path.name for path in tmp_path.rglob("*")) == ["runs", "sys000.txt"]
+    fresh = tmp_path / "fresh"
+    assert main(["demo", "--write", str(fresh)]) == 0
+    assert sorted(path.name for path in fresh.iterdir()) == [
+        "qrels.parquet",
+        "qrels.txt",
+        "run.parquet",
+        "runs",
+    ]

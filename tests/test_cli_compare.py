@@ -29,8 +29,8 @@ def compare(capsys, *arguments: str) -> str:
 
 def test_markdown_report_and_pair_tests(capsys):
     out = compare(capsys, "-m", "AP", "-m", "RR", "-m", "sgnLP")
-    report = stats.to_markdown(stats.report(per_query(["AP", "RR"]), ["AP", "RR"]))
-    assert out.startswith(report)
+    report = stats.to_markdown(stats.report(per_query(["AP", "RR"]), ["AP", "RR"], ci=0.95))
+    assert out.startswith(report) and "[" in report.splitlines()[2]  # the intervals
     pair_rows = [line for line in out.splitlines() if line.startswith("| AP |")]
     assert len(pair_rows) == 6  # 4 systems: 6 pairs
     assert "| p (holm) |" in out
@@ -66,7 +66,7 @@ def test_one_system_is_refused(capsys):
 def test_fisher_and_bootstrap_pairs_with_effect_sizes(capsys):
     out = compare(capsys, "-m", "AP", "-m", "rrLP", "--test", "fisher", "--seed", "1")
     header = next(line for line in out.splitlines() if line.startswith("| measure |"))
-    assert "| d | ES_HSD | test |" in header
+    assert "| d | ES_HSD | 95% CI | test |" in header
     expected = stats.significance(per_query(["AP"]), "AP", test="fisher", seed=1, correction="holm")
     rows = [line.split("|")[1:-1] for line in out.splitlines() if line.startswith("| AP |")]
     for cells, row in zip(rows, expected.iter_rows(named=True), strict=True):
@@ -115,5 +115,27 @@ def test_one_way_is_refused_in_the_commands_words_outside_the_hsd_tests(capsys):
 def test_a_measure_null_without_n_says_to_pass_n(capsys):
     assert main(["compare", "--qrels", QRELS, "-m", "AP", "-m", "SL3", *RUNS]) == 2
     err = capsys.readouterr().err
-    assert "column 'SL3'" in err and "Pass the corpus size --n" in err
+    assert "column 'SL3'" in err and "Pass the corpus size with --n" in err
     assert "n=" not in err and "fill or drop" not in err.lower()
+
+
+def test_pair_intervals_are_t_intervals_of_the_differences(capsys):
+    from scipy import stats as scipy_stats
+
+    out = compare(capsys, "-m", "AP", "--ci", "0.9")
+    wide = per_query(["AP"]).pivot(on="system", index="query", values="AP")
+    rows = [line.split("|")[1:-1] for line in out.splitlines() if line.startswith("| AP |")]
+    assert "90% CI" in out and len(rows) == 6
+    for cells in rows:
+        a, b = cells[1].strip(), cells[2].strip()
+        d = (wide[a] - wide[b]).to_numpy()
+        low, high = scipy_stats.t.interval(0.9, len(d) - 1, d.mean(), scipy_stats.sem(d))
+        assert cells[10].strip() == f"[{low:.4f}, {high:.4f}]"
+
+
+def test_compare_intervals_flag(capsys):
+    out = compare(capsys, "-m", "AP", "--ci", "0")
+    assert out.startswith(stats.to_markdown(stats.report(per_query(["AP"]), ["AP"])))
+    assert main(["compare", "--qrels", QRELS, "-m", "AP", "--ci", "95", *RUNS]) == 2
+    err = capsys.readouterr().err
+    assert "--ci must be a level in (0, 1)" in err and "pass --ci 0.95" in err

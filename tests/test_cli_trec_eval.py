@@ -430,3 +430,20 @@ def test_an_error_stops_the_reading_ahead(monkeypatch, tmp_path, capsys):
     while any(t.name == "lexiframe-read-ahead" for t in threading.enumerate()):
         assert time.monotonic() < deadline, "the thread reading ahead is still running"
         time.sleep(0.05)
+
+
+def test_a_collection_too_small_is_said_with_trec_evals_flag_and_the_runs_file(capsys):
+    """The error comes from the measures' corpus-size check (n=), worded from its fields:
+    -N for n=, and the run by its file rather than by its index among the runs."""
+    args = ["trec_eval", "-N", "5", "-m", "utility.1,-1,0,1", str(TOY / "qrels.txt")]
+    assert main([*args, *TOY_RUNS[:2]]) == 2
+    err = capsys.readouterr().err
+    assert "-N 5 is too small" in err and "n=" not in err
+    assert any(f"of run {run!r}" in err for run in TOY_RUNS[:2]) and "system=" not in err
+
+
+def test_a_dot_without_parameters_is_refused_as_trec_eval_refuses_it(capsys):
+    """NIST trec_eval 10.0: ``-m P.`` prints "improper measure in parameter 'P'"."""
+    assert main(["trec_eval", "-m", "P.", str(TOY / "qrels.txt"), TOY_RUNS[0]]) == 2
+    err = capsys.readouterr().err
+    assert "'P.'" in err and "e.g. P.5,10" in err and len(err.strip().splitlines()) == 1

@@ -9,8 +9,7 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from lexiframe import datasets
-from lexiframe.datasets import demo_track, synthetic_track, write_synthetic_track
+from lexiframe.datasets import _files, _model, demo_track, synthetic_track, write_synthetic_track
 from lexiframe.errors import InputError
 from lexiframe.io import QRELS_SCHEMA, RUN_SCHEMA, read_qrels, read_run
 
@@ -150,8 +149,8 @@ def test_traps() -> None:
 def test_blocks_do_not_show(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """With tiny blocks (many grade blocks and system groups) the track is still sorted and
     the writer writes exactly what the generator returns."""
-    monkeypatch.setattr(datasets, "_GRADE_BLOCK", 100)
-    monkeypatch.setattr(datasets, "_SCORE_BLOCK", 700)
+    monkeypatch.setattr(_model, "_GRADE_BLOCK", 100)
+    monkeypatch.setattr(_model, "_SCORE_BLOCK", 700)
     options = {"n_systems": 5, "n_queries": 9, "depth": 8, "n_docs": 40, "seed": 3}
     track = synthetic_track(**options)
     assert_frame_equal(track.run, track.run.sort("system", "query", "rank"))
@@ -199,7 +198,7 @@ def test_write_synthetic_track_failure_leaves_no_file(
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(datasets, "_qrels_chunk", broken)
+    monkeypatch.setattr(_files, "qrels_chunk", broken)
     with pytest.raises(RuntimeError, match="disk full"):
         write_synthetic_track(tmp_path, n_systems=2, n_queries=2, depth=5)
     assert [path.name for path in tmp_path.rglob("*") if path.is_file()] == []

@@ -139,9 +139,11 @@ def test_site_builds_strictly(tmp_path):
     kinds = ("function", "class", "attribute")
     objects = sum(frames.count(f'class="doc doc-object doc-{kind}"') for kind in kinds)
     assert frames.count("doc-signature") == objects
-    # every figure is drawn from the demo track at build time, and shown
+    # every figure of the repository is in the site
     for name in figures.FIGURES:
-        assert (tmp_path / "figures" / f"{name}.png").stat().st_size > 10_000, name
+        assert (tmp_path / "figures" / f"{name}.png").read_bytes() == (
+            DOCS / "figures" / f"{name}.png"
+        ).read_bytes(), name
     # formulas are arithmatex spans for MathJax, served from the site when it is installed
     page = (tmp_path / "measures" / "asl" / "index.html").read_text(encoding="utf-8")
     assert 'class="arithmatex"' in page and "\\mathrm{ASL}" in page
@@ -182,6 +184,69 @@ def test_the_project_cites_only_itself():
     assert offenders == []
 
 
+def test_the_figures_of_the_repository_are_current(tmp_path):
+    """The committed figures are what docs/figures.py draws now (pixels compared, so that
+    a PNG's metadata does not count)."""
+    from matplotlib.image import imread
+
+    for path in figures.draw(tmp_path):
+        committed = DOCS / "figures" / path.name
+        assert committed.is_file(), f"{committed} is missing: python docs/figures.py docs/figures"
+        drawn, kept = imread(path), imread(committed)
+        assert drawn.shape == kept.shape, (
+            f"redraw: python docs/figures.py docs/figures ({path.name})"
+        )
+        assert abs(drawn - kept).mean() < 1e-3, (
+            f"redraw: python docs/figures.py docs/figures ({path.name})"
+        )
+
+
+def test_the_site_builds_without_a_plotting_library(tmp_path):
+    """The docs extra has no matplotlib: every build hook runs without it (they once drew
+    the figures, and ``pip install -e '.[docs]' && mkdocs serve`` crashed)."""
+    code = f"""
+import sys, types, importlib.util
+sys.modules["matplotlib"] = None  # not installed
+spec = importlib.util.spec_from_file_location("hooks", {str(DOCS / "hooks.py")!r})
+hooks = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(hooks)
+config = types.SimpleNamespace(extra_javascript=[], site_dir={str(tmp_path)!r})
+hooks.on_config(config)
+if hasattr(hooks, "on_files"):
+    hooks.on_files([], config)
+hooks.on_post_build(config)
+"""
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, capture_output=True)
+
+
+EXTRA_NEEDS = {
+    "plot": re.compile(r"from lexiframe import plot|lexiframe\.plot|lf\.plot|import matplotlib"),
+    "spark": re.compile(r"lexiframe\.spark|from lexiframe import spark|--spark\b|pyspark"),
+    "progress": re.compile(r"progress=True|import tqdm"),
+}
+"""What in a page's examples needs an extra of pyproject.toml."""
+
+
+@pytest.mark.parametrize(
+    "page", [ROOT / "README.md", *sorted(DOCS.glob("*.md"))], ids=lambda page: page.name
+)
+def test_a_page_names_the_extras_its_examples_need(page):
+    """A reader installs what the page says: every extra its code needs is named on it
+    (``pip install 'lexiframe[plot]'``); the suite, with every extra installed, would not
+    see a page that forgets one."""
+    from tests.test_docs_examples import SHELLS, blocks
+
+    code = "\n".join(
+        block.code
+        for block in blocks(page.read_text(encoding="utf-8"))
+        if block.language == "python" or block.language in SHELLS
+    )
+    text = page.read_text(encoding="utf-8")
+    for extra, needs in EXTRA_NEEDS.items():
+        if needs.search(code):
+            assert f"lexiframe[{extra}]" in text, f"{page.name} needs the {extra} extra"
+
+
 def test_every_figure_shown_is_drawn_and_every_figure_drawn_is_shown():
     shown = set()
     for page in DOCS.rglob("*.md"):
@@ -202,3 +267,11 @@ def test_measures_nav_is_generated_from_the_registry():
     without_rr = config.replace("      - RR: measures/rr.md\n", "")
     assert without_rr != config
     assert generate.measures_nav(without_rr) == config
+
+
+def test_the_command_line_page_lists_arguments_without_a_table():
+    """On a phone a table's last column (the meaning) runs off the screen: each argument
+    is a term of a definition list, its meaning under it."""
+    page = (DOCS / "cli.md").read_text(encoding="utf-8")
+    assert "| argument |" not in page
+    assert "`--threshold` `THRESHOLD` (int)\n:   lowest relevant grade" in page

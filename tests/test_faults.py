@@ -5,7 +5,6 @@ limit), unwritable outputs and duplicate paths."""
 from __future__ import annotations
 
 import os
-import resource
 import signal
 import subprocess
 import sys
@@ -19,11 +18,11 @@ from lexiframe.datasets import write_synthetic_track
 from lexiframe.errors import OutputError
 from lexiframe.io import Outputs, check_output_path
 from tests.conftest import DATA
+from tests.sweep.processes import ROOT, reading_stdin, run_cli
 
 TOY = DATA / "toy"
 RUNS = sorted(str(path) for path in (TOY / "runs").iterdir())
 QRELS = str(TOY / "qrels.txt")
-ROOT = Path(__file__).resolve().parents[1]
 AS_ROOT = os.geteuid() == 0  # root writes into read-only folders
 
 
@@ -139,7 +138,36 @@ def test_a_read_only_folder_is_refused_before_any_work(tmp_path, capsys):
 def test_check_output_path_names_the_users_path(tmp_path):
     with pytest.raises(OutputError, match="it is a folder"):
         check_output_path(tmp_path)
-    assert check_output_path(tmp_path / "a" / "b.csv").parent.is_dir()
+    # checked, not made: the folder is made when the output is written
+    assert not check_output_path(tmp_path / "a" / "b.csv").parent.exists()
+    with pytest.raises(OutputError, match="a file is in the way of a folder"):
+        (tmp_path / "file").write_text("")
+        check_output_path(tmp_path / "file" / "sub" / "b.csv")
+
+
+def test_a_failed_command_leaves_no_folder_it_made(tmp_path, capsys):
+    target = tmp_path / "new" / "sub" / "out.csv"
+    assert main(evaluate("-o", str(target), bad_run(tmp_path))) == 2
+    error_line(capsys)
+    assert not (tmp_path / "new").exists()
+    assert main(evaluate("-o", str(target), *RUNS)) == 0
+    assert target.is_file()
+
+
+def test_an_output_in_a_run_folder_is_refused_before_any_work(tmp_path, capsys):
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    for run in RUNS:
+        (folder / Path(run).name).write_text(Path(run).read_text())
+    for flag in ("-o", "--summary", "--orderings"):
+        target = folder / "out.parquet"
+        assert main(["evaluate", "--qrels", QRELS, flag, str(target), f"{folder}/"]) == 2
+        assert "is inside the input folder" in error_line(capsys)
+        assert not target.exists()
+    # a folder below the input folder is not read as input
+    assert (
+        main(["evaluate", "--qrels", QRELS, "-o", str(folder / "out" / "m.csv"), str(folder)]) == 0
+    )
 
 
 def test_a_name_too_long_is_an_output_error_in_the_api(tmp_path):
@@ -195,22 +223,6 @@ def test_a_failing_write_replaces_nothing_and_says_so(tmp_path):
     assert leftovers(tmp_path) == []
 
 
-def run_cli(arguments: list[str], *, fsize: int | None = None, **options) -> subprocess.Popen:
-    def limit() -> None:
-        if fsize is not None:
-            resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
-
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "LEXIFRAME_PROGRESS": "0"}
-    return subprocess.Popen(
-        [sys.executable, "-m", "lexiframe", *arguments],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        preexec_fn=limit,
-        **options,
-    )
-
-
 def test_a_file_size_limit_after_the_first_output_leaves_every_output_as_it_was(tmp_path):
     # Metrics and preferences: -o writes out-metrics.csv (small) then out-preferences.csv
     # (larger); a file-size limit between their sizes fails the second.
@@ -235,49 +247,140 @@ def test_a_file_size_limit_after_the_first_output_leaves_every_output_as_it_was(
 
 @pytest.fixture(scope="module")
 def medium_track(tmp_path_factory):
-    """A track that takes the command a few seconds: time to send it signals."""
+    """A track whose outputs take the command a moment to write."""
     root = tmp_path_factory.mktemp("medium")
     return write_synthetic_track(root, n_systems=20, n_queries=60, depth=1000, format="trec.gz")
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
-@pytest.mark.parametrize("delay", [1.0, 2.0, 3.0, 4.0])
-def test_a_signal_at_any_moment_leaves_no_temporary_file_and_no_mixed_outputs(
-    tmp_path, medium_track, signum, delay
+STOP_SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
+
+
+def stop_line(signum: int) -> str:
+    if signum == signal.SIGINT:
+        return "lexiframe: interrupted"
+    return f"lexiframe: stopped by {signal.Signals(signum).name}"
+
+
+def test_a_command_started_by_nohup_ignores_sighup():
+    """nohup starts the command with SIGHUP ignored: it must stay ignored."""
+
+    def ignore_hangup() -> None:
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+    process = reading_stdin(["evaluate", "--qrels", QRELS, "-m", "RR"], before=ignore_hangup)
+    process.send_signal(signal.SIGHUP)
+    out, err = process.communicate(timeout=120)  # closes the run: the command goes on
+    assert process.returncode == 0, err.decode()
+    assert b"RR" in out
+
+
+BLOCKED_IMPORT = """
+import sys
+class Blocker:  # stops the import of Polars until the test has sent its signal
+    def find_spec(self, name, path=None, target=None):
+        if name == "polars":
+            sys.meta_path.remove(self)
+            print("importing", flush=True)
+            sys.stdin.readline()
+        return None
+sys.meta_path.insert(0, Blocker())
+sys.argv = ["lexiframe", "demo"]
+import lexiframe_command
+lexiframe_command.run()
+"""
+
+
+@pytest.mark.parametrize("signum", STOP_SIGNALS)
+def test_a_stop_signal_while_lexiframe_is_imported_ends_with_one_line(signum):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen(
+        [sys.executable, "-c", BLOCKED_IMPORT],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    assert process.stdout.readline() == b"importing\n"  # inside the import of lexiframe
+    process.send_signal(signum)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 128 + signum
+    assert err.decode().strip().splitlines() == [stop_line(signum)]
+
+
+@pytest.mark.parametrize("signum", STOP_SIGNALS)
+def test_a_stop_signal_while_outputs_are_written_leaves_no_temporary_file(
+    tmp_path, medium_track, signum
 ):
+    """The signal is sent when the first temporary file appears beside the outputs (a
+    check's probe or a table being written); the command ends with all outputs old, or,
+    when it finished first, all new."""
     outputs = [tmp_path / "out.csv", tmp_path / "summary.csv", tmp_path / "orderings.csv"]
     for path in outputs:
         path.write_text("old\n")
-    arguments = ["evaluate", "--qrels", str(medium_track.qrels), "-m", "AP", "-m", "nDCG@10"]
+    arguments = ["evaluate", "--qrels", str(medium_track.qrels), "-m", "AP", "-m", "sgnLP"]
     arguments += ["-o", str(outputs[0]), "--summary", str(outputs[1])]
     arguments += ["--orderings", str(outputs[2]), *map(str, medium_track.runs)]
     process = run_cli(arguments)
-    time.sleep(delay)
+    while process.poll() is None and not any(
+        name.endswith(".tmp") for name in os.listdir(tmp_path)
+    ):
+        time.sleep(0.001)
     process.send_signal(signum)
     _, err = process.communicate(timeout=300)
     text = err.decode()
-    # Killed outright (-signum) only while Python starts, before any output is planned.
-    assert process.returncode in (0, 128 + signum, -signum), text
-    if process.returncode > 0:
-        assert "Traceback" not in text
-        assert text.strip().splitlines()[-1] in (
-            "lexiframe: interrupted",
-            f"lexiframe: stopped by {signal.Signals(signum).name}",
-        )
+    assert process.returncode in (0, 128 + signum), text
+    if process.returncode:
+        assert text.strip().splitlines()[-1] == stop_line(signum)
+    assert "Traceback" not in text
     states = {path.read_text() == "old\n" for path in outputs}
     assert len(states) == 1  # all old or all new, never a mix
     assert leftovers(tmp_path) == []
 
 
-def test_sigterm_exit_status(tmp_path, medium_track):
-    arguments = ["evaluate", "--qrels", str(medium_track.qrels), *map(str, medium_track.runs)]
-    process = run_cli(arguments)
-    time.sleep(2.5)  # past Python's start-up
-    process.terminate()
-    _, err = process.communicate(timeout=300)
-    if process.returncode != 0:  # a fast machine may finish first
-        assert process.returncode == 143
-        assert err.decode().strip().endswith("stopped by SIGTERM")
+def test_a_stop_signal_while_outputs_are_renamed_is_delivered_after(tmp_path):
+    """Stop signals are held while outputs are renamed or removed, even where another
+    thread, not the main one, receives them: the handler defers them to the hold's end."""
+    from lexiframe.io.outputs import _signals_held, defer_if_held
+
+    received = []
+
+    def handler(signum, frame):
+        if not defer_if_held(signum):
+            received.append(signum)
+
+    previous = signal.signal(signal.SIGUSR1, handler)
+    try:
+        with _signals_held():
+            assert defer_if_held(signal.SIGUSR1)
+            assert received == []
+        assert received == [signal.SIGUSR1]
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
+
+
+def test_a_second_interrupt_during_cleanup_still_removes_every_temporary_file(
+    tmp_path, monkeypatch
+):
+    """Polars can raise KeyboardInterrupt twice for one Ctrl-C: the second one, in the
+    cleanup, must not leave the temporary files behind."""
+    outputs = Outputs()
+    targets = [outputs.add(tmp_path / f"{name}.csv", name) for name in ("a", "b")]
+    for target in targets:
+        outputs.write(target, lambda path: path.write_text("new\n"))
+    unlink = Path.unlink
+    calls = []
+
+    def interrupted_once(self, missing_ok=False):
+        calls.append(self)
+        if len(calls) == 1:
+            raise KeyboardInterrupt
+        unlink(self, missing_ok=missing_ok)
+
+    monkeypatch.setattr(Path, "unlink", interrupted_once)
+    with pytest.raises(KeyboardInterrupt):
+        outputs.discard()
+    monkeypatch.undo()
+    assert leftovers(tmp_path) == []
 
 
 # --- Spark's outputs, folders its writer replaces ---------------------------------------------

@@ -487,8 +487,9 @@ def test_gzip_members_and_batches(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 def test_not_utf8(tmp_path: Path) -> None:
     path = tmp_path / "run"
     path.write_bytes(GOOD.encode() + b"401 Q0 D\xff\xfe 2 1.5 bm25\n")
-    with pytest.raises(InputError, match=f"cannot read run file '{path}'"):
+    with pytest.raises(InputError, match=f"run file '{path}', line 2: not UTF-8 text") as info:
         read_run(path)
+    assert info.value.kind == "not text"
 
 
 # --- lazy reading ---------------------------------------------------------------------------

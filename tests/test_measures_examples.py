@@ -8,6 +8,7 @@ lexirecall paper (TSE §3.2 eq. 3, SL3 and recall error §3.2, imputation §2.2)
 from __future__ import annotations
 
 import math
+import re
 import warnings
 from contextlib import nullcontext
 
@@ -1023,3 +1024,16 @@ def test_bad_gains_and_err_parameters(name, fragment):
 def test_bad_gains_and_err_expression_arguments(make):
     with pytest.raises(InputError):
         make()
+
+
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [
+        ("nDCG(gains=1:3)", "e.g. nDCG(gains={0: 0, 1: 1, 2: 3})"),
+        ("RBP(q=1)", "e.g. RBP(p=0.8)"),
+        ("AP(lvl=2)", "e.g. AP(rel=2)"),
+    ],
+)
+def test_a_parameter_that_does_not_read_is_shown_by_example(name, shown):
+    with pytest.raises(UnknownMeasureError, match=re.escape(shown)):
+        parse_measure(name)

@@ -49,3 +49,28 @@ def test_the_command_line_defaults_are_the_options_defaults(command):
 def test_the_drop_in_level_defaults_to_the_threshold():
     args = build_parser().parse_args(["trec_eval", "q.txt", "run.txt"])
     assert args.level == PositionsOptions.threshold
+
+
+# The other defaults a user meets, each stated in its home module alone: RBP's persistence,
+# MC4's damping, the resampling replicates, ERR's top grade.
+HOMES = {
+    "metrics/exprs.py": [
+        re.compile(r"\bp: *float *= *0\.8\b|\"p\": *0\.8\b"),
+        re.compile(r"\bmax_grade: *int *= *4\b"),
+    ],
+    "mc4.py": [re.compile(r"\bdamping: *float *= *0\.15\b|MC4_DAMPING *= *0\.15")],
+    "intervals.py": [re.compile(r"\bn_replicates: *int *= *1_?000\b")],
+}
+
+
+@pytest.mark.parametrize("home", list(HOMES))
+def test_every_other_default_is_stated_in_its_home_alone(home):
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = str(path.relative_to(PACKAGE))
+        if name == home:
+            continue
+        code = re.sub(r'"""[\s\S]*?"""|#[^\n]*', "", path.read_text(encoding="utf-8"))
+        for pattern in HOMES[home]:
+            found += [f"{name}: {match.group(0)!r}" for match in pattern.finditer(code)]
+    assert found == [], f"read the default from {home} instead"

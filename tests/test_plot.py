@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 import sys
 import warnings
@@ -366,3 +367,42 @@ def test_degradation_without_spread_draws_no_band(plt):
     ax = plot.degradation(curve)
     assert len(ax.get_lines()) == 2 and not ax.collections
     assert "agreement" in ax.get_ylabel()
+
+
+def _overlaps(labels) -> int:
+    """How many neighbouring tick labels' boxes overlap once drawn."""
+    boxes = sorted(
+        (label.get_window_extent() for label in labels if label.get_text()), key=lambda b: b.y0
+    )
+    return sum(lower.y1 > upper.y0 + 0.5 for lower, upper in itertools.pairwise(boxes))
+
+
+@pytest.mark.parametrize("systems", [5, 37, 60])
+def test_preference_matrix_and_orderings_stay_readable(plt, systems):
+    names = [f"system_{i:02d}" for i in range(systems)]
+    rng = np.random.default_rng(systems)
+    a, b = np.triu_indices(systems, k=1)
+    summary = pl.DataFrame(
+        {"system_a": [names[i] for i in a], "system_b": [names[j] for j in b],
+         "sgnLP": rng.uniform(-1, 1, len(a))}
+    )  # fmt: skip
+    ax = plot.preference_matrix(summary, values=True)
+    ax.figure.canvas.draw()
+    assert ax.figure.get_figheight() >= systems * plot.ROW_INCHES  # grows with the systems
+    for labels in (ax.get_yticklabels(), ax.get_xticklabels()):
+        assert all(label.get_fontsize() >= 3 for label in labels)
+    assert _overlaps(ax.get_yticklabels()) == 0
+    # every printed value fits inside its cell
+    cell = ax.transData.transform((1, 0))[0] - ax.transData.transform((0, 0))[0]
+    widths = [text.get_window_extent().width for text in ax.texts]
+    assert len(widths) == systems**2 and max(widths) <= cell
+    orders = {
+        name: pl.DataFrame({"system": names, "rank": rng.permutation(systems) + 1})
+        for name in ("MC4", "Borda", "mean")
+    }
+    ax = plot.orderings(orders)
+    ax.figure.canvas.draw()
+    assert _overlaps(ax.get_yticklabels()) == 0
+    ends = sorted((text.get_window_extent() for text in ax.texts), key=lambda box: box.y0)
+    assert all(low.y1 <= high.y0 + 0.5 for low, high in itertools.pairwise(ends))
+    plt.close("all")

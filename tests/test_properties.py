@@ -213,6 +213,8 @@ def cases(draw, depth=None, int_queries=None, int_docs=None) -> Case:
         for doc in judged:
             # -1: pooled but left unassessed (trec_eval's convention; infAP reads it)
             qrels.append((query, doc, draw(st.sampled_from([0, 0, 1, 2, -1]))))
+    if not qrels:  # an empty qrels table is refused (tests/sweep): one judgment at least
+        qrels.append((queries[0], doc_ids[0], 0))
 
     return Case(
         run=tuple(run),

@@ -1,13 +1,13 @@
 """lexiframe.spark gives the one-process results, on Spark in local mode.
 
-One local session (two cores) serves every test. Without PySpark or Java the tests skip
-with the reason, unless ``LEXIFRAME_REQUIRE_SPARK=1`` (set by CI), which fails them.
+One local session (two cores, conftest's ``spark``) serves every test. Without PySpark or
+Java the tests skip with the reason, unless ``LEXIFRAME_REQUIRE_SPARK=1`` (set by CI),
+which fails them.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 import warnings
 
@@ -22,45 +22,6 @@ from lexiframe.errors import InputError, SchemaError
 pytestmark = pytest.mark.filterwarnings(
     "ignore:PySpark does not yet fully support pandas:FutureWarning"
 )
-
-
-def _missing() -> str | None:
-    """Why Spark cannot run here, or None."""
-    try:
-        import pyspark  # noqa: F401
-    except ImportError:
-        return "PySpark is not installed (pip install 'lexiframe[spark]')"
-    java_home = os.environ.get("JAVA_HOME")
-    if shutil.which("java") is None and not (
-        java_home and os.path.exists(os.path.join(java_home, "bin", "java"))
-    ):
-        return "Java is not installed (PySpark needs a Java 17 or later runtime)"
-    return None
-
-
-@pytest.fixture(scope="session")
-def spark():
-    reason = _missing()
-    if reason is not None:
-        if os.environ.get("LEXIFRAME_REQUIRE_SPARK") == "1":
-            pytest.fail(f"LEXIFRAME_REQUIRE_SPARK=1 but the Spark tests cannot run: {reason}")
-        pytest.skip(reason)
-    from pyspark.sql import SparkSession
-
-    import lexiframe.spark  # noqa: F401  (sets PYSPARK_PYTHON before the session starts)
-
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("lexiframe-tests")
-        .config("spark.sql.shuffle.partitions", "3")
-        .config("spark.default.parallelism", "2")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
 
 
 @pytest.fixture(scope="session")
@@ -350,6 +311,30 @@ def test_metric_summaries_and_orders(lfs, track_positions):
             assert_frame_equal(got_order, expected_order, check_exact=True)
 
 
+def test_summary_means_are_the_same_bits_however_spark_splits_the_rows(spark, lfs):
+    """Each mean adds its values in ascending order, whatever the partitions: equal, to
+    the last bit, to a sequential sum of the sorted values computed by NumPy."""
+    rng = np.random.default_rng(3)
+    values = rng.random(600) * 10.0 ** rng.integers(-6, 6, 600)  # sums that round
+    frame = pl.DataFrame(
+        {
+            "system": np.repeat(["a", "b", "c"], 200),
+            "query": np.tile(np.arange(200), 3),
+            "AP": values,
+        }
+    )
+    sdf = _sdf(spark, frame)
+    splits = (sdf.repartition(1), sdf.repartition(7, "query"), sdf.repartition(5).sort("AP"))
+    summaries = [pl.from_arrow(lfs.summarize(split).toArrow()) for split in splits]
+    for summary in summaries[1:]:
+        assert_frame_equal(summary, summaries[0], check_exact=True)
+    for system, group in frame.group_by("system"):
+        ascending = np.sort(group["AP"].to_numpy())
+        mean = np.cumsum(ascending)[-1] / ascending.size  # sequential, in ascending order
+        got = summaries[0].filter(pl.col("system") == system[0])["AP"].item()
+        assert got == mean, system
+
+
 def test_a_summary_counts_the_queries_of_a_measure_null_without_n(lfs, track_positions):
     positions, spark_positions = track_positions
     with warnings.catch_warnings():
@@ -404,6 +389,8 @@ def test_cli_evaluate_on_spark_writes_the_same_files(spark, toy, tmp_path, capsy
     for label, extra in (("here", []), ("spark", ["--spark", "local[2]"])):
         folder = tmp_path / label
         folder.mkdir()
+        # On Spark, the summaries and the orderings go to URIs, written by Spark's writer.
+        where = folder.as_uri() if extra else str(folder)
         argv = [
             "evaluate",
             str(DATA / "toy" / "runs"),
@@ -416,8 +403,8 @@ def test_cli_evaluate_on_spark_writes_the_same_files(spark, toy, tmp_path, capsy
             ],
             *("--depth", "50", "--order", "mc4"),
             *("-o", str(folder / "per-query.parquet")),
-            *("--summary", str(folder / "summary.parquet")),
-            *("--orderings", str(folder / "orderings.parquet")),
+            *("--summary", f"{where}/summary.parquet"),
+            *("--orderings", f"{where}/orderings.parquet"),
             *extra,
         ]
         assert main(argv) == 0
@@ -429,15 +416,26 @@ def test_cli_evaluate_on_spark_writes_the_same_files(spark, toy, tmp_path, capsy
         ("per-query-preferences", ["query", "system_a", "system_b"]),
     ):
         expected = pl.read_parquet(here / f"{name}.parquet")
-        # Spark's writer: a folder of part files, in the order of the groups of queries.
-        got = pl.read_parquet(spark_folder / f"{name}.parquet" / "*.parquet")
-        assert_frame_equal(got.cast(dict(expected.schema)).sort(keys), expected.sort(keys))
+        assert expected.equals(expected.sort(keys))
+        # Spark's writer: a folder of part files, in the order of the rows' keys.
+        got = _parts(spark_folder / f"{name}.parquet")
+        assert_frame_equal(got.cast(dict(expected.schema)), expected)
+    # Spark's writer, one part file each; unsigned counts and ranks widened to signed.
     expected = pl.read_parquet(here / "orderings.parquet")
-    assert_frame_equal(pl.read_parquet(spark_folder / "orderings.parquet"), expected)
+    got = _parts(spark_folder / "orderings.parquet")
+    assert_frame_equal(got, expected.cast({"rank": pl.Int64}))
     for name in ("summary-metrics", "summary-preferences"):
         expected = pl.read_parquet(here / f"{name}.parquet")
-        got = pl.read_parquet(spark_folder / f"{name}.parquet")
-        assert_frame_equal(got, expected, rel_tol=1e-12, abs_tol=0)
+        got = _parts(spark_folder / f"{name}.parquet")
+        widened = {k: pl.Int64 for k, v in expected.schema.items() if v == pl.UInt32}
+        assert_frame_equal(got, expected.cast(widened), rel_tol=1e-12, abs_tol=0)
+
+
+def _parts(folder) -> pl.DataFrame:
+    """The part files Spark wrote to ``folder``, read in their names' order."""
+    parts = sorted(folder.glob("part-*.parquet"))
+    assert parts and (folder / "_SUCCESS").exists(), folder
+    return pl.concat([pl.read_parquet(part) for part in parts])
 
 
 def test_cli_on_spark_notes_a_measure_without_an_ordering_as_one_process_does(spark, toy, capsys):
@@ -494,11 +492,19 @@ def test_malformed_text_and_missing_sources_are_refused(spark, tmp_path):
     from lexiframe.spark import io as sio
 
     bad = tmp_path / "bad.txt"
-    bad.write_text("401 Q0 D1 1 12.5 bm25\n401 Q0 D2 2 high bm25\n")
-    with pytest.raises(InputError, match=r"score 'high' is not a number: '401 Q0 D2 2 high"):
-        sio.read_run(spark, str(bad))
-    with pytest.raises(InputError, match=r"expected 4 whitespace-separated fields"):
-        sio.read_qrels(spark, str(bad))
+    bad.write_text("401 Q0 D1 1 12.5 bm25\n\n401 Q0 D2 2 high bm25\n")
+    # One process's message, word for word: the file as named, the line's number.
+    said = []
+    for read, spark_read in ((lf.read_run, sio.read_run), (lf.read_qrels, sio.read_qrels)):
+        for source in (str(bad), str(tmp_path)):
+            expected = _one_process_error(read, source)
+            with pytest.raises(InputError) as caught:
+                spark_read(spark, source)
+            assert str(caught.value) == str(expected), source
+            said.append(str(expected))
+    assert "bad.txt', line 3: score 'high' is not a number: '401 Q0 D2" in said[0]
+    assert "bad.txt', line 1: expected 4 whitespace-separated fields" in said[2]
+    assert "found 6 fields (1 more malformed lines)" in said[2]
     with pytest.raises(InputError, match=r"run file not found: 'nowhere/run\.txt'"):
         sio.read_run(spark, "nowhere/run.txt")
 
@@ -660,3 +666,11 @@ def test_the_driver_python_warning_only_where_lexiframe_chose_it(monkeypatch):
     monkeypatch.setattr(package, "SETS_PYSPARK_PYTHON", True)
     with pytest.warns(lf.LexiframeWarning, match="executors of spark://host:7077 run"):
         ranking._warn_driver_python(session("spark://host:7077"))
+
+
+def test_the_wait_for_resources_is_checked_and_local_mode_does_not_wait(spark, lfs):
+    refused = pytest.raises(InputError, match="seconds must be a positive integer, not 0")
+    with refused, lfs.resource_wait(spark, 0):
+        pass
+    with lfs.resource_wait(spark, 1):  # local mode: the driver is the executor
+        assert spark.range(3).count() == 3

@@ -16,9 +16,10 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import lexiframe as lf
+from lexiframe import intervals
 from lexiframe.errors import DroppedQueriesWarning, InputError
 from lexiframe.io import read_qrels, read_run
-from lexiframe.stats import discriminative_power, metric_pairs, resampling, significance, tukey_hsd
+from lexiframe.stats import discriminative_power, metric_pairs, significance, tukey_hsd
 from lexiframe.stats.resampling import bootstrap_test, randomization_test
 
 TOY = DATA / "toy"
@@ -98,7 +99,7 @@ def test_fisher_blocks_and_seeds(monkeypatch):
     whole = randomization_test(d, n_replicates=500, seed=4)
     assert np.array_equal(whole, randomization_test(d, n_replicates=500, seed=4))
     assert not np.array_equal(whole, randomization_test(d, n_replicates=500, seed=5))
-    monkeypatch.setattr(resampling, "_BLOCK", 97)  # many small blocks of replicates
+    monkeypatch.setattr(intervals, "BLOCK", 97)  # many small blocks of replicates
     assert np.array_equal(whole, randomization_test(d, n_replicates=500, seed=4))
     # the same rows alone see the same draws
     assert np.array_equal(whole[:1], randomization_test(d[:1], n_replicates=500, seed=4))
@@ -160,14 +161,14 @@ def test_bootstrap_p_value_equals_a_loop_over_resamples(monkeypatch):
             sample = shifted[draw]
             t = abs(sample.mean() / (sample.std(ddof=1) / np.sqrt(12)))
             reached += t >= observed
-        assert p == reached / n_replicates
-    monkeypatch.setattr(resampling, "_BLOCK", 50)  # rows and replicates in small blocks
+        assert p == (reached + 1) / (n_replicates + 1)  # the observed resample counts
+    monkeypatch.setattr(intervals, "BLOCK", 50)  # rows and replicates in small blocks
     assert np.array_equal(ours, bootstrap_test(d, n_replicates=n_replicates, seed=1).p_value)
 
 
 def test_bootstrap_degenerate_rows():
     result = bootstrap_test([[0.0] * 6, [0.5] * 6], n_replicates=100, seed=0)
-    assert result.p_value.tolist() == [1.0, 0.0]
+    assert result.p_value.tolist() == [1.0, 1 / 101]  # never 0: (0 + 1)/(B + 1)
     assert result.ci_low.tolist() == [0.0, 0.5] and result.ci_high.tolist() == [0.0, 0.5]
 
 
@@ -223,9 +224,10 @@ def test_discriminative_power_with_the_new_tests(toy_metrics, toy_positions):
     prefs = lf.preferences(toy_positions, ["rrLP"])
     for frame, measure in ((toy_metrics, "AP"), (prefs, "rrLP")):
         for test in ("fisher", "bootstrap"):
-            power = discriminative_power(frame, [measure], test=test, seed=0, n_replicates=400)
+            # 28 pairs under Holm: 1/(B + 1) must be below 0.05/28, so B ≥ 560
+            power = discriminative_power(frame, [measure], test=test, seed=0, n_replicates=600)
             assert power["test"].to_list() == [test]
-            tests = significance(frame, measure, test=test, seed=0, n_replicates=400)
+            tests = significance(frame, measure, test=test, seed=0, n_replicates=600)
             assert power["n_significant"][0] == (tests["p_adjusted"] < 0.05).sum()
 
 

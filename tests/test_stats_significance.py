@@ -357,8 +357,8 @@ def test_discriminative_power_with_hsd_and_bonferroni(toy_metrics):
 def test_bad_input_names_the_problem(toy_metrics):
     with pytest.raises(SchemaError, match="'nDCG'"):
         significance(toy_metrics, "nDCG")
-    with pytest.raises(InputError, match="unknown test"):
-        significance(toy_metrics, "AP", test="wilcoxon")  # type: ignore[arg-type]
+    with pytest.raises(InputError, match=r"unknown test 'wilcox'.*did you mean 'wilcoxon'"):
+        significance(toy_metrics, "AP", test="wilcox")  # type: ignore[arg-type]
     duplicated = pl.concat([toy_metrics, toy_metrics.head(1)])
     with pytest.raises(InputError, match="several rows"):
         significance(duplicated, "AP")

@@ -21,24 +21,26 @@ from typing import NoReturn, get_args
 
 import polars as pl
 
+import lexiframe_command
 from lexiframe import __version__, datasets, io
 from lexiframe._batched import positions_of_files
 from lexiframe._utils import plural, quote_names
 from lexiframe.aggregate import METHODS, Method, order, summarize_preferences
 from lexiframe.cli import _spark as spark_options
-from lexiframe.cli import compare, trec_eval, trec_eval_output
+from lexiframe.cli import compare, compare_qrels, trec_eval, trec_eval_output
+from lexiframe.cli._orderings import long_orderings
 from lexiframe.cli._shared import (
     add_compat_argument,
     add_track_arguments,
     check_track_arguments,
-    in_cli_words,
     load_measure_files,
     metric_ordering,
     split_measures,
     track_options,
+    trec_eval_habit,
     warnings_as_notes,
 )
-from lexiframe.errors import InputError, LexiframeError, LexiframeWarning
+from lexiframe.errors import InputError, LexiframeError, LexiframeWarning, OutputError
 from lexiframe.evaluation import measures, summarize
 from lexiframe.options import PositionsOptions
 from lexiframe.preferences import preferences
@@ -109,24 +111,17 @@ def _orderings(
     return result
 
 
-def long_orderings(orderings: dict[str, pl.DataFrame]) -> pl.DataFrame:
-    """All orderings in one long frame: ordering, system, rank, score.
-
-    Example:
-        >>> ranks = pl.DataFrame({"system": ["a"], "rank": [1], "score": [0.5]})
-        >>> long_orderings({"AP (mean)": ranks}).row(0)
-        ('AP (mean)', 'a', 1, 0.5)
-    """
-    return pl.concat(
-        [
-            frame.select(pl.lit(label).alias("ordering"), pl.all())
-            for label, frame in orderings.items()
-        ]
-    )
-
-
 def run_demo(args: argparse.Namespace) -> int:
     if args.write is not None:
+        existing = [path for path in datasets.demo_files(args.write).paths if path.exists()]
+        if existing:
+            more = f" (and {plural(len(existing) - 1, 'more')})" if len(existing) > 1 else ""
+            raise OutputError(
+                f"demo --write {args.write}: {str(existing[0])!r} exists{more}, and the demo "
+                "track would replace it; choose a new folder, e.g. --write demo-track",
+                kind="exists",
+                argument="--write",
+            )
         files = datasets.write_demo(args.write)
         folder = Path(args.write)
         print(
@@ -207,15 +202,16 @@ def _targets(path: str | None, kinds: list[str]) -> dict[str, Path]:
     """
     if path is None or not kinds:
         return {}
+    io.check_writable(path)  # the user's text: Path drops the slash of "out/"
     target = Path(path)
-    io.check_writable(target)
     if len(kinds) == 1:
         return {kinds[0]: target}
     return {kind: target.with_name(f"{target.stem}-{kind}{target.suffix}") for kind in kinds}
 
 
 def input_paths(args: argparse.Namespace) -> list[Path]:
-    """The files a command reads (its runs and qrels), which no output may replace."""
+    """The files a command reads (its runs and qrels), which no output may replace, and
+    the folders it reads whole, into which no output may go."""
     from lexiframe.io.files import find_files
 
     paths: list[Path] = []
@@ -223,6 +219,7 @@ def input_paths(args: argparse.Namespace) -> list[Path]:
         named = [item for item in value if item != "-"]
         if named:
             paths.extend(find_files(named, table))
+            paths.extend(Path(item) for item in named if os.path.isdir(item))
     return paths
 
 
@@ -353,7 +350,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--write",
         metavar="DIR",
         help="write the demo track into DIR instead (runs/sys000.txt …, qrels.txt, "
-        "run.parquet, qrels.parquet; DIR is made if missing) and evaluate nothing",
+        "run.parquet, qrels.parquet; DIR is made if missing, and no file in it is replaced) "
+        "and evaluate nothing",
     )
     demo.set_defaults(handler=run_demo)
     ev = commands.add_parser(
@@ -413,6 +411,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.set_defaults(handler=run_evaluate)
     trec_eval.add_parser(commands)
     compare.add_parser(commands)
+    compare_qrels.add_parser(commands)
     listing = commands.add_parser(
         "measures",
         help="list the measure names -m takes, one line each",
@@ -447,36 +446,29 @@ def run_measures(args: argparse.Namespace) -> int:
     return 0
 
 
-INTERRUPTED = 130
-"""The exit status after Ctrl-C (128 + SIGINT), as shells report it."""
-
-
-class Stopped(KeyboardInterrupt):
-    """A stop signal (SIGTERM, SIGHUP) turned into an exception, so that every temporary
-    output file is removed on the way out, as after Ctrl-C."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
-
-
-def _stop(signum: int, frame: object) -> None:
-    raise Stopped(signum)
-
-
 @contextlib.contextmanager
 def _stop_signals_raise() -> Iterator[None]:
-    """SIGTERM and SIGHUP raise :class:`Stopped` inside the block (the main thread only)."""
-    names = [name for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    """SIGINT raises KeyboardInterrupt and SIGTERM and SIGHUP
+    :class:`lexiframe_command.Stopped` inside the block (the main thread only), each once
+    per signal: with Python's own SIGINT handler, Polars raises KeyboardInterrupt twice
+    for one Ctrl-C, the second in the cleanup. A signal that arrives while outputs are
+    renamed or removed is delivered after. A signal the command was started ignoring
+    (``nohup``, a background job) stays ignored."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {name: signal.signal(getattr(signal, name), _stop) for name in names}
+    previous = lexiframe_command.install(_stop)
     try:
         yield
     finally:
-        for name, handler in previous.items():
-            signal.signal(getattr(signal, name), handler)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)  # type: ignore[arg-type]
+
+
+def _stop(signum: int, frame: object) -> None:
+    if io.outputs.defer_if_held(signum):  # outputs are being renamed or cleaned up
+        return
+    lexiframe_command.stop(signum, frame)
 
 
 def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
@@ -493,6 +485,8 @@ def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argpa
     unknown = next((item for item in extra if item.startswith("-")), extra[0])
     close = difflib.get_close_matches(unknown.split("=", 1)[0], flags, n=1, cutoff=0.6)
     hint = f" (did you mean {close[0]}?)" if close else ""
+    if "--threshold" in flags:  # a command of run files: trec_eval's flags are known
+        hint = trec_eval_habit(extra, sys.argv[1:] if argv is None else argv) or hint
     command.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
 
 
@@ -505,28 +499,47 @@ def main(argv: Sequence[str] | None = None) -> int:
     it, and all are renamed when all are complete; a failure or a signal before that
     removes the temporary files and leaves the outputs as they were.
     """
-    parser = build_parser()
     try:
         with _stop_signals_raise():
+            parser = build_parser()
             args = _parse(parser, argv)
             if args.command is None:
                 parser.print_help()
                 return 0
             load_measure_files(getattr(args, "measures_from", []))
-            return args.handler(args)
-    except Stopped as stopped:
-        print(f"lexiframe: stopped by {stopped}", file=sys.stderr)
-        return 128 + stopped.signum
-    except KeyboardInterrupt:
-        print("lexiframe: interrupted", file=sys.stderr)
-        return INTERRUPTED
+            code: int = args.handler(args)
+            return code
+    except KeyboardInterrupt as stopped:  # Ctrl-C, or Stopped by SIGTERM or SIGHUP
+        line, status = lexiframe_command.stopped_line(stopped)
+        print(line, file=sys.stderr)
+        return status
     except BrokenPipeError:
         # The reader went away (``lexiframe trec_eval ... | head``): stop quietly.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
-    except (LexiframeError, OSError) as error:
-        print(f"lexiframe: error: {in_cli_words(str(error))}", file=sys.stderr)
+    except LexiframeError as error:
+        print(f"lexiframe: error: {error.cli_message()}", file=sys.stderr)
         return 2
+    except OSError as error:  # a file read, or the standard output (> /dev/full)
+        print(f"lexiframe: error: {_failure(error)}", file=sys.stderr)
+        return 2
+
+
+def _failure(error: OSError) -> str:
+    """An operating system's error in words: what could not be done and why.
+
+    Example:
+        >>> import errno
+        >>> _failure(OSError(errno.ENOSPC, "No space left on device"))
+        'cannot write the output: no space left on the device'
+        >>> _failure(PermissionError(errno.EACCES, "Permission denied", "run.txt"))
+        "cannot read 'run.txt': permission denied"
+    """
+    from lexiframe.io.files import reason_of, shown
+
+    if error.filename is not None:
+        return f"cannot read {shown(error.filename)}: {reason_of(error)}"
+    return f"cannot write the output: {reason_of(error)}"
 
 
 def run() -> NoReturn:
@@ -544,6 +557,9 @@ def run() -> NoReturn:
         sys.stdout.flush()
     except BrokenPipeError:  # the reader went away at the very end
         code = code or 1
+    except OSError as error:  # the last of the output could not be written
+        print(f"lexiframe: error: {_failure(error)}", file=sys.stderr)
+        code = 2
     sys.stderr.flush()
     atexit._run_exitfuncs()  # the teardown that remains: what was registered to run at exit
     os._exit(code)

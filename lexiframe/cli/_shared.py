@@ -4,7 +4,6 @@ names split into metrics and preferences, and how warnings reach the terminal.""
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import traceback
 import warnings
@@ -13,7 +12,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lexiframe.errors import InputError, LexiframeError, LexiframeWarning, UnknownMeasureError
+from lexiframe.errors import (
+    InputError,
+    LexiframeError,
+    LexiframeWarning,
+    UnknownMeasureError,
+    cli_text,
+)
 from lexiframe.options import COMPATS, PositionsOptions
 
 if TYPE_CHECKING:
@@ -72,6 +77,42 @@ def add_compat_argument(parser: argparse.ArgumentParser) -> None:
         help=f"give the numbers of another tool: {', '.join(COMPAT_FLAGS)} (trec_eval "
         "versions; 10.0 is the default) or pytrec_eval (docs/reproducing.md)",
     )
+
+
+TREC_EVAL_FLAGS = {
+    "-l": "--threshold",
+    "-M": "--depth",
+    "-N": "--n",
+    "-J": "--condensed",
+    "-c": "--no-relevant keep",
+    "-q": "-q",
+}
+"""trec_eval's flags and the flags of :func:`add_track_arguments` that do the same, for a
+user who types the one they know."""
+
+
+def trec_eval_habit(extra: Sequence[str], argv: Sequence[str]) -> str:
+    """A hint for a trec_eval flag among the unknown arguments ``extra`` of the command
+    line ``argv`` (its value read there: argparse takes ``2`` of ``-l 2`` for a run), or
+    ``""``.
+
+    Example:
+        >>> trec_eval_habit(["-l"], ["--qrels", "q.txt", "-l", "2", "runs/"])
+        " (trec_eval's -l is --threshold here: --threshold 2)"
+    """
+    for item in extra:
+        flag = item.partition("=")[0][:2]
+        ours = TREC_EVAL_FLAGS.get(flag) if item.startswith("-") else None
+        if ours is None or ours == flag:
+            continue
+        value = item[2:].lstrip("=")
+        following = list(argv[list(argv).index(item) + 1 :]) if item in argv else []
+        if not value and following and not following[0].startswith("-"):
+            value = following[0]
+        takes_value = ours in ("--threshold", "--depth", "--n")
+        example = f"{ours} {value}" if takes_value and value else ours
+        return f" (trec_eval's {flag} is {ours} here: {example})"
+    return ""
 
 
 def check_track_arguments(args: argparse.Namespace) -> None:
@@ -156,28 +197,6 @@ def split_measures(names: Sequence[str]) -> tuple[list[str], list[str]]:
     return list(dict.fromkeys(metrics)), list(dict.fromkeys(prefs))
 
 
-CLI_WORDS = (
-    (r"Pass n= \(an integer or a column\)\.", "Pass the corpus size with --n."),
-    (r"without n= ", "without --n "),
-    (r"\bn=(\d+) is too small", r"--n \1 is too small"),
-    (r"Pass the corpus size n= \(--n at the command line\)", "Pass the corpus size --n"),
-    (r"seed=, e\.g\. seed=0,", "--seed, e.g. --seed 0,"),
-    (r" lexiframe\.coverage\(run, qrels\) counts them per system\.", ""),
-    (r"drop the duplicates, e\.g\. with \.unique\(\[[^]]*\]\)", "drop the duplicate lines"),
-    # the command orders metrics by their mean only
-    (r" Order by method='mc4', 'borda' or 'winrate' \([^)]*\)\.", ""),
-)
-"""Python's words in lexiframe's messages and what a command-line user types instead: the
-one place where the command translates argument names to its flags."""
-
-
-def in_cli_words(message: str) -> str:
-    """``message`` with the API's argument names replaced by the command's flags."""
-    for api, cli in CLI_WORDS:
-        message = re.sub(api, cli, message)
-    return message
-
-
 def metric_ordering(name: str, compute: Callable[[], pl.DataFrame]) -> pl.DataFrame | None:
     """The ordering by metric ``name`` that ``compute`` returns, its warnings printed as
     notes; or None, with a note that says why there is none (e.g. every value is null
@@ -186,7 +205,7 @@ def metric_ordering(name: str, compute: Callable[[], pl.DataFrame]) -> pl.DataFr
         with warnings_as_notes():  # systems without a value rank last: said as a note
             return compute()
     except InputError as error:
-        print(f"note: no ordering by {name}: {in_cli_words(str(error))}", file=sys.stderr)
+        print(f"note: no ordering by {name}: {cli_text(error)}", file=sys.stderr)
         return None
 
 
@@ -198,4 +217,4 @@ def warnings_as_notes() -> Iterator[None]:
         warnings.simplefilter("always", LexiframeWarning)
         yield
     for warning in caught:
-        print(f"note: {in_cli_words(str(warning.message))}", file=sys.stderr)
+        print(f"note: {cli_text(warning.message)}", file=sys.stderr)

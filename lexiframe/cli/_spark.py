@@ -13,7 +13,18 @@ LOCAL_DRIVER_MEMORY = "4g"
 mode the driver's JVM runs the executors too, and Spark's default (1g) is too little for
 the shuffle of 20 million rows."""
 
-SPARK_OPTIONS = ("conf", "buckets", "driver_memory", "executor_memory", "partition_by")
+RESOURCE_WAIT_SECONDS = 120
+"""How long the command's jobs may go without any executor before it ends (status 2)."""
+
+SPARK_OPTIONS = (
+    "conf",
+    "buckets",
+    "driver_memory",
+    "executor_memory",
+    "partition_by",
+    "resource_wait",
+    "spark_log",
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -49,6 +60,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument("--executor-memory", metavar="SIZE", help="each executor's memory")
     group.add_argument(
+        "--resource-wait",
+        type=int,
+        metavar="SECONDS",
+        help="end the command (status 2, naming what was asked and what the cluster offers) "
+        "when the cluster gives it no executor for SECONDS (default "
+        f"{RESOURCE_WAIT_SECONDS})",
+    )
+    group.add_argument(
+        "--spark-log",
+        metavar="FILE",
+        help="append Spark's own output (its start-up lines and its log) to FILE; by "
+        "default it is not shown",
+    )
+    group.add_argument(
         "--partition-by",
         action="append",
         metavar="COLUMN",
@@ -67,5 +92,8 @@ def check_arguments(args: argparse.Namespace) -> None:
         key, equals, _ = item.partition("=")
         if not equals or not key.strip():
             raise InputError(f"--conf takes KEY=VALUE, not {item!r}")
-    if args.buckets is not None and args.buckets < 1:
-        raise InputError(f"--buckets must be a positive integer, not {args.buckets}")
+    for name in ("buckets", "resource_wait"):
+        value = getattr(args, name, None)
+        if value is not None and value < 1:
+            flag = "--" + name.replace("_", "-")
+            raise InputError(f"{flag} must be a positive integer, not {value}")

@@ -79,4 +79,5 @@ def _rounded_units(x: np.ndarray) -> np.ndarray:
     tie = above == -error
     odd = np.fmod(floor, 2.0) == 1.0
     units = floor + (up | (tie & odd))
-    return units.astype(np.int64)
+    counted: np.ndarray = units.astype(np.int64)
+    return counted

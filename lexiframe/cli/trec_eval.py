@@ -12,7 +12,6 @@ runs in one call print one block per run, as successive trec_eval calls would.
 from __future__ import annotations
 
 import argparse
-import re
 import shutil
 import sys
 import tempfile
@@ -20,6 +19,7 @@ from collections.abc import Iterator, Sequence
 
 import polars as pl
 
+from lexiframe._utils import format_row
 from lexiframe.cli import trec_eval_measures as measuring
 from lexiframe.cli._shared import add_compat_argument
 from lexiframe.cli.trec_eval_input import Run, read_ahead, read_batches
@@ -50,19 +50,30 @@ def _check_flags(args: argparse.Namespace) -> None:
         require_positive_int(args.collection_size, "-N", meaning="the collection size")
 
 
-def _in_drop_in_words(message: str, runs: Sequence[Run]) -> str:
-    """An error of a batch ranked or measured in the drop-in's words: ``-N`` for
-    the corpus size ``n=``, and each run by its file, not by its index in ``runs`` (its
-    ``system``).
+def _in_drop_in_words(error: InputError, runs: Sequence[Run]) -> InputError:
+    """An error of a batch ranked or measured in the drop-in's words, from its fields:
+    ``-N`` for the corpus size ``n=``, and the ranking's run by its file, not by its index
+    in ``runs`` (the ``system`` of its example row).
 
     Example:
-        >>> run = Run("bm25", "runs/bm25.txt")
-        >>> _in_drop_in_words("n=5 is too small: the ranking system='0' query='401'", [run])
+        >>> error = InputError("{argument}5 is too small: the ranking system='0' query='401'",
+        ...                    example={"system": "0", "query": "401"}, argument="n=")
+        >>> str(_in_drop_in_words(error, [Run("bm25", "runs/bm25.txt")]))
         "-N 5 is too small: the ranking of run 'runs/bm25.txt' query='401'"
     """
-    message = re.sub(r"\bn=(\d+) is too small", r"-N \1 is too small", message)
-    return re.sub(
-        r"system='(\d+)'", lambda found: f"of run {runs[int(found[1])].source!r}", message
+    template, example = error.template, error.example or {}
+    system = example.get("system")
+    if isinstance(system, str) and system.isdigit() and int(system) < len(runs):
+        rest = {key: value for key, value in example.items() if key != "system"}
+        named = f"of run {runs[int(system)].source!r}" + (f" {format_row(rest)}" if rest else "")
+        template = template.replace(format_row(dict(example)), named)
+    return InputError(
+        template,
+        kind=error.kind,
+        column=error.column,
+        example=error.example,
+        argument="-N " if error.argument == "n=" else (error.flag or error.argument),
+        hint=error.hint if error.cli_hint is None else error.cli_hint,
     )
 
 
@@ -120,7 +131,7 @@ def run_trec_eval(args: argparse.Namespace) -> int:
     everything: list[Run] = []  # the runs read so far; a run's system is its index here
 
     def in_words(error: InputError) -> InputError:
-        return InputError(_in_drop_in_words(str(error), everything))
+        return _in_drop_in_words(error, everything)
 
     def rankings() -> Iterator[tuple[list[Run], pl.DataFrame]]:
         """Each batch's runs and positions frame, ranked in a thread while the next batch
@@ -184,7 +195,7 @@ def run_trec_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``lexiframe trec_eval`` on the command's subparsers."""
     te = commands.add_parser(
         "trec_eval",

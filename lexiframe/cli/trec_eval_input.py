@@ -95,6 +95,16 @@ def _other_batch(path: str) -> Batch:
             )
             runs = [Run(str(system), f"{path} (system {system!r})") for system in systems]
             return Batch(runs, rows.select(pl.exclude("system"), index.alias(RUN_INDEX)))
+    else:
+        tags = rows["system"].unique(maintain_order=True)
+        if len(tags) > 1:  # a folder is one run: several runs' files would merge
+            raise InputError(
+                f"{path} is a folder, read as one run of its files, but they hold "
+                f"{len(tags)} run tags ({', '.join(map(repr, tags.head(3)))}"
+                f"{', …' if len(tags) > 3 else ''}): to evaluate each run, name its files "
+                f"({path.rstrip('/')}/*)",
+                kind="several runs",
+            )
     runid = rows["system"][-1]  # trec_eval keeps the last line's id
     index = pl.lit(0, dtype=pl.UInt32).alias(RUN_INDEX)
     return Batch([Run(str(runid), path)], rows.select(pl.exclude("system"), index))

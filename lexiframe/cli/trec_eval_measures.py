@@ -45,8 +45,13 @@ class Line:
 def _split(argument: str) -> tuple[str, str | None]:
     """``P.5,10`` → (``P``, ``5,10``); trec_eval's printed names (``P_5``) are read too."""
     root, dot, params = argument.partition(".")
+    if dot and not params:  # trec_eval: "improper measure in parameter"
+        raise UnknownMeasureError(
+            f"trec_eval measure {argument!r}: a dot is followed by the measure's parameters, "
+            f"e.g. {root}.5,10 for cut-offs, or name {root} alone for its defaults"
+        )
     if dot:
-        return root, params or None
+        return root, params
     if argument in CATALOGUE or argument in NICKNAMES:
         return argument, None
     roots = [name for name in CATALOGUE if argument.startswith(name + "_")]

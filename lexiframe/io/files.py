@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -51,6 +52,18 @@ def find_files(paths: Paths, table: str) -> list[Path]:
 
 
 _SPOOLED: dict[str, Path] = {}
+_NAMES: dict[Path, str] = {}  # a stream's temporary copy -> what the user named
+
+
+def shown(path: PathLike) -> str:
+    """``path`` quoted as the user named it, for a message: a stream's temporary copy
+    (:func:`find_files`) by the stream's name, standard input as ``'-' (standard input)``.
+
+    Example:
+        >>> shown("runs/bm25.txt")
+        "'runs/bm25.txt'"
+    """
+    return _NAMES.get(Path(path), repr(str(path)))
 
 
 def _spooled(item: str, table: str) -> Path:
@@ -75,8 +88,11 @@ def _spooled(item: str, table: str) -> Path:
                 with open(item, "rb") as stream:
                     shutil.copyfileobj(stream, copy, 1 << 20)
     except OSError as error:
-        raise InputError(f"cannot read {table} {item!r}: {error.strerror or error}") from None
+        raise InputError(
+            f"cannot read {table} {item!r}: {reason_of(error)}", kind="unreadable"
+        ) from None
     _SPOOLED[item] = target
+    _NAMES[target] = "'-' (standard input)" if item == "-" else repr(item)
     return target
 
 
@@ -94,7 +110,7 @@ def check_system_names(files: Sequence[Path]) -> None:
         name = system_name(path)
         if name in seen:
             raise InputError(
-                f"run files {str(seen[name])!r} and {str(path)!r} would both be system "
+                f"run files {shown(seen[name])} and {shown(path)} would both be system "
                 f"{name!r} (system_from='filename', --system-from filename, names a system by "
                 "its file's name); rename one of them"
             )
@@ -115,5 +131,30 @@ def system_name(path: Path) -> str:
 
 
 def quote_files(files: Sequence[Path], limit: int = 3) -> str:
-    shown = ", ".join(repr(str(path)) for path in files[:limit])
-    return shown + (f" and {len(files) - limit} more" if len(files) > limit else "")
+    names = ", ".join(shown(path) for path in files[:limit])
+    return names + (f" and {len(files) - limit} more" if len(files) > limit else "")
+
+
+def reason_of(error: OSError) -> str:
+    """Why a file could not be read or written, in words (no ``[Errno 13]``).
+
+    Example:
+        >>> import errno
+        >>> reason_of(PermissionError(errno.EACCES, "Permission denied"))
+        'permission denied'
+    """
+    reasons = {
+        errno.EACCES: "permission denied",
+        errno.EPERM: "permission denied",
+        errno.EROFS: "the file system is read-only",
+        errno.ENAMETOOLONG: "the name is too long",
+        errno.ENOSPC: "no space left on the device",
+        errno.EDQUOT: "disk quota exceeded",
+        errno.EFBIG: "the file is too large (a file size limit or the file system's)",
+        errno.ENOTDIR: "a file is in the way of a folder",
+        errno.EEXIST: "a file is in the way of a folder",
+        errno.ENOENT: "no such file",
+        errno.EISDIR: "it is a folder",
+        errno.EIO: "an input/output error of the device",
+    }
+    return reasons.get(error.errno or 0, (error.strerror or str(error)).lower())

@@ -8,6 +8,7 @@ from pathlib import Path
 from isal import igzip
 
 from lexiframe.errors import InputError
+from lexiframe.io.files import shown
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -19,9 +20,10 @@ def is_gzip(path: Path) -> bool:
 
 def decompress(path: Path) -> bytes:
     try:
-        return igzip.decompress(path.read_bytes())
+        data: bytes = igzip.decompress(path.read_bytes())  # type: ignore[no-untyped-call]
+        return data
     except (OSError, EOFError, ValueError) as error:
-        raise InputError(f"cannot decompress {str(path)!r}: {error}") from None
+        raise InputError(f"cannot decompress {shown(path)}: {error}", kind="not text") from None
 
 
 def head(path: Path, size: int) -> bytes | None:
@@ -33,7 +35,7 @@ def head(path: Path, size: int) -> bytes | None:
             with gzip.open(path, "rb") as unzipped:
                 return unzipped.read(size)
         except (OSError, EOFError) as error:
-            raise InputError(f"cannot decompress {str(path)!r}: {error}") from None
+            raise InputError(f"cannot decompress {shown(path)}: {error}", kind="not text") from None
     if start[:4] == b"\x28\xb5\x2f\xfd":  # zstd: leave it to Polars
         return None
     return start

@@ -31,7 +31,7 @@ import polars as pl
 from lexiframe._utils import format_row, shorten
 from lexiframe.errors import InputError, SchemaError
 from lexiframe.io.layouts import QRELS_SCHEMA, RUN_SCHEMA
-from lexiframe.validate import check_grades
+from lexiframe.validate import check_grades, require_text
 
 DEFAULT_SYSTEM = "run"
 """The system id of a run that names none (a dict, namedtuples, a frame without one)."""
@@ -70,7 +70,7 @@ def as_run(obj: Any, *, system: str | None = None) -> pl.DataFrame | pl.LazyFram
         >>> lf.as_run({"q1": {"d1": 2.0, "d2": 1.0}}, system="bm25").rows()
         [('bm25', 'q1', 'd1', 2.0), ('bm25', 'q1', 'd2', 1.0)]
     """
-    return _convert(obj, "score", system)
+    return _convert(obj, "score", require_text(system, "system", optional=True))
 
 
 def as_qrels(obj: Any) -> pl.DataFrame | pl.LazyFrame:
@@ -255,13 +255,14 @@ def run_frame(obj: Any, names: tuple[str, ...] = _RUN_NAMES) -> pl.DataFrame | p
     """A run as the evaluation functions take it: through :func:`as_run`, unless the caller
     names its frame's columns (``names``, the functions' column options) itself; a frame
     :func:`as_run` cannot read goes on to the function's own checks and errors."""
-    return _entry(obj, names, _RUN_NAMES, as_run)
+    frame: pl.DataFrame | pl.LazyFrame = _entry(obj, names, _RUN_NAMES, as_run)
+    return frame
 
 
 def qrels_frame(obj: Any, names: tuple[str, ...] = _QRELS_NAMES) -> pl.DataFrame | pl.LazyFrame:
     """Qrels as the evaluation functions take them (see :func:`run_frame`); grades are
     integers whatever the columns' names (:func:`lexiframe.validate.check_grades`)."""
-    frame = _entry(obj, names, _QRELS_NAMES, as_qrels)
+    frame: pl.DataFrame | pl.LazyFrame = _entry(obj, names, _QRELS_NAMES, as_qrels)
     if isinstance(frame, pl.DataFrame | pl.LazyFrame):
         frame = check_grades(frame, names[2])
     return frame

@@ -2,11 +2,12 @@
 
 A command that writes several files (``lexiframe evaluate -o … --summary … --orderings …``)
 plans them in an :class:`Outputs`: each path is checked when it is added (its folder exists
-or is made, is writable and takes the name; the path is no folder, no input and no other
-output), before the computation starts. Each table is then written to a hidden temporary
-file beside its target, and only when every one is complete are they renamed over the
-targets, with the signals that stop a command (SIGINT, SIGTERM, SIGHUP) held back for the
-few renames. A failure before that removes every temporary file and replaces nothing; the
+or can be made, is writable and takes the name; the path is no folder, no input, no file
+inside a folder read as input, and no other output), before the computation starts. Each
+table is then written to a hidden temporary file beside its target (its folder made then),
+and only when every one is complete are they renamed over the targets, with the signals
+that stop a command (SIGINT, SIGTERM, SIGHUP) held back for the few renames. A failure
+before that removes every temporary file and the folders made, and replaces nothing; the
 error names the user's paths. A target that is a symbolic link stays a link (the file it
 points to is replaced), and an existing file keeps its permission bits.
 """
@@ -14,7 +15,6 @@ points to is replaced), and an existing file keeps its permission bits.
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import secrets
 import signal
@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from lexiframe.errors import OutputError
-from lexiframe.io.files import PathLike
+from lexiframe.io.files import PathLike, reason_of
 
 STOP_SIGNALS = tuple(
     getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
@@ -48,23 +48,10 @@ def _identity(path: Path) -> tuple[int, int] | str:
     return (info.st_dev, info.st_ino)
 
 
-def _reason(error: OSError) -> str:
-    reasons = {
-        errno.EACCES: "permission denied",
-        errno.EPERM: "permission denied",
-        errno.EROFS: "the file system is read-only",
-        errno.ENAMETOOLONG: "the name is too long",
-        errno.ENOSPC: "no space left on the device",
-        errno.EDQUOT: "disk quota exceeded",
-        errno.EFBIG: "the file is too large (a file size limit or the file system's)",
-        errno.ENOTDIR: "a file is in the way of a folder",
-        errno.EEXIST: "a file is in the way of a folder",
-    }
-    return reasons.get(error.errno or 0, error.strerror or str(error))
-
-
 def check_output_path(path: PathLike, what: str = "output") -> Path:
-    """Check now that ``path`` can be written, making its folder if missing.
+    """Check now that ``path`` can be written. A missing folder is not made yet (the
+    writer makes it, so that a command that fails leaves none behind): the nearest folder
+    that exists must let it be made.
 
     Raises :class:`~lexiframe.errors.OutputError` naming ``path`` (never a temporary
     name): a folder as the path, a file in the way of its folder, an unwritable folder, a
@@ -73,8 +60,8 @@ def check_output_path(path: PathLike, what: str = "output") -> Path:
     Example:
         >>> import tempfile, pathlib
         >>> folder = pathlib.Path(tempfile.mkdtemp())
-        >>> check_output_path(folder / "new" / "metrics.csv").parent.is_dir()
-        True
+        >>> check_output_path(folder / "new" / "metrics.csv").parent.exists()
+        False
         >>> check_output_path(folder)
         Traceback (most recent call last):
         ...
@@ -82,30 +69,83 @@ def check_output_path(path: PathLike, what: str = "output") -> Path:
     """
     target = Path(path)
     if str(path) == "" or target.name in ("", ".", ".."):
-        raise OutputError(f"cannot write {what} {str(path)!r}: it names no file")
+        raise OutputError(f"cannot write {what} {str(path)!r}: it names no file", kind="name")
     # os.path, not Path: Path.is_dir raises on a name too long for the file system (3.11).
     if os.path.isdir(target):
-        raise OutputError(f"cannot write {what} {str(path)!r}: it is a folder")
+        raise OutputError(f"cannot write {what} {str(path)!r}: it is a folder", kind="folder")
     real = Path(os.path.realpath(target))  # a symbolic link: the file it points to
-    if len(real.name.encode()) > _name_max(real.parent):
-        raise OutputError(f"cannot write {what} {str(path)!r}: the name is too long")
+    existing = real.parent
+    while not os.path.exists(existing) and existing != existing.parent:
+        existing = existing.parent
+    if len(real.name.encode()) > _name_max(existing):
+        raise OutputError(f"cannot write {what} {str(path)!r}: the name is too long", kind="name")
+    if existing != real.parent:  # folders to make: can they be?
+        reason = (
+            "a file is in the way of a folder"
+            if not os.path.isdir(existing)
+            else "permission denied"
+            if not os.access(existing, os.W_OK | os.X_OK)
+            else ""
+        )
+        if reason:
+            raise OutputError(
+                f"cannot write {what} {str(path)!r}: cannot make its folder "
+                f"{str(target.parent)!r}: {reason}",
+                kind="folder",
+            )
+        return target
+    if os.path.exists(real) and not os.path.isfile(real):
+        raise OutputError(
+            f"cannot write {what} {str(path)!r}: it is not a regular file", kind="not a file"
+        )
+    probe = temporary_beside(real)
+    with _signals_held():  # a stop signal between the two would leave the probe behind
+        try:
+            descriptor = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except OSError as error:
+            raise OutputError(
+                f"cannot write {what} {str(path)!r}: {reason_of(error)}", kind="permission"
+            ) from None
+        os.close(descriptor)
+        probe.unlink(missing_ok=True)
+    return target
+
+
+def make_folder(target: Path, made: list[Path], what: str = "output") -> None:
+    """Make the folder of ``target`` if missing, appending each folder made to ``made``
+    (outermost first), so that a failure can remove them again."""
     try:
-        real.parent.mkdir(parents=True, exist_ok=True)
+        _make_folder(Path(os.path.realpath(target)).parent, made)
     except OSError as error:
         raise OutputError(
-            f"cannot write {what} {str(path)!r}: cannot make its folder "
-            f"{str(target.parent)!r}: {_reason(error)}"
+            f"cannot write {what} {str(target)!r}: cannot make its folder "
+            f"{str(target.parent)!r}: {reason_of(error)}",
+            kind="folder",
         ) from None
-    if os.path.exists(real) and not os.path.isfile(real):
-        raise OutputError(f"cannot write {what} {str(path)!r}: it is not a regular file")
-    probe = temporary_beside(real)
-    try:
-        descriptor = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except OSError as error:
-        raise OutputError(f"cannot write {what} {str(path)!r}: {_reason(error)}") from None
-    os.close(descriptor)
-    probe.unlink(missing_ok=True)
-    return target
+
+
+def _make_folder(folder: Path, made: list[Path]) -> None:
+    """Make ``folder`` and its missing parents, appending each one made to ``made``."""
+    missing = []
+    while not os.path.isdir(folder) and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    for inner in reversed(missing):
+        try:
+            os.mkdir(inner)
+        except FileExistsError:
+            if not os.path.isdir(inner):
+                raise
+            continue
+        made.append(inner)
+
+
+def _remove_folders(made: list[Path]) -> None:
+    """Remove the folders of ``made`` that are still empty, innermost first."""
+    for folder in reversed(made):
+        with contextlib.suppress(OSError):
+            os.rmdir(folder)
+    made.clear()
 
 
 def _name_max(folder: Path) -> int:
@@ -141,7 +181,13 @@ class Outputs:
     """
 
     def __init__(self, inputs: Iterable[PathLike] = ()) -> None:
+        inputs = list(inputs)
         self._inputs = {_identity(Path(path)): str(path) for path in inputs}
+        # A folder of inputs is read whole: a file written into it becomes an input.
+        self._folders = {
+            os.path.realpath(path): str(path) for path in inputs if os.path.isdir(path)
+        }
+        self._made: list[Path] = []  # the folders made for the outputs, removed on failure
         self._targets: dict[Path, str] = {}  # the user's path -> what it holds
         self._seen: dict[tuple[int, int] | str, str] = {}
         self._temporary: dict[Path, Path] = {}
@@ -157,6 +203,14 @@ class Outputs:
                 f"the {what} {str(path)!r} is also an input ({self._inputs[identity]!r}): "
                 "writing it would replace the input; choose another path"
             )
+        folder = os.path.realpath(target.parent)
+        if folder in self._folders and not target.name.startswith("."):
+            raise OutputError(
+                f"the {what} {str(path)!r} is inside the input folder "
+                f"{self._folders[folder]!r}: the next command over that folder would read it "
+                "as an input; write it to another folder",
+                kind="inside input",
+            )
         if identity in self._seen:
             raise OutputError(
                 f"the {what} and the {self._seen[identity]} would both be written to "
@@ -169,6 +223,7 @@ class Outputs:
     def write(self, target: Path, writer: Callable[[Path], object]) -> None:
         """Write one planned output to its temporary file with ``writer(temporary_path)``."""
         real = Path(os.path.realpath(target))
+        make_folder(target, self._made, self._targets[target])
         temporary = temporary_beside(real)
         self._temporary[target] = temporary
         try:
@@ -176,7 +231,7 @@ class Outputs:
             _keep_mode(temporary, real)
         except OSError as error:
             raise OutputError(
-                f"cannot write the {self._targets[target]} {str(target)!r}: {_reason(error)}; "
+                f"cannot write the {self._targets[target]} {str(target)!r}: {reason_of(error)}; "
                 f"{self._unchanged()}"
             ) from None
         except Exception as error:
@@ -205,7 +260,7 @@ class Outputs:
                     done = ", ".join(repr(str(path)) for path in self.replaced) or "none"
                     raise OutputError(
                         f"cannot replace the {self._targets[target]} {str(target)!r}: "
-                        f"{_reason(error)}; outputs already replaced: {done}"
+                        f"{reason_of(error)}; outputs already replaced: {done}"
                     ) from None
                 self.replaced.append(target)
         self._temporary.clear()
@@ -218,11 +273,24 @@ class Outputs:
         self.discard()
 
     def discard(self) -> None:
-        """Remove every temporary file not yet renamed."""
-        for temporary in self._temporary.values():
-            with contextlib.suppress(OSError):
-                temporary.unlink(missing_ok=True)
-        self._temporary.clear()
+        """Remove every temporary file not yet renamed and, when none was renamed, the
+        folders made for the outputs. A stop signal that lands here (Polars can raise
+        KeyboardInterrupt twice for one Ctrl-C) is held back until the files are gone."""
+        interrupted: BaseException | None = None
+        while True:
+            try:
+                with _signals_held():
+                    for target in list(self._temporary):
+                        with contextlib.suppress(OSError):
+                            self._temporary[target].unlink(missing_ok=True)
+                        del self._temporary[target]
+                    if not self.replaced:
+                        _remove_folders(self._made)
+                break
+            except KeyboardInterrupt as error:  # already on the way out: finish, then raise
+                interrupted = error
+        if interrupted is not None:
+            raise interrupted
 
 
 def _short(text: str, limit: int = 200) -> str:
@@ -230,37 +298,66 @@ def _short(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+class _Held:
+    """The stop signals held back: how deep the holds nest, and those that arrived."""
+
+    depth = 0
+    pending: list[int] = []  # noqa: RUF012  (one process-wide record)
+
+
+def defer_if_held(signum: int) -> bool:
+    """For a stop signal's handler: whether the signal arrived while stop signals are held
+    (it is then kept and delivered again when the hold ends). Blocking a signal in the main
+    thread does not hold it back once other threads run (Polars' do): the signal goes to
+    one of them, and Python runs its handler in the main thread all the same."""
+    if _Held.depth:
+        _Held.pending.append(signum)
+        return True
+    return False
+
+
 @contextlib.contextmanager
 def _signals_held() -> Iterator[None]:
     """Hold back the stop signals (delivered when the block ends)."""
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    _Held.depth += 1
+    blocking = hasattr(signal, "pthread_sigmask")
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS) if blocking else None
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        if previous is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        _Held.depth -= 1
+        if not _Held.depth and _Held.pending:
+            signum = _Held.pending[0]
+            _Held.pending.clear()
+            signal.raise_signal(signum)
 
 
 @contextlib.contextmanager
 def atomic(path: PathLike) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; rename it over ``path`` only on success.
 
-    ``path`` is checked first (:func:`check_output_path`: its folder is made if missing,
+    ``path`` is checked first (:func:`check_output_path`; its folder is made if missing,
     and an error names ``path``, never the temporary name). The temporary file is removed
     on any failure or interruption, so that a failed write leaves neither a partial
     ``path`` nor a stray file; a link stays a link and an existing file keeps its
     permission bits.
     """
+    made: list[Path] = []
     target = check_output_path(path)
+    make_folder(target, made)
     real = Path(os.path.realpath(target))
     temporary = temporary_beside(real)
+    done = False
     try:
         yield temporary
         _keep_mode(temporary, real)
         with _signals_held():
             os.replace(temporary, real)
+            done = True
     finally:
-        with contextlib.suppress(OSError):
+        with _signals_held(), contextlib.suppress(OSError):
             temporary.unlink(missing_ok=True)
+        if not done:
+            _remove_folders(made)

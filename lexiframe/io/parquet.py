@@ -8,9 +8,9 @@ from pathlib import Path
 
 import polars as pl
 
-from lexiframe._utils import quote_names
+from lexiframe._utils import quote_names, shorten
 from lexiframe.errors import InputError, SchemaError
-from lexiframe.io.files import system_name
+from lexiframe.io.files import shown, system_name
 from lexiframe.io.layouts import Layout, trec_rank
 from lexiframe.typing import SystemFrom
 from lexiframe.validate import check_grades
@@ -23,7 +23,9 @@ def parquet_plan(files: Sequence[Path], layout: Layout, system_from: SystemFrom)
         try:
             schema = plan.collect_schema()
         except pl.exceptions.PolarsError as error:
-            raise InputError(f"cannot read parquet file {str(path)!r}: {error}") from None
+            raise InputError(
+                f"cannot read parquet file {shown(path)}: {shorten(str(error))}", kind="not parquet"
+            ) from None
         plans.append(_conform(plan, schema, path, layout, system_from))
     return pl.concat(plans, how="vertical")
 
@@ -69,7 +71,7 @@ def _conform(
     system_from: SystemFrom,
 ) -> pl.LazyFrame:
     """Check a parquet file's columns and cast them to the reader's schema."""
-    where = f"{layout.table} parquet file {str(path)!r}"
+    where = f"{layout.table} parquet file {shown(path)}"
     required = [name for name in layout.output if name != "rank"]
     if system_from == "filename" and "system" in required:
         required.remove("system")
@@ -106,7 +108,7 @@ def _conform(
             expected = layout.output_schema[name]
             if name == "relevance" and dtype.is_float():
                 # Whole-number grades stored as floats are read; others are refused.
-                plan = check_grades(plan, name, f"qrels parquet file {str(path)!r}")
+                plan = check_grades(plan, name, f"qrels parquet file {shown(path)}")
                 dtype = pl.Int64()
             numeric_ok = dtype.is_numeric() if expected == pl.Float64 else dtype.is_integer()
             if not numeric_ok:

@@ -7,9 +7,10 @@ from collections.abc import Iterator
 import polars as pl
 
 from lexiframe.io.files import Paths
-from lexiframe.io.layouts import RANKED_RUN, RUN
+from lexiframe.io.layouts import RANKED_RUN, RUN, Layout
 from lexiframe.io.sources import iter_table, read_table, scan_table
 from lexiframe.typing import SystemFrom
+from lexiframe.validate import require_bool
 
 
 def read_run(
@@ -69,7 +70,7 @@ def read_run(
         >>> read_run(folder, system_from="filename")["system"].unique().to_list()
         ['bm25.txt']
     """
-    return read_table(paths, RANKED_RUN if rank else RUN, system_from, progress)
+    return read_table(paths, _layout(rank), system_from, progress)
 
 
 def scan_run(
@@ -99,7 +100,7 @@ def scan_run(
         │ D1  ┆ 3.0   │
         └─────┴───────┘
     """
-    return scan_table(paths, RANKED_RUN if rank else RUN, system_from)
+    return scan_table(paths, _layout(rank), system_from)
 
 
 BATCH_BYTES = 16 << 20
@@ -131,4 +132,9 @@ def read_run_batches(
         >>> [frame["system"].to_list() for frame in read_run_batches(folder, batch_bytes=1)]
         [['a'], ['b']]
     """
-    return iter_table(paths, RANKED_RUN if rank else RUN, system_from, batch_bytes)
+    return iter_table(paths, _layout(rank), system_from, batch_bytes)
+
+
+def _layout(rank: object) -> Layout:
+    """The fields a run is read with: the rank too when ``rank`` is True."""
+    return RANKED_RUN if require_bool(rank, "rank") else RUN

@@ -37,7 +37,7 @@ from isal import igzip
 from lexiframe._compat import collect
 from lexiframe._utils import shorten
 from lexiframe.errors import InputError
-from lexiframe.io.files import system_name
+from lexiframe.io.files import shown, system_name
 from lexiframe.io.gzipped import decompress, head, is_gzip
 from lexiframe.io.layouts import Layout
 from lexiframe.typing import SystemFrom
@@ -67,11 +67,41 @@ def _clean_line(line: str, separator: str, layout: Layout) -> bool:
     return True
 
 
+_NOT_TEXT = {
+    b"BZh": "compressed with bzip2",
+    b"\xfd7zXZ\x00": "compressed with xz",
+    b"PK\x03\x04": "a zip archive",
+    b"\xff\xfe": "UTF-16 text",
+    b"\xfe\xff": "UTF-16 text",
+    b"PAR1": "parquet (name it .parquet)",
+}
+"""The starts of files that are not TREC text, and what they are."""
+
+
+def _not_text(start: bytes) -> str | None:
+    """What a file that starts with ``start`` is, when it is not text lexiframe reads."""
+    kind = next((kind for magic, kind in _NOT_TEXT.items() if start.startswith(magic)), None)
+    if kind is None and b"\x00" in start:
+        kind = "binary (it holds NUL bytes)"
+    return kind
+
+
+def _refuse_not_text(path: Path, layout: Layout, start: bytes) -> None:
+    kind = _not_text(start)
+    if kind is not None:
+        raise InputError(
+            f"{layout.table} file {shown(path)} is {kind}, not a TREC text file; lexiframe "
+            "reads UTF-8 text, plain or gzipped (.gz), and parquet",
+            kind="not text",
+        )
+
+
 def _sniff(path: Path, layout: Layout) -> str | None:
     """The single-character separator of a file's first lines, or None (general path)."""
     start = head(path, _SNIFF_BYTES)
     if start is None:
         return None
+    _refuse_not_text(path, layout, start)
     complete = len(start) < _SNIFF_BYTES
     text = start.decode("utf-8", errors="replace")
     lines = text.split("\n")
@@ -80,7 +110,7 @@ def _sniff(path: Path, layout: Layout) -> str | None:
     lines = [line.rstrip("\r") for line in lines if line.strip()][:_SNIFF_LINES]
     if not lines:
         if complete:
-            raise InputError(f"{layout.table} file {str(path)!r} is empty")
+            raise InputError(f"{layout.table} file {shown(path)} is empty", kind="empty")
         return None
     for separator in ("\t", " "):
         if all(_clean_line(line, separator, layout) for line in lines):
@@ -210,16 +240,14 @@ def _diagnose(
     try:
         bad = collect(_general_plan(source, layout, diagnose=True).filter(pl.col(_BAD)))
     except pl.exceptions.PolarsError as error:
-        hint = ""
-        if "more fields" in str(error):
-            hint = " (it holds a NUL byte: is it a text file?)"
+        _refuse_undecodable(source, layout, file, lines_before)
         raise InputError(
-            f"cannot read {layout.table} file {str(file)!r}{hint}: {shorten(str(error))}"
+            f"cannot read {layout.table} file {_shown(file)}: {shorten(str(error))}"
         ) from None
     if bad.height == 0:
         return
     first = bad.sort(_LINE_NO).row(0, named=True)
-    where = f"{layout.table} file {str(file)!r}, line {first[_LINE_NO] + lines_before}"
+    where = f"{layout.table} file {_shown(file)}, line {first[_LINE_NO] + lines_before}"
     more = f" ({bad.height - 1} more malformed lines)" if bad.height > 1 and not name else ""
     text = first[_LINE]
     if first["__n_fields"] != len(layout.fields):
@@ -229,9 +257,42 @@ def _diagnose(
         value = _quote(first[f"__value_{field}"], 40)
         kind = "a number" if layout.types[field] is pl.Float64 else "an integer"
         problem = f"{field} {value} is not {kind}"
-        if value.strip("'").lower() in ("nan", "-nan", "+nan"):
+        nan = value.strip("'").lower() in ("nan", "-nan", "+nan")
+        if nan and layout.types[field] is pl.Float64:  # the score: it parses, as NaN
             problem = f"{field} {value} is not a number that orders a ranking"
-    raise InputError(f"{where}: {problem}{more}: {_quote(text)}")
+    raise InputError(
+        f"{where}: {problem}{more}: {_quote(text)}", kind="malformed line", column=None
+    )
+
+
+def _shown(file: Path | bytes) -> str:
+    return shown(file) if isinstance(file, Path) else "(a stream)"
+
+
+def _refuse_undecodable(
+    source: Path | bytes, layout: Layout, file: Path | bytes, lines_before: int
+) -> None:
+    """Raise an error naming the first line of ``source`` that is not UTF-8 text (or holds
+    a NUL byte), if there is one; read in pieces of whole lines, on this error path only."""
+    chunks = iter([source]) if isinstance(source, bytes) else _text_chunks(source, 1 << 24)
+    line = lines_before + 1
+    for chunk in chunks:
+        nul = chunk.find(b"\x00")
+        try:
+            chunk.decode("utf-8")  # whole lines: a character never spans two pieces
+            start = -1
+        except UnicodeDecodeError as error:
+            start = error.start
+        if nul >= 0 and (start < 0 or nul < start):
+            start, problem = nul, "a NUL byte: not a text file"
+        else:
+            problem = f"not UTF-8 text (byte {chunk[start : start + 1]!r}); save it as UTF-8"
+        if start >= 0:
+            line += chunk.count(b"\n", 0, start)
+            raise InputError(
+                f"{layout.table} file {_shown(file)}, line {line}: {problem}", kind="not text"
+            )
+        line += chunk.count(b"\n")
 
 
 def _text_plan(
@@ -412,7 +473,7 @@ def _read_one(
         frame = _try_collect(_text_plan(path, layout, None, system))
     if frame is None:
         _diagnose(path, layout)
-        raise InputError(f"cannot read {layout.table} file {str(path)!r}")
+        raise InputError(f"cannot read {layout.table} file {shown(path)}")
     return frame
 
 
@@ -436,7 +497,7 @@ def _pieces(job: _Job, layout: Layout, text_bytes: int) -> Iterator[pl.DataFrame
             frame = _try_collect(general)
         if frame is None:
             _diagnose(text, layout, name=path, lines_before=lines_before)
-            raise InputError(f"cannot read {layout.table} file {str(path)!r}")
+            raise InputError(f"cannot read {layout.table} file {shown(path)}")
         lines_before += text.count(b"\n")
         if carried is not None:
             frame = pl.concat([carried, frame])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any, Literal
@@ -11,7 +12,7 @@ import polars as pl
 
 from lexiframe._compat import collect
 from lexiframe._utils import quote_names
-from lexiframe.errors import InputError, SchemaError
+from lexiframe.errors import InputError, OutputError, SchemaError
 from lexiframe.io.files import PathLike
 from lexiframe.io.layouts import QRELS_SCHEMA, RUN_SCHEMA, trec_rank
 from lexiframe.io.outputs import atomic
@@ -63,7 +64,8 @@ def _writer(suffix: str) -> Callable[[pl.DataFrame, Path], None]:
     writers = {".parquet": parquet, ".csv": csv, ".jsonl": ndjson, ".ndjson": ndjson}
     if suffix not in writers:
         raise InputError(
-            f"cannot write a {suffix or 'extension-less'} file: the supported extensions are "
+            f"cannot write {f'a {suffix}' if suffix else 'an extension-less'} file: the "
+            "supported extensions are "
             f"{', '.join(WRITE_FORMATS)}"
         )
     return writers[suffix]
@@ -80,6 +82,12 @@ def check_writable(path: PathLike) -> None:
         ...
         lexiframe.errors.InputError: cannot write a .xlsx file: ...
     """
+    if os.path.isdir(path) or str(path).endswith(("/", os.sep)):
+        example = Path(path) / "metrics.csv"
+        raise OutputError(
+            f"cannot write {str(path)!r}: it is a folder; name a file, e.g. {str(example)!r}",
+            kind="folder",
+        )
     _writer(Path(path).suffix.lower())
 
 
@@ -103,6 +111,7 @@ def write_frame(frame: pl.DataFrame | pl.LazyFrame, path: PathLike) -> Path:
         query,positions
         401,1 4 9
     """
+    check_writable(path)
     target = Path(path)
     write = _writer(target.suffix.lower())
     data = _as_frame(frame)

@@ -16,6 +16,9 @@ from collections.abc import Callable
 
 from lexiframe.metrics import exprs
 
+GAIN_MAP_EXAMPLE = "gains={0: 0, 1: 1, 2: 3}"
+"""A gain map as a measure's name takes it: a dict of grades to gains."""
+
 
 def as_dict(value: object) -> str:
     """A gain map, held as (grade, gain) pairs, as the dict a user types."""
@@ -31,7 +34,7 @@ def gain_map(value: object) -> tuple[tuple[int, int | float], ...] | None:
     """A gain map ``{grade: gain}`` as sorted (grade, gain) pairs (``None``: the grades)."""
     if value is None:
         return None
-    example = "e.g. gains={0: 0, 1: 1, 2: 3}"
+    example = f"e.g. {GAIN_MAP_EXAMPLE}"
     if not isinstance(value, dict):
         raise ValueError(f"gains= maps relevance grades to gains, {example}")
     pairs = []

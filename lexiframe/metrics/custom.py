@@ -144,7 +144,7 @@ def _parameters(
         elif parameter.default is parameter.empty:
             raise InputError(
                 f"measure {name}: parameter {parameter.name!r} of expr= needs a default "
-                "value (its type and the value a name without it takes), e.g. p: float = 0.8"
+                "value (its type and the value a name without it takes), e.g. p: float = 0.5"
             )
         elif isinstance(parameter.default, _TYPES):
             params[parameter.name] = parameter.default

@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterable
 
 from lexiframe.errors import InputError, UnknownMeasureError
+from lexiframe.metrics.converters import GAIN_MAP_EXAMPLE
 from lexiframe.metrics.hints import did_you_mean, unknown_measure
 from lexiframe.metrics.registry import family_named
 from lexiframe.metrics.spec import LEVEL, Family, Measure
@@ -30,6 +31,8 @@ def _parse_params(name: str, family: Family, text: str | None) -> tuple[tuple[st
     if not text or not text.strip():
         return tuple(values.items())
     allowed = ", ".join(family.params) or "none"
+    if family.params:
+        allowed += f" (e.g. {family.name}({_param_example(family)}))"
     source = f"f({text})"
     try:
         call = ast.parse(source, mode="eval").body
@@ -69,6 +72,17 @@ def _parse_params(name: str, family: Family, text: str | None) -> tuple[tuple[st
                 raise unknown_measure(name, str(error), family_known=True) from None
         values[key] = value
     return tuple(values.items())
+
+
+def _param_example(family: Family) -> str:
+    """A first parameter of ``family`` as a name spells it: ``p=0.8``, ``gains={…}``."""
+    key, default = next(iter(family.params.items()))
+    if key == "gains":
+        return GAIN_MAP_EXAMPLE
+    if key == LEVEL:
+        return f"{LEVEL}=2"
+    printer = family.param_text.get(key, repr)
+    return f"{key}={printer(default)}"
 
 
 def _literal(node: ast.expr, source: str) -> object:

@@ -27,17 +27,17 @@ from lexiframe.errors import InputError
 from lexiframe.io.objects import qrels_frame, run_frame
 from lexiframe.options import PositionsKwargs, PositionsOptions
 from lexiframe.ranking._request import KEYS, POSITION, Request
-from lexiframe.ranking.checks import _check_values, _checked, _checked_qrels, warn_dropped
+from lexiframe.ranking.checks import check_values, checked_qrels, checked_rankings, warn_dropped
 from lexiframe.ranking.coverage import coverage
 from lexiframe.ranking.grades import binary_ndcg, keeps_grades
-from lexiframe.ranking.lists import MAX_JUDGMENTS_PER_DOC, _rankings
+from lexiframe.ranking.lists import MAX_JUDGMENTS_PER_DOC, ranked_lists
 from lexiframe.ranking.tables import (
-    _canonical_qrels,
-    _canonical_run,
-    _complete,
-    _relevant_queries,
-    _with_nonrel_counts,
+    canonical_qrels,
+    canonical_run,
+    complete_rows,
+    evaluated_queries,
     kept_run_rows,
+    with_nonrel_counts,
 )
 
 if TYPE_CHECKING:
@@ -120,10 +120,10 @@ def positions(
     qrels = qrels_frame(qrels, (names.query, names.doc, names.relevance))
     by, threshold, partitions = list(options.by), options.threshold, options.partitions
     validate.require_threshold(threshold)  # a level of 0 or below is said in a warning
-    every_row = _canonical_run(run, options)
-    qrels_lf, qrels_keys = _canonical_qrels(qrels, names, by, every_row)
+    every_row = canonical_run(run, options)
+    qrels_lf, qrels_keys = canonical_qrels(qrels, names, by, every_row)
     # Qrels are small next to runs: they are read once here and checked in full.
-    qrels_lf = _checked_qrels(collect(qrels_lf), names).lazy()
+    qrels_lf = checked_qrels(collect(qrels_lf), names).lazy()
     if systems is None and collect(every_row.head(1)).height == 0:
         raise InputError("the run is empty: it has no rows, so there is nothing to evaluate")
     run_lf = kept_run_rows(every_row, options)
@@ -136,11 +136,11 @@ def positions(
     request = Request(options, qrels_keys, grades)
     gainful = qrels_lf.filter(pl.col("relevance") >= request.gain_level)
     every_query = qrels_lf if options.keeps_no_relevant else None
-    queries = _relevant_queries(
+    queries = evaluated_queries(
         gainful, qrels_keys, grades, judged=every_query, threshold=threshold
     )
     if request.judged:
-        queries = _with_nonrel_counts(queries, qrels_lf, qrels_keys, threshold)
+        queries = with_nonrel_counts(queries, qrels_lf, qrels_keys, threshold)
     judgments = qrels_lf if request.reads_every_judgment else gainful
     if isinstance(run, pl.LazyFrame):
         if systems is not None and run_lf is every_row:
@@ -148,15 +148,15 @@ def positions(
         return _streamed(run_lf, judgments, queries, request, partitions, systems)
 
     # An in-memory run is checked for NaN scores and null ids in one cheap pass first.
-    _check_values(run_lf, options)
+    check_values(run_lf, options)
     parts = _eager_rankings(run_lf, judgments, request, partitions)
-    rankings_df = _checked(pl.concat(parts, how="diagonal"), run_lf, options)
+    rankings_df = checked_rankings(pl.concat(parts, how="diagonal"), run_lf, options)
     queries_df = collect(queries)
     warn_dropped(rankings_df, queries_df, by, qrels_keys, names, collect(qrels_lf))
     every = None
     if systems is not None:  # the systems of the whole run, when this is a part of it
         every = systems.lazy().select(*by, pl.col("system").cast(pl.String))
-    return collect(_complete(rankings_df.lazy(), queries_df.lazy(), request, every))
+    return collect(complete_rows(rankings_df.lazy(), queries_df.lazy(), request, every))
 
 
 def _streamed(
@@ -180,8 +180,10 @@ def _streamed(
     count = _partition_count(partitions, 0)
     judgments_df, queries_df = collect(judgments), collect(queries)  # small next to a run
     system_keys = [*request.by, "system"]
-    schema = _complete(
-        _rankings(run, judgments_df.lazy(), request, value_flags=True), queries_df.lazy(), request
+    schema = complete_rows(
+        ranked_lists(run, judgments_df.lazy(), request, value_flags=True),
+        queries_df.lazy(),
+        request,
     ).collect_schema()
 
     def groups() -> Iterator[pl.DataFrame]:
@@ -191,20 +193,22 @@ def _streamed(
         done = queries_df.clear()
         for index in range(count):
             in_group = _in_group(count, index)
-            plan = _rankings(
+            plan = ranked_lists(
                 run.filter(in_group),
                 judgments_df.filter(in_group).lazy(),
                 request,
                 value_flags=True,
             )
-            rankings = _checked(plan.collect(engine=GROUP_ENGINE), run, request.options)
+            rankings = checked_rankings(plan.collect(engine=GROUP_ENGINE), run, request.options)
             group_queries = queries_df.filter(in_group)
             new = rankings.select(system_keys).unique().join(seen, on=system_keys, how="anti")
             if new.height and done.height:
-                skipped = _complete(rankings.clear().lazy(), done.lazy(), request, new.lazy())
+                skipped = complete_rows(rankings.clear().lazy(), done.lazy(), request, new.lazy())
                 yield collect(skipped)
             seen = pl.concat([seen, new])
-            yield collect(_complete(rankings.lazy(), group_queries.lazy(), request, seen.lazy()))
+            yield collect(
+                complete_rows(rankings.lazy(), group_queries.lazy(), request, seen.lazy())
+            )
             done = pl.concat([done, group_queries])
 
     return lazy_frames(groups, schema, "lexiframe positions")
@@ -225,14 +229,14 @@ def _eager_rankings(
     of rows (:mod:`lexiframe._blocks`), by their keys in groups of queries elsewhere."""
     blocks = _blocks.number_blocks(collect(run), request.keys)
     parts = [
-        collect(_rankings(blocks.run.lazy(), judgments, request, block_keys=blocks.keys.lazy()))
+        collect(ranked_lists(blocks.run.lazy(), judgments, request, block_keys=blocks.keys.lazy()))
     ]
     if blocks.rest is not None:
         groups = _split(
             blocks.rest.lazy(), judgments, _partition_count(partitions, blocks.rest.height)
         )
         parts += [
-            collect(_rankings(part, part_judgments, request)) for part, part_judgments in groups
+            collect(ranked_lists(part, part_judgments, request)) for part, part_judgments in groups
         ]
     return parts
 
@@ -246,7 +250,7 @@ def _partition_count(partitions: int | None, rows: int) -> int:
 def _split(
     run: pl.LazyFrame, judgments: pl.LazyFrame, partitions: int
 ) -> list[tuple[pl.LazyFrame, pl.LazyFrame]]:
-    """The run and its judgments (:func:`_rankings`) in ``partitions`` groups of queries (by
+    """The run and its judgments (:func:`ranked_lists`) in ``partitions`` groups of queries (by
     a hash of the query id), to be ranked one group after another.
 
     Each group gets its judgments as a frame of its own: groups reading one shared

@@ -5,6 +5,7 @@ queries of the run that are not evaluated."""
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import polars as pl
 
@@ -21,7 +22,7 @@ from lexiframe.options import ColumnNames, PositionsOptions
 from lexiframe.ranking._request import KEYS
 
 
-def _check_values(run: pl.LazyFrame, options: PositionsOptions) -> None:
+def check_values(run: pl.LazyFrame, options: PositionsOptions) -> None:
     """Raise on the first row with a null id, or a NaN or null score (one pass, no grouping)."""
     by = list(options.by)
     flags = (
@@ -40,7 +41,9 @@ def _check_values(run: pl.LazyFrame, options: PositionsOptions) -> None:
     _raise_for(bad, run, options)
 
 
-def _checked(rankings: pl.DataFrame, run: pl.LazyFrame, options: PositionsOptions) -> pl.DataFrame:
+def checked_rankings(
+    rankings: pl.DataFrame, run: pl.LazyFrame, options: PositionsOptions
+) -> pl.DataFrame:
     """Raise on the first ranking with duplicate documents, NaN scores or null ids."""
     by = list(options.by)
     value_flags = "_score_nan_max" in rankings.columns
@@ -66,7 +69,7 @@ def _null_key(by: list[str]) -> pl.Expr:
     return pl.any_horizontal(pl.col(key).is_null() for key in [*by, *KEYS])
 
 
-def _raise_for(first: dict, run: pl.LazyFrame, options: PositionsOptions) -> None:
+def _raise_for(first: dict[str, Any], run: pl.LazyFrame, options: PositionsOptions) -> None:
     """Raise the error for a bad ranking or row (``first`` holds its keys and flags)."""
     by = list(options.by)
     null_key = next((key for key in [*KEYS, *by] if first[key] is None), None)
@@ -88,7 +91,7 @@ def _message_names(options: PositionsOptions) -> dict[str, str]:
     }
 
 
-def _checked_qrels(qrels: pl.DataFrame, names: ColumnNames) -> pl.DataFrame:
+def checked_qrels(qrels: pl.DataFrame, names: ColumnNames) -> pl.DataFrame:
     """Reject qrels with null values or a document judged twice for one query."""
     caller = {"query": names.query, "doc": names.doc, "relevance": names.relevance}
     for column in qrels.columns:
@@ -124,7 +127,7 @@ def _strictly_increasing(frame: pl.DataFrame, keys: list[str]) -> bool:
         column, previous = pl.col(key), pl.col(key).shift()
         later = later | (equal & (column > previous))
         equal = equal & (column == previous)
-    return frame.select(later.fill_null(True).all()).item()  # the first row has no previous
+    return bool(frame.select(later.fill_null(True).all()).item())  # the first has no previous
 
 
 def warn_dropped(
@@ -167,9 +170,12 @@ def warn_dropped(
             )
             reasons.append(f"{part.height} {why} (e.g. {names.query}={examples})")
     warnings.warn(
-        f"{plural(dropped.height, 'query', 'queries')} of the run "
-        f"{'is' if dropped.height == 1 else 'are'} not evaluated: {'; '.join(reasons)}. "
-        "lexiframe.coverage(run, qrels) counts them per system.",
-        DroppedQueriesWarning,
+        DroppedQueriesWarning(
+            f"{plural(dropped.height, 'query', 'queries')} of the run "
+            f"{'is' if dropped.height == 1 else 'are'} not evaluated: {'; '.join(reasons)}.",
+            kind="dropped queries",
+            hint=" lexiframe.coverage(run, qrels) counts them per system.",
+            cli_hint="",
+        ),
         stacklevel=caller_stacklevel(),
     )

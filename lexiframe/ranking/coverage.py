@@ -10,7 +10,7 @@ from lexiframe._compat import collect
 from lexiframe.io.objects import qrels_frame, run_frame
 from lexiframe.options import PositionsKwargs, PositionsOptions
 from lexiframe.ranking._request import KEYS
-from lexiframe.ranking.tables import _canonical_qrels, _canonical_run, _grid, kept_run_rows
+from lexiframe.ranking.tables import canonical_qrels, canonical_run, kept_run_rows, query_grid
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -55,10 +55,15 @@ def coverage(
     names, by, threshold = options.columns, list(options.by), options.threshold
     run = run_frame(run, (names.system, names.query, names.doc, names.score))
     qrels = qrels_frame(qrels, (names.query, names.doc, names.relevance))
-    every_row = _canonical_run(run, options)
+    if options.kept_rows is None:  # the (system, query) pairs are all that is read
+        every_row = run.lazy().select(
+            *by, pl.col(names.system).alias("system"), pl.col(names.query).alias("query")
+        )
+    else:  # rows that an option removes are read as positions reads them
+        every_row = canonical_run(run, options)
     systems = every_row.select(*by, "system").unique()
     run_lf = kept_run_rows(every_row, options).select(*by, "system", "query").unique()
-    qrels_lf, qrels_keys = _canonical_qrels(qrels, names, by, run_lf)
+    qrels_lf, qrels_keys = canonical_qrels(qrels, names, by, run_lf)
     judged = (
         qrels_lf.select(*qrels_keys, "relevance")
         .group_by(qrels_keys)
@@ -67,7 +72,7 @@ def coverage(
     answered = run_lf.join(judged, on=qrels_keys, how="left")
     keep = options.keeps_no_relevant
     relevant_queries = (judged if keep else judged.filter("has_relevant")).select(qrels_keys)
-    grid = _grid(systems, relevant_queries, by, qrels_keys)
+    grid = query_grid(systems, relevant_queries, by, qrels_keys)
     skipped = (
         grid.join(run_lf, on=[*by, *KEYS], how="anti")
         .group_by(*by, "system")

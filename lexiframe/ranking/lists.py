@@ -20,7 +20,7 @@ def _sort_keys(rank_by: RankBy, doc_dtype: pl.DataType) -> tuple[list[pl.Expr], 
     return [pl.col("order"), doc], [rank_by == "score", True]
 
 
-def _rankings(
+def ranked_lists(
     run: pl.LazyFrame,
     judgments: pl.LazyFrame,
     request: Request,
@@ -124,7 +124,7 @@ def _graded_marks(
     judge for some query (a hash-set probe per row, as :func:`_with_marks` explains):
     exploded, cut at ``depth`` and joined to the judgments of their own query, they bring
     their grades, and come back as lists in rank order. A ranking left without a judged
-    document gets nulls, which :func:`_complete` turns into empty lists (and ``n_ret`` 0
+    document gets nulls, which :func:`complete_rows` turns into empty lists (and ``n_ret`` 0
     for a condensed ranking).
     """
     keys, qrels_keys = request.keys, request.qrels_keys

@@ -15,7 +15,7 @@ from lexiframe.options import ColumnNames, PositionsOptions
 from lexiframe.ranking._request import DUPLICATE_FLAGS, POSITION, VALUE_FLAGS, Request
 
 
-def _canonical_run(run: pl.DataFrame | pl.LazyFrame, options: PositionsOptions) -> pl.LazyFrame:
+def canonical_run(run: pl.DataFrame | pl.LazyFrame, options: PositionsOptions) -> pl.LazyFrame:
     """Check the run's schema and give its columns lexiframe's names."""
     names, by = options.columns, list(options.by)
     if not isinstance(run, pl.DataFrame | pl.LazyFrame):
@@ -45,14 +45,14 @@ def _canonical_run(run: pl.DataFrame | pl.LazyFrame, options: PositionsOptions) 
 
 
 def kept_run_rows(run: pl.LazyFrame, options: PositionsOptions) -> pl.LazyFrame:
-    """The rows of a run in lexiframe's names (:func:`_canonical_run`) that the options keep
+    """The rows of a run in lexiframe's names (:func:`canonical_run`) that the options keep
     (:attr:`PositionsOptions.kept_rows`): the one place every path removes run rows, so
     that coverage, batches of files and Spark's groups see the same run."""
     kept = options.kept_rows
     return run if kept is None else run.filter(kept)
 
 
-def _canonical_qrels(
+def canonical_qrels(
     qrels: pl.DataFrame | pl.LazyFrame, names: ColumnNames, by: list[str], run_lf: pl.LazyFrame
 ) -> tuple[pl.LazyFrame, list[str]]:
     """Check the qrels' schema; return them with lexiframe's names and their join keys."""
@@ -62,6 +62,7 @@ def _canonical_qrels(
         )
     schema = qrels.collect_schema()
     validate.require_columns(schema, [names.query, names.doc, names.relevance], "qrels")
+    validate.require_rows(qrels, "qrels")
     validate.require_numeric(schema, names.relevance, "qrels")
     validate.require_id_type(schema, names.query, "qrels")
     validate.require_id_type(schema, names.doc, "qrels")
@@ -81,7 +82,7 @@ def _canonical_qrels(
     return renamed.with_columns(casts), [*qrels_by, "query"]
 
 
-def _relevant_queries(
+def evaluated_queries(
     relevant: pl.LazyFrame,
     qrels_keys: list[str],
     grades: bool,
@@ -109,7 +110,7 @@ def _relevant_queries(
     return found.filter(pl.col("n_rel") > 0) if grades and threshold > 1 else found
 
 
-def _with_nonrel_counts(
+def with_nonrel_counts(
     queries: pl.LazyFrame, qrels: pl.LazyFrame, qrels_keys: list[str], threshold: int
 ) -> pl.LazyFrame:
     """The evaluated queries with ``n_nonrel``: their documents judged with a grade from 0
@@ -123,7 +124,7 @@ def _with_nonrel_counts(
     )
 
 
-def _grid(
+def query_grid(
     systems: pl.LazyFrame, queries: pl.LazyFrame, by: list[str], qrels_keys: list[str]
 ) -> pl.LazyFrame:
     """Every (by…, system) paired with every query it must be evaluated on."""
@@ -133,7 +134,7 @@ def _grid(
     return systems.join(queries, how="cross")
 
 
-def _complete(
+def complete_rows(
     rankings: pl.LazyFrame,
     queries: pl.LazyFrame,
     request: Request,
@@ -149,7 +150,7 @@ def _complete(
     else:
         if systems is None:
             systems = rankings.select(*by, "system").unique()
-        grid = _grid(systems, queries, by, request.qrels_keys)
+        grid = query_grid(systems, queries, by, request.qrels_keys)
     empty = pl.lit([], dtype=pl.List(POSITION))
     filled = [pl.col("positions").fill_null(empty), pl.col("n_ret").fill_null(0)]
     optional = []

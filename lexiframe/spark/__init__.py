@@ -32,12 +32,19 @@ SETS_PYSPARK_PYTHON = "PYSPARK_PYTHON" not in os.environ
 """Whether importing this module set ``PYSPARK_PYTHON`` (to the driver's interpreter)."""
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
-from lexiframe.spark._errors import lexiframe_errors  # noqa: E402
+from lexiframe.spark._errors import (  # noqa: E402
+    NoResourcesError,
+    SparkJobError,
+    lexiframe_errors,
+)
 from lexiframe.spark.per_query import measures, preferences  # noqa: E402
 from lexiframe.spark.ranking import coverage, evaluate, positions  # noqa: E402
+from lexiframe.spark.resources import resource_wait  # noqa: E402
 from lexiframe.spark.summary import order, summarize  # noqa: E402
 
 __all__ = [
+    "NoResourcesError",
+    "SparkJobError",
     "coverage",
     "evaluate",
     "lexiframe_errors",
@@ -45,5 +52,6 @@ __all__ = [
     "order",
     "positions",
     "preferences",
+    "resource_wait",
     "summarize",
 ]

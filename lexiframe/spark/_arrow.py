@@ -104,7 +104,9 @@ def sample_value(dtype: pa.DataType) -> pa.Array:
     return pa.nulls(1, dtype)
 
 
-def group_function(function: Callable[..., pa.Table], **keywords: Any) -> Callable:
+def group_function(
+    function: Callable[..., pa.Table], **keywords: Any
+) -> Callable[[pa.Table], pa.Table]:
     """``function`` with its keyword arguments bound, as Spark calls it on each group: with
     the group's Arrow table.
 
@@ -115,18 +117,20 @@ def group_function(function: Callable[..., pa.Table], **keywords: Any) -> Callab
 
     marked = _errors.marked(function)  # lexiframe's errors keep their type on the driver
 
-    def call(table):
+    def call(table):  # type: ignore[no-untyped-def, unused-ignore]  # no hints: PySpark reads them
         return marked(table, **keywords)
 
     return call
 
 
-def cogroup_function(function: Callable[..., pa.Table], **keywords: Any) -> Callable:
+def cogroup_function(
+    function: Callable[..., pa.Table], **keywords: Any
+) -> Callable[[pa.Table, pa.Table], pa.Table]:
     """:func:`group_function` for a cogroup: called with the two sides' Arrow tables."""
 
     marked = _errors.marked(function)
 
-    def call(left, right):
+    def call(left, right):  # type: ignore[no-untyped-def, unused-ignore]  # no hints: PySpark reads them
         return marked(left, right, **keywords)
 
     return call

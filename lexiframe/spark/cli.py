@@ -11,31 +11,45 @@ killed if stopping hangs).
 from __future__ import annotations
 
 import argparse
+import logging
+import os
+import socket
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from lexiframe import io
+from lexiframe.aggregate import Method
+from lexiframe.cli._orderings import long_orderings
 from lexiframe.cli._shared import metric_ordering, track_options, warnings_as_notes
-from lexiframe.cli._spark import LOCAL_DRIVER_MEMORY
+from lexiframe.cli._spark import LOCAL_DRIVER_MEMORY, RESOURCE_WAIT_SECONDS
 from lexiframe.errors import InputError, LexiframeError
 from lexiframe.spark import _arrow
 from lexiframe.spark import io as spark_io
-from lexiframe.spark._errors import lexiframe_error
+from lexiframe.spark._errors import SparkJobError, is_spark_error, lexiframe_error, root_cause
+from lexiframe.spark.resources import resource_wait
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame as SparkFrame
     from pyspark.sql import SparkSession
 
+Written = list[Any]
+"""What the command wrote where: (what it holds, the path or URI) pairs."""
+
+ROW_KEYS = ("system", "query", "system_a", "system_b")
+"""The columns that name a row of a per-query table, in the table's order: the part files
+are sorted by them, as one process's file is."""
+
+MASTER_TIMEOUT = 10
+"""How long to wait for a standalone master to accept a connection."""
+
 STOP_SECONDS = 60
 """How long stopping the session may take before its JVM is killed."""
-
-
-class SparkJobError(LexiframeError):
-    """A Spark job of the command failed (out of memory, a lost executor, …)."""
 
 
 def session(args: argparse.Namespace) -> tuple[SparkSession, bool]:
@@ -46,6 +60,7 @@ def session(args: argparse.Namespace) -> tuple[SparkSession, bool]:
     active = SparkSession.getActiveSession()
     if active is not None:
         return active, False
+    check_master(args.spark)
     settings = {"spark.ui.showConsoleProgress": "false"}
     memory = args.driver_memory
     if memory is None and args.spark.startswith("local"):
@@ -60,14 +75,72 @@ def session(args: argparse.Namespace) -> tuple[SparkSession, bool]:
     builder = SparkSession.builder.master(args.spark).appName("lexiframe evaluate")
     for key, value in settings.items():
         builder = builder.config(key, value)
-    spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
+    with jvm_output_to(args.spark_log):
+        spark = builder.getOrCreate()
     return spark, True
+
+
+@contextmanager
+def jvm_output_to(log: str | None) -> Iterator[None]:
+    """Start Spark's JVM inside the block with its standard error (its start-up lines, its
+    log, the local workers' output) sent to ``log``, or discarded: the command speaks in
+    its own lines. The JVM keeps the stream it started with; this process gets its own
+    back at the end of the block."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    target = os.open(log or os.devnull, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        os.dup2(target, 2)
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(target)
+
+
+@contextmanager
+def _no_py4j_tracebacks() -> Iterator[None]:
+    """Keep py4j's own report of an interrupted call (a traceback logged on the root
+    logger when a signal stops the command) off the terminal: the command says it was
+    stopped in one line."""
+    root = logging.getLogger()
+    quiet = logging.NullHandler()  # so that the root logger is not configured to print
+
+    def keep(record: logging.LogRecord) -> bool:
+        return not record.pathname.endswith(os.path.join("py4j", "java_gateway.py"))
+
+    root.addHandler(quiet)
+    root.addFilter(keep)
+    try:
+        yield
+    finally:
+        root.removeFilter(keep)
+        root.removeHandler(quiet)
+
+
+def check_master(master: str) -> None:
+    """Refuse a standalone master that does not answer, at once: Spark itself retries for
+    a minute before it fails with a Java error."""
+    if not master.startswith("spark://"):
+        return
+    reasons = []
+    for address in master[len("spark://") :].split(","):  # several masters: high availability
+        host, _, port = address.rpartition(":")
+        try:
+            socket.create_connection((host, int(port)), timeout=MASTER_TIMEOUT).close()
+            return
+        except (OSError, ValueError) as error:
+            reasons.append(f"{address}: {getattr(error, 'strerror', None) or error}")
+    raise SparkJobError(
+        f"cannot reach the Spark master {master} ({'; '.join(reasons)}): is it running, and "
+        "is the URL the one its web page shows?"
+    )
 
 
 def run_on_spark(
     args: argparse.Namespace, metric_names: list[str], preference_names: list[str]
-) -> tuple[dict[str, pl.DataFrame], dict[str, pl.DataFrame], dict[str, pl.DataFrame], list]:
+) -> tuple[dict[str, pl.DataFrame], dict[str, pl.DataFrame], dict[str, pl.DataFrame], Written]:
     """The command's evaluation on Spark: the per-query tables (collected only for
     ``--per-query``'s printing: Spark writes them), the summaries, the orderings, and what
     was written where (every file option written here, before the session stops)."""
@@ -84,17 +157,17 @@ def run_on_spark(
         spark_io.check_target(target)
     spark_io.check_apart(targets, [*args.runs, args.qrels])
     spark, started = None, False
+    wait = args.resource_wait or RESOURCE_WAIT_SECONDS
     try:
         with _arrow.quiet_pyspark():
             spark, started = session(args)
+        with _arrow.quiet_pyspark(), _no_py4j_tracebacks(), resource_wait(spark, wait):
             tables, summary, orderings, written = _evaluate(
                 spark, args, metric_names, preference_names, outputs
             )
             for kind, target in summaries.items():
                 written.append((f"{kind} summary", write_small(spark, summary[kind], target)))
             for target in orderings_path.values():
-                from lexiframe.cli import long_orderings
-
                 long = long_orderings(orderings)
                 written.append(("orderings", write_small(spark, long, target)))
         return tables, summary, orderings, written
@@ -104,7 +177,7 @@ def run_on_spark(
         found = lexiframe_error(error)
         if found is not None:
             raise found from None
-        if type(error).__module__.startswith(("py4j", "pyspark")):
+        if is_spark_error(error):
             raise SparkJobError(_one_line(error)) from None
         raise
     finally:
@@ -132,7 +205,7 @@ def _evaluate(
     metric_names: list[str],
     preference_names: list[str],
     outputs: dict[str, str],
-) -> tuple[dict[str, pl.DataFrame], dict[str, pl.DataFrame], dict[str, pl.DataFrame], list]:
+) -> tuple[dict[str, pl.DataFrame], dict[str, pl.DataFrame], dict[str, pl.DataFrame], Written]:
     from lexiframe import spark as lfs
 
     with _arrow.quiet_pyspark():
@@ -156,7 +229,8 @@ def _evaluate(
     written = []
     for kind, target in outputs.items():
         columns = _partition_columns(sdfs[kind], args.partition_by or [])
-        written.append((f"per-query {kind}", spark_io.write(sdfs[kind], target, columns)))
+        keys = [name for name in sdfs[kind].columns if name in ROW_KEYS]
+        written.append((f"per-query {kind}", spark_io.write(sdfs[kind], target, columns, keys)))
     tables: dict[str, pl.DataFrame] = {}
     if args.per_query and "metrics" in sdfs:  # printed: the one table collected
         tables["metrics"] = _arrow.collect(sdfs["metrics"]).sort("system", "query")
@@ -192,7 +266,10 @@ def _note_dropped(coverage: pl.DataFrame) -> None:
 
 
 def _summaries(
-    tables: dict[str, SparkFrame], metric_names: list[str], preference_names: list[str], method
+    tables: dict[str, SparkFrame],
+    metric_names: list[str],
+    preference_names: list[str],
+    method: Method,
 ) -> tuple[dict[str, pl.DataFrame], dict[str, pl.DataFrame]]:
     from lexiframe import aggregate, evaluation
     from lexiframe import spark as lfs
@@ -214,8 +291,10 @@ def _summaries(
         for name in preference_names:
             ordering = aggregate.order(summary["preferences"], name, method=method)
             orderings[f"{name} ({method})"] = ordering
+    # The orderings by mean read every ranking's values: one collect serves them all.
+    per_query_rows = _arrow.collect(tables["metrics"]) if metric_names else None
     for name in metric_names:
-        compute = partial(lfs.order, tables["metrics"], name, method="mean")
+        compute = partial(aggregate.order, per_query_rows, name, method="mean")
         by_mean = metric_ordering(name, compute)
         if by_mean is not None:
             orderings[f"{name} (mean)"] = by_mean
@@ -228,19 +307,8 @@ def _like(frame: pl.DataFrame, empty: pl.DataFrame) -> pl.DataFrame:
 
 
 def _one_line(error: BaseException) -> str:
-    """The first line of a Spark error, with a hint for the usual causes."""
-    text = str(error)
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    first = lines[0] if lines else type(error).__name__
-    # The cause Java reports, when it is memory, says more than Spark's summary line.
-    first = next((line for line in lines if "OutOfMemoryError" in line), first)
-    if len(first) > 300:
-        first = first[:297] + "..."
-    hint = ""
-    if "OutOfMemoryError" in text or "Java heap space" in text:
-        hint = " (give it more memory: --driver-memory in local mode, --executor-memory on a "
-        hint += "cluster; or more --buckets)"
-    return f"Spark failed: {first}{hint}"
+    """A Spark error as the command says it: its root cause, in one line."""
+    return f"Spark failed: {root_cause(error)}"
 
 
 def _stop(spark: SparkSession) -> None:
@@ -258,7 +326,9 @@ def _stop(spark: SparkSession) -> None:
 
 def write_small(spark: SparkSession, frame: pl.DataFrame, target: str) -> str:
     """A summary or the orderings: by Polars for a local path (one file, as in one
-    process), by Spark for a URI (one part file)."""
+    process), by Spark for a URI (one part file, its rows in the frame's order, unsigned
+    integers widened to the signed types Spark has)."""
     if not spark_io.is_uri(target):
         return str(io.write_frame(frame, target))
-    return spark_io.write(spark.createDataFrame(frame.to_arrow()).coalesce(1), target)
+    table = _arrow.to_spark_table(frame, _arrow.arrow_schema(frame.schema))
+    return spark_io.write(spark.createDataFrame(table).coalesce(1), target)

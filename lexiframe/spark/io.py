@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, cast
+from urllib.parse import unquote, urlsplit
 
 from lexiframe.errors import InputError, OutputError
+from lexiframe.spark._errors import SparkJobError, is_spark_error, java_causes, root_cause
 from lexiframe.typing import SystemFrom
 
 if TYPE_CHECKING:
+    from pyspark.sql import Column, SparkSession
     from pyspark.sql import DataFrame as SparkFrame
-    from pyspark.sql import SparkSession
 
 _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 TABLE_PREFIX = "table:"
@@ -73,8 +76,26 @@ def _read(
     items = [sources] if isinstance(sources, str | os.PathLike) else list(sources)
     if not items:
         raise InputError(f"no {table} files given")
-    frames = [_read_one(spark, str(item), table, system_from) for item in items]
+    frames = []
+    for item in items:
+        with _reading(str(item), table):
+            frames.append(_read_one(spark, str(item), table, system_from))
     return reduce(lambda left, right: left.unionByName(right), frames)
+
+
+@contextmanager
+def _reading(source: str, table: str) -> Iterator[None]:
+    """Spark's failures to read ``source`` as lexiframe's errors, with the path as given:
+    a missing one as one process says it, any other with its root cause."""
+    try:
+        yield
+    except Exception as error:
+        if not is_spark_error(error):
+            raise
+        causes = " ".join(message for _, message in java_causes(error))
+        if "PATH_NOT_FOUND" in causes or "FileNotFoundException" in causes:
+            raise InputError(f"{table} file not found: {source!r}") from None
+        raise SparkJobError(f"cannot read the {table} {source!r}: {root_cause(error)}") from None
 
 
 def _read_one(spark: SparkSession, source: str, table: str, system_from: SystemFrom) -> SparkFrame:
@@ -86,6 +107,7 @@ def _read_one(spark: SparkSession, source: str, table: str, system_from: SystemF
     if source.startswith(TABLE_PREFIX):
         frame = spark.table(source[len(TABLE_PREFIX) :])
         return _typed(frame, columns, table, source)
+    given = source
     if not is_uri(source):
         if not os.path.exists(source):
             raise InputError(f"{table} file not found: {source!r}")
@@ -111,11 +133,11 @@ def _read_one(spark: SparkSession, source: str, table: str, system_from: SystemF
     number = "score" if table == "run" else "relevance"
     kind = "double" if table == "run" else "bigint"
     frame = frame.withColumn(number, F.expr(f"try_cast({number} AS {kind})"))
-    _check_lines(frame, fields, number, kind, table)
+    _check_lines(frame, fields, number, kind, table, (source, given))
     return frame.select(*columns)
 
 
-def _file_system():
+def _file_system() -> Column:
     """The system of ``system_from="filename"``: the file's name without .gz/.parquet."""
     from pyspark.sql import functions as F
 
@@ -123,24 +145,59 @@ def _file_system():
     return F.regexp_replace(name, r"(?i)(\.gz|\.parquet)$", "")
 
 
-def _check_lines(frame: SparkFrame, fields: tuple[str, ...], number: str, kind: str, table: str):
-    """Refuse a line without the format's fields, or whose number does not parse: one
-    filter over the lines, the first bad one in the message (file and line)."""
+def _check_lines(
+    frame: SparkFrame,
+    fields: tuple[str, ...],
+    number: str,
+    kind: str,
+    table: str,
+    source: tuple[str, str],
+) -> None:
+    """Refuse a line without the format's fields, or whose number does not parse, in one
+    process's words: the first bad line of the first file holding one (its name as the
+    caller gave it, its line number) and how many more that file has. One aggregation
+    over the lines; on the way to an error, one pass over that file. ``source``: the
+    source as read and as given."""
     from pyspark.sql import functions as F
 
-    bad = (F.col("_n_fields") != len(fields)) | F.col(number).isNull()
-    found = frame.filter(bad).select("_n_fields", "value", "_file", number).limit(1).collect()
-    if not found:
+    bad = frame.filter((F.col("_n_fields") != len(fields)) | F.col(number).isNull())
+    per_file = bad.groupBy("_file").count().collect()
+    if not per_file:
         return
-    row = found[0]
-    where = f"{table} file {row['_file']!r}"
+    file, count = min((row["_file"], row["count"]) for row in per_file)
+    texts = {row["value"] for row in bad.filter(F.col("_file") == file).select("value").collect()}
+    line, text = _first_line(frame.sparkSession, file, texts)
+    where = f"{table} file {_as_given(file, *source)!r}, line {line}"
+    more = f" ({count - 1} more malformed lines)" if count > 1 else ""
+    tokens = text.split()
     description = f"{len(fields)} whitespace-separated fields ({' '.join(fields)})"
-    if row["_n_fields"] != len(fields):
-        problem = f"expected {description}, found {row['_n_fields']} fields"
+    if len(tokens) != len(fields):
+        problem = f"expected {description}, found {len(tokens)} fields"
     else:
-        value = row["value"].split()[fields.index(number)]
+        value = tokens[fields.index(number)]
         problem = f"{number} {value!r} is not {'a number' if kind == 'double' else 'an integer'}"
-    raise InputError(f"{where}: {problem}: {row['value']!r}")
+    raise InputError(f"{where}: {problem}{more}: {text!r}")
+
+
+def _first_line(spark: SparkSession, file: str, texts: set[str]) -> tuple[int, str]:
+    """The number (from 1) and text of the first line of ``file`` among ``texts`` (Spark's
+    lines carry no number; the partitions of one file come in its order)."""
+    lines = spark.read.text(file).rdd.map(lambda row: row[0]).zipWithIndex()
+    text, index = lines.filter(lambda pair: pair[0] in texts).min(key=lambda pair: pair[1])
+    return int(index) + 1, str(text)
+
+
+def _as_given(file: str, read: str, given: str) -> str:
+    """A file Spark names (``file:/abs/run.txt``) as the caller named its source: the
+    local path they gave, or the file inside the folder they gave; a URI as Spark has it."""
+    if is_uri(given) or not file.startswith("file:"):
+        return file
+    path = unquote(urlsplit(file).path)
+    if path == read:
+        return given
+    if path.startswith(read.rstrip(os.sep) + os.sep):
+        return os.path.join(given, os.path.relpath(path, read))
+    return path
 
 
 def _typed(frame: SparkFrame, columns: tuple[str, ...], table: str, source: str) -> SparkFrame:
@@ -255,17 +312,24 @@ def check_apart(targets: Mapping[str, str], sources: Sequence[str]) -> None:
         seen[place] = what
 
 
-def write(sdf: SparkFrame, target: str, partition_by: Sequence[str] = ()) -> str:
+def write(
+    sdf: SparkFrame, target: str, partition_by: Sequence[str] = (), order_by: Sequence[str] = ()
+) -> str:
     """Write ``sdf`` with Spark's writer to ``target`` (a folder of part files, replaced if
-    it exists), partitioned by ``partition_by`` (``key=value`` folders). Returns ``target``.
+    it exists), partitioned by ``partition_by`` (``key=value`` folders), its rows sorted by
+    ``partition_by`` then ``order_by`` (part files in that order, the same on every run).
+    Returns ``target``.
 
     Example:
         >>> from lexiframe.spark import io as sio
-        >>> sio.write(per_query, "s3a://bucket/per-query.parquet", ["system"])  # doctest: +SKIP
+        >>> sio.write(per_query, "s3a://bucket/pq.parquet", ["system"], ["query"])  # doctest: +SKIP
     """
     kind = check_target(target)
     if not is_uri(target):
         target = os.path.abspath(target)
+    keys = [*partition_by, *(name for name in order_by if name not in partition_by)]
+    if keys:
+        sdf = sdf.orderBy(*keys)
     writer = sdf.write.mode("overwrite")
     if partition_by:
         writer = writer.partitionBy(*partition_by)

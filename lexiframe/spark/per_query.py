@@ -9,7 +9,7 @@ query's ASL is scored) sees all of them.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
@@ -106,7 +106,9 @@ def _preferences_group(
     return _arrow.to_spark_table(result, schema)
 
 
-def _per_query(sdf: SparkFrame, job, schema: pa.Schema, buckets: int) -> SparkFrame:
+def _per_query(
+    sdf: SparkFrame, job: Callable[..., pa.Table], schema: pa.Schema, buckets: int
+) -> SparkFrame:
     from pyspark.sql.pandas.types import from_arrow_schema
 
     grouped = partitioned(sdf, "query", buckets).groupBy(BUCKET)

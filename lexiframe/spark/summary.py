@@ -14,6 +14,7 @@ import polars as pl
 
 from lexiframe import aggregate, evaluation
 from lexiframe._utils import as_list
+from lexiframe.mc4 import MC4_DAMPING
 from lexiframe.spark import _arrow
 
 if TYPE_CHECKING:
@@ -32,8 +33,10 @@ def summarize(
     Per-query measures give the mean of each measure per (by…, system) after
     ``n_queries``; preferences give, per (by…, system_a, system_b), ``n_queries`` and for
     each measure its mean and ``_wins``, ``_losses``, ``_ties`` counts
-    (:func:`lexiframe.summarize_preferences`). Sorted by the keys. Means are summed in
-    Spark's order, so they may differ from one process's in the last bits of a double.
+    (:func:`lexiframe.summarize_preferences`). Sorted by the keys. Each mean sums its
+    values in ascending order (:func:`deterministic_mean`), so that two runs give the same
+    bits however Spark split the rows; they may differ from one process's in the last bits
+    of a double.
 
     Example:
         >>> from lexiframe import spark as lfs
@@ -57,7 +60,7 @@ def summarize(
         for name in columns:
             value = F.col(name)
             aggregations += [
-                F.avg(value.cast("double")).alias(name),
+                deterministic_mean(value.cast("double")).alias(name),
                 _count_where(value > 0).alias(f"{name}_wins"),
                 _count_where(value < 0).alias(f"{name}_losses"),
                 _count_where(value == 0).alias(f"{name}_ties"),
@@ -66,10 +69,28 @@ def summarize(
         keys = [*by, "system"]
         aggregations = [F.count(F.lit(1)).alias("n_queries")]
         for name in columns:
-            aggregations.append(F.avg(F.col(name)).alias(name))
+            aggregations.append(deterministic_mean(F.col(name)).alias(name))
             if f"n_queries_{name}" in summary_columns:  # the queries with a value
                 aggregations.append(F.count(F.col(name)).alias(f"n_queries_{name}"))
     return frame.groupBy(*keys).agg(*aggregations).orderBy(*keys)
+
+
+def deterministic_mean(values: Column) -> Column:
+    """The mean of the non-null ``values`` of a group, summed in ascending order (NaN
+    last), or null when there is none: Spark's ``avg`` adds the values in the order its
+    tasks meet them, which changes the last bits from one run to the next. The group's
+    values are held in one array while they are summed (8 bytes a query).
+
+    Example:
+        >>> from pyspark.sql import functions as F
+        >>> per_query.groupBy("system").agg(deterministic_mean(F.col("AP")))  # doctest: +SKIP
+    """
+    from pyspark.sql import functions as F
+
+    ascending = F.array_sort(F.collect_list(values))
+    total = F.aggregate(ascending, F.lit(0.0).cast("double"), lambda acc, value: acc + value)
+    count = F.size(ascending)
+    return F.when(count > 0, total / count)
 
 
 def _count_where(condition: Column) -> Column:
@@ -83,7 +104,7 @@ def order(
     measure: str,
     *,
     method: aggregate.Method = "mc4",
-    damping: float = 0.15,
+    damping: float = MC4_DAMPING,
     by: str | Sequence[str] | None = None,
     lower_is_better: bool | None = None,
 ) -> pl.DataFrame:

@@ -7,36 +7,47 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import polars as pl
+from numpy.typing import ArrayLike
 
 from lexiframe._compat import collect
-from lexiframe._utils import as_list, format_row, quote_names
+from lexiframe._utils import CORPUS_SIZE_CLI_HINT, as_list, format_row, quote_names
 from lexiframe.errors import InputError, SchemaError
+from lexiframe.intervals import Seed as Seed  # the analyses' seeds are the intervals'
+from lexiframe.intervals import generator as generator
 from lexiframe.metrics import needs_n_hint
-from lexiframe.validate import require_columns, require_positive_int
-
-Seed = int | np.random.Generator
-"""An explicit source of randomness: an integer seed or a NumPy ``Generator``."""
+from lexiframe.validate import require_columns
 
 PAIR_KEYS = ("system_a", "system_b")
 
+TOLERANCE = 1e-10
+"""The rounding allowance of every degenerate case (docs/analyses.md): a spread, a
+difference or a standard deviation within ``TOLERANCE`` × max(1, the scale of the values)
+counts as 0, so that ``x − 0.1`` has constant differences as ``x − 0.125`` has."""
 
-def generator(seed: Seed) -> np.random.Generator:
-    """A NumPy ``Generator`` from an integer seed (or the generator itself)."""
-    if isinstance(seed, np.random.Generator):
-        return seed
-    if isinstance(seed, np.random.RandomState):
+
+def negligible(value: ArrayLike, scale: ArrayLike | float = 1.0) -> np.ndarray:
+    """Whether ``|value|`` is within :data:`TOLERANCE` of 0 for values of size ``scale``.
+
+    >>> negligible([1e-17, 1e-3, 5e-9], [0.1, 0.1, 100.0]).tolist()
+    [True, False, True]
+    """
+    size = np.maximum(np.abs(np.asarray(scale, dtype=np.float64)), 1.0)
+    return np.abs(np.asarray(value, dtype=np.float64)) <= TOLERANCE * size
+
+
+def difference_matrix(differences: ArrayLike) -> np.ndarray:
+    """``differences`` as a finite float matrix, pairs × queries (a vector is one row)."""
+    d = np.asarray(differences, dtype=np.float64)
+    if d.ndim == 1:
+        d = d[None, :]
+    if d.ndim != 2 or d.shape[1] < 1:
         raise InputError(
-            "seed must be an integer or a numpy.random.Generator, not a legacy "
-            "numpy.random.RandomState; pass an integer such as seed=0, or "
-            "numpy.random.default_rng(0)"
+            "differences must be a matrix with one row per pair and one column per query "
+            f"(or one row as a vector), not an array of shape {d.shape}"
         )
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-        raise InputError(
-            f"seed must be an integer or a numpy.random.Generator, not {seed!r}; "
-            "pass e.g. seed=0 so that the result can be reproduced"
-        )
-    # NumPy's own refusal of a negative seed does not name the argument.
-    return np.random.default_rng(require_positive_int(seed, "seed", zero=True))
+    if not np.isfinite(d).all():
+        raise InputError("differences must be finite numbers; fill or drop NaN values first")
+    return d
 
 
 def eager(frame: pl.DataFrame | pl.LazyFrame, what: str) -> pl.DataFrame:
@@ -179,7 +190,9 @@ def check_unique(
         )
 
 
-def check_no_nulls(frame: pl.DataFrame, columns: Sequence[str], keys: Sequence[str], table: str):
+def check_no_nulls(
+    frame: pl.DataFrame, columns: Sequence[str], keys: Sequence[str], table: str
+) -> None:
     for column in columns:
         missing = frame[column].is_null() | (
             frame[column].is_nan() if frame.schema[column].is_float() else False
@@ -187,10 +200,15 @@ def check_no_nulls(frame: pl.DataFrame, columns: Sequence[str], keys: Sequence[s
         if missing.any():
             example = frame.filter(missing).select(*keys, column).row(0, named=True)
             # a measure null without the corpus size is filled by passing it, not by hand
-            fix = needs_n_hint(column) or " Fill or drop it first."
+            needs_n = needs_n_hint(column)
             raise InputError(
                 f"column {column!r} of the {table} table has a null or NaN value: "
-                f"{format_row(example)}.{fix}"
+                f"{format_row(example)}.",
+                kind="null",
+                column=column,
+                example=example,
+                hint=needs_n or " Fill or drop it first.",
+                cli_hint=CORPUS_SIZE_CLI_HINT if needs_n else None,
             )
 
 

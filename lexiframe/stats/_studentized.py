@@ -43,7 +43,8 @@ def _range_tail(w: np.ndarray, k: int) -> np.ndarray:
     inside = upper[None, :] - special.ndtr(z[None, :] - w[:, None])  # (W, Z)
     all_below = upper ** (k - 1)
     within = np.clip(inside, 0.0, None) ** (k - 1)
-    return np.clip(k * ((all_below[None, :] - within) * weights).sum(axis=1), 0.0, 1.0)
+    tail: np.ndarray = np.clip(k * ((all_below[None, :] - within) * weights).sum(axis=1), 0, 1)
+    return tail
 
 
 def studentized_range_sf(q: np.ndarray, k: int, df: float) -> np.ndarray:

@@ -81,7 +81,10 @@ def rrie(
     base = base.select(*keys, pl.col("value").alias("baseline_value"))
     others = values.filter(pl.col("system") != baseline)
     joined = others.join(base, on=keys, how="inner") if keys else others.join(base, how="cross")
-    error = (lambda x: x - 1.0) if kind == "cost" else (lambda x: 1.0 - x)
+
+    def error(value: pl.Expr) -> pl.Expr:
+        return value - 1.0 if kind == "cost" else 1.0 - value
+
     base_error = error(pl.col("baseline_value"))
     return joined.select(
         *keys,

@@ -42,7 +42,8 @@ def _log_choose(a: ArrayLike, b: ArrayLike) -> np.ndarray:
 
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
-    return special.gammaln(a + 1) - special.gammaln(b + 1) - special.gammaln(a - b + 1)
+    logs: np.ndarray = special.gammaln(a + 1) - special.gammaln(b + 1) - special.gammaln(a - b + 1)
+    return logs
 
 
 def check_counts(n: int, m: int) -> tuple[int, int]:

@@ -50,7 +50,8 @@ WEIGHTINGS: tuple[str, ...] = ("uniform", "retrieved")
 
 def _n_removed(count: np.ndarray, fraction: float) -> np.ndarray:
     """⌊fraction · count⌋ items removed, keeping at least one."""
-    return np.minimum(np.floor(fraction * count + 1e-9).astype(np.int64), count - 1)
+    removed: np.ndarray = np.minimum(np.floor(fraction * count + 1e-9).astype(np.int64), count - 1)
+    return removed
 
 
 def _ranks_within(groups: np.ndarray, *sort_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -144,7 +145,8 @@ def _retrieval_counts(qrels: pl.DataFrame, run: pl.DataFrame, by: list[str]) -> 
         .sort("_row")["_count"]
         .fill_null(0)
     )
-    return joined.cast(pl.Float64).to_numpy()
+    per_row: np.ndarray = joined.cast(pl.Float64).to_numpy()
+    return per_row
 
 
 def subsample_queries(

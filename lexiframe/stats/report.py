@@ -5,26 +5,27 @@ mean of each measure, and a marker column per measure. Without a baseline, the m
 lists the labels of the systems it is significantly better than (``"bc"``: better than
 systems b and c). With ``baseline=``, only comparisons with the baseline are made, and the
 marker is ``"▲"`` (significantly better than the baseline) or ``"▼"`` (significantly
-worse). :func:`to_markdown` and :func:`to_latex` render it as a string.
+worse). With ``ci=``, each mean has its t interval over the queries.
+:func:`lexiframe.stats.to_markdown` and :func:`lexiframe.stats.to_latex` render it as a
+string (:mod:`lexiframe.stats.tables`).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 import polars as pl
 
-from lexiframe._utils import as_list, markdown_cell, plural, quote_names
+from lexiframe._utils import as_list, plural, quote_names
 from lexiframe.aggregate import is_cost
-from lexiframe.errors import InputError, SchemaError
-from lexiframe.stats._common import Seed, check_fraction, eager, measure_columns, require_table
+from lexiframe.errors import InputError
+from lexiframe.intervals import DEFAULT_REPLICATES, add_intervals
+from lexiframe.stats._common import Seed, check_fraction, eager, measure_columns
 from lexiframe.stats.corrections import Correction, adjust_p_values, check_correction
-from lexiframe.stats.significance import SignificancePlan, Test, significance
+from lexiframe.stats.significance import SignificancePlan, Test, significance, warn_if_coarse
+from lexiframe.stats.tables import BETTER, WORSE
 from lexiframe.validate import require_columns
-
-BETTER, WORSE = "▲", "▼"
 
 
 def _label(index: int) -> str:
@@ -47,17 +48,19 @@ def report(
     alpha: float = 0.05,
     by: str | Sequence[str] | None = None,
     lower_is_better: str | Iterable[str] | None = None,
-    n_replicates: int = 1000,
+    n_replicates: int = DEFAULT_REPLICATES,
     seed: Seed | None = None,
     blocking: bool = True,
+    ci: float | None = None,
 ) -> pl.DataFrame:
     """Mean of each measure per system, marked with the significant differences.
 
     ``per_query_metrics`` is ``by…, system, query`` and measure columns (from
     :func:`lexiframe.measures`). Pairs of systems are compared per measure with ``test``
-    (``"t"``: paired t-test; ``"sign"``, ``"hsd"``, ``"randomized_hsd"``, ``"fisher"``,
-    ``"bootstrap"``, with ``n_replicates``, ``seed`` and ``blocking`` as in
+    (``"t"``: paired t-test; ``"sign"``, ``"wilcoxon"``, ``"hsd"``, ``"randomized_hsd"``,
+    ``"fisher"``, ``"bootstrap"``, with ``n_replicates``, ``seed`` and ``blocking`` as in
     :func:`lexiframe.stats.significance`) and the p-values adjusted with ``correction``
+    (``"holm"``, ``"bonferroni"``, ``"bh"``, ``"by"`` or ``"none"``)
     within each (by…, measure) family: all pairs, or with ``baseline=`` the s − 1
     comparisons with the baseline. A difference counts when the adjusted p < ``alpha``;
     the better system has the larger mean, or the smaller one for the measures named in
@@ -66,12 +69,15 @@ def report(
     reads them.
 
     Returns:
-        ``by…, label, system, n_queries``, then ``<measure>`` (the mean) and
-        ``<measure>_sig`` (the marker) for each measure, with ``baseline=`` also
-        ``<measure>_d`` and ``<measure>_es_hsd``, the effect sizes against the baseline
-        (the paired Cohen's d and Sakai's ES_HSD of :func:`lexiframe.stats.significance`,
-        positive when the system is better; null for the baseline), then ``test``,
-        ``correction``, ``alpha``; sorted by ``by…, system``. Labels are a, b, c, … in system order.
+        ``by…, label, system, n_queries``, then for each measure ``<measure>`` (the
+        mean), with ``ci=`` (a level such as 0.95) ``<measure>_ci_low`` and
+        ``<measure>_ci_high`` (Student's t interval of the mean over the system's queries,
+        as :func:`lexiframe.summarize` gives it), ``<measure>_sig`` (the marker), with
+        ``baseline=`` ``<measure>_d`` and ``<measure>_es_hsd``, the effect sizes against
+        the baseline (the paired Cohen's d and Sakai's ES_HSD of
+        :func:`lexiframe.stats.significance`, positive when the system is better; null for
+        the baseline); then ``test``, ``correction``, ``alpha`` (and ``ci``); sorted by
+        ``by…, system``. Labels are a, b, c, … in system order.
 
     >>> import polars as pl
     >>> metrics = pl.DataFrame({
@@ -123,6 +129,11 @@ def report(
         on=[*by, "system"],
         how="left",
     )
+    if ci is not None:
+        out = add_intervals(
+            table, out, [*by, "system"], names, confidence=ci, method="t",
+            n_replicates=n_replicates, seed=None,
+        )  # fmt: skip
     for name in names:
         tests = significance(
             table,
@@ -139,6 +150,7 @@ def report(
             tests = _against(tests, baseline)
             sizes = _effect_sizes(tests, name, baseline, by, sign)
             out = out.join(sizes, on=[*by, "system"], how="left")
+        warn_if_coarse(tests, correction, n_replicates, alpha, by)
         wins = _significant_wins(tests, correction, alpha, by, sign)
         marks = _marks(wins, labels, name, baseline, by)
         out = out.join(marks, on=[*by, "system"], how="left").with_columns(
@@ -154,12 +166,16 @@ def report(
             column
             for name in names
             for column in (
-                name, f"{name}_sig", *([f"{name}_d", f"{name}_es_hsd"] if baseline else [])
+                name,
+                *([f"{name}_ci_low", f"{name}_ci_high"] if ci is not None else []),
+                f"{name}_sig",
+                *([f"{name}_d", f"{name}_es_hsd"] if baseline else []),
             )
         ),
         pl.lit(plan.name).alias("test"),
         pl.lit(correction).alias("correction"),
         pl.lit(alpha).alias("alpha"),
+        *([pl.lit(ci, dtype=pl.Float64).alias("ci")] if ci is not None else []),
     ).sort([*by, "system"])
 
 
@@ -230,141 +246,3 @@ def _marks(
         .otherwise(pl.lit(BETTER))
         .alias(f"{name}_sig"),
     )
-
-
-def _layout(frame: pl.DataFrame) -> tuple[list[str], list[str]]:
-    """The by-columns and measure columns of a :func:`report` frame."""
-    if not isinstance(frame, pl.DataFrame):
-        raise SchemaError(f"the report table must be a Polars DataFrame, not {type(frame)}")
-    require_table(
-        frame.schema,
-        ["label", "system", "test", "correction", "alpha"],
-        "report",
-        "Build it with stats.report(metrics, [...]) and render that.",
-    )
-    measures = [c for c in frame.columns if f"{c}_sig" in frame.schema]
-    by = frame.columns[: frame.columns.index("label")]
-    return by, measures
-
-
-def _note(frame: pl.DataFrame) -> str:
-    test = frame["test"][0] if frame.height else ""
-    correction = frame["correction"][0] if frame.height else ""
-    alpha = frame["alpha"][0] if frame.height else 0.05
-    return (
-        f"Markers: significant at p < {alpha:g} ({test} test, {correction} correction); "
-        f"letters name the systems a system is better than, {BETTER}/{WORSE} better/worse "
-        "than the baseline."
-    )
-
-
-def to_markdown(frame: pl.DataFrame, *, digits: int = 4) -> str:
-    """Render a :func:`report` frame as a Markdown table (markers as ``<sup>``).
-
-    >>> import polars as pl
-    >>> table = pl.DataFrame({"label": ["a", "b"], "system": ["x", "y"], "n_queries": [6, 6],
-    ...                       "AP": [0.85, 0.26], "AP_sig": ["b", ""], "test": ["paired_t"] * 2,
-    ...                       "correction": ["holm"] * 2, "alpha": [0.05] * 2})
-    >>> print(to_markdown(table))
-    | | system | AP |
-    |---|---|---:|
-    | a | x | 0.8500<sup>b</sup> |
-    | b | y | 0.2600 |
-    <BLANKLINE>
-    Markers: significant at p < 0.05 (paired_t test, holm correction); ...
-    """
-    by, measures = _layout(frame)
-    header = ["", *by, "system", *measures]
-    lines = [
-        "| " + " | ".join(map(markdown_cell, header)).strip() + " |",
-        "|" + "|".join(["---"] * (1 + len(by) + 1) + ["---:"] * len(measures)) + "|",
-    ]
-    for row in frame.iter_rows(named=True):
-        keys = [str(row["label"]), *(str(row[b]) for b in by), str(row["system"])]
-        cells = [markdown_cell(key) for key in keys]
-        for name in measures:
-            value = row[name]
-            text = "" if value is None else f"{value:.{digits}f}"
-            if row[f"{name}_sig"]:
-                text += f"<sup>{row[f'{name}_sig']}</sup>"
-            cells.append(text)
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join([*lines, "", _note(frame)])
-
-
-def latex_escape(text: str) -> str:
-    r"""``text`` with LaTeX's special characters escaped, for a table cell or caption.
-
-    >>> print(latex_escape("nDCG_cut & 50%"))
-    nDCG\_cut \& 50\%
-    """
-    for char, escaped in (
-        ("\\", r"\textbackslash{}"),
-        ("&", r"\&"),
-        ("%", r"\%"),
-        ("$", r"\$"),
-        ("#", r"\#"),
-        ("_", r"\_"),
-        ("{", r"\{"),
-        ("}", r"\}"),
-    ):
-        text = text.replace(char, escaped)
-    return text
-
-
-def to_latex(frame: pl.DataFrame, *, digits: int = 4, caption: str | None = None) -> str:
-    r"""Render a :func:`report` frame as a LaTeX ``table`` (markers as superscripts).
-
-    ``▲``/``▼`` become ``$^{\blacktriangle}$``/``$^{\blacktriangledown}$``, which need
-    ``\usepackage{amssymb}`` in the document's preamble (the table says so in a comment).
-
-    >>> import polars as pl
-    >>> table = pl.DataFrame({"label": ["a", "b"], "system": ["x_1", "y"], "n_queries": [6, 6],
-    ...                       "AP": [0.85, 0.26], "AP_sig": ["b", ""], "test": ["paired_t"] * 2,
-    ...                       "correction": ["holm"] * 2, "alpha": [0.05] * 2})
-    >>> print(to_latex(table))
-    \begin{table}
-    % \blacktriangle and \blacktriangledown need \usepackage{amssymb}
-    \centering
-    \begin{tabular}{llr}
-    \hline
-     & system & AP \\
-    \hline
-    a & x\_1 & 0.8500$^{b}$ \\
-    b & y & 0.2600 \\
-    \hline
-    \end{tabular}
-    \caption{Markers: significant at $p < 0.05$ (paired\_t test, holm correction); ...}
-    \end{table}
-    """
-    by, measures = _layout(frame)
-    symbols = {BETTER: r"\blacktriangle", WORSE: r"\blacktriangledown"}
-    columns = "l" * (2 + len(by)) + "r" * len(measures)
-    lines = [
-        r"\begin{table}",
-        r"% \blacktriangle and \blacktriangledown need \usepackage{amssymb}",
-        r"\centering",
-        rf"\begin{{tabular}}{{{columns}}}",
-        r"\hline",
-        " & ".join(["", *map(latex_escape, [*by, "system", *measures])]) + r" \\",
-        r"\hline",
-    ]
-    for row in frame.iter_rows(named=True):
-        cells = [
-            latex_escape(str(row["label"])),
-            *(latex_escape(str(row[b])) for b in by),
-            latex_escape(str(row["system"])),
-        ]
-        for name in measures:
-            value = row[name]
-            text = "" if value is None else f"{value:.{digits}f}"
-            mark = row[f"{name}_sig"]
-            if mark:
-                text += "$^{" + symbols.get(mark, latex_escape(mark)) + "}$"
-            cells.append(text)
-        lines.append(" & ".join(cells) + r" \\")
-    note = latex_escape(caption if caption is not None else _note(frame))
-    note = re.sub(r"p < ([0-9.e-]+)", r"$p < \1$", note)
-    note = note.replace(BETTER, "$\\blacktriangle$").replace(WORSE, "$\\blacktriangledown$")
-    lines += [r"\hline", r"\end{tabular}", rf"\caption{{{note}}}", r"\end{table}"]
-    return "\n".join(lines)

@@ -18,17 +18,29 @@ replicates.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from lexiframe import intervals
 from lexiframe.errors import InputError
-from lexiframe.stats._common import Seed, check_fraction, generator
+from lexiframe.intervals import (
+    DEFAULT_REPLICATES,
+    check_confidence,
+    percentiles,
+    resampled_means,
+    row_blocks,
+)
+from lexiframe.stats._common import (
+    TOLERANCE,
+    Seed,
+    difference_matrix,
+    generator,
+    negligible,
+)
 from lexiframe.validate import require_positive_int
-
-_BLOCK = 1 << 22  # values of one block of replicates (pairs × replicates), 32 MB in float64
-_RELATIVE = 1e-10  # rounding allowance of a resampled sum, relative to Σ|d|
 
 
 def check_replicates(n_replicates: object) -> int:
@@ -36,32 +48,27 @@ def check_replicates(n_replicates: object) -> int:
     return require_positive_int(n_replicates, "n_replicates")
 
 
-def _matrix(differences: ArrayLike) -> np.ndarray:
-    d = np.asarray(differences, dtype=np.float64)
-    if d.ndim == 1:
-        d = d[None, :]
-    if d.ndim != 2 or d.shape[1] < 1:
-        raise InputError(
-            "differences must be a matrix with one row per pair and one column per query "
-            f"(or one row as a vector), not an array of shape {d.shape}"
-        )
-    if not np.isfinite(d).all():
-        raise InputError("differences must be finite numbers; fill or drop NaN values first")
-    return d
-
-
 def is_exact(n_queries: int, n_replicates: int) -> bool:
     """Whether :func:`randomization_test` enumerates the 2^q sign patterns: when they are
     no more than the replicates (the rule of ``scipy.stats.permutation_test``)."""
-    return n_queries < 63 and 2**n_queries <= n_replicates
+    return n_queries <= largest_exact(n_replicates)
+
+
+def largest_exact(n_replicates: int) -> int:
+    """The most queries whose 2^q sign patterns ``n_replicates`` covers (at most 62).
+
+    >>> largest_exact(1000), largest_exact(1024)
+    (9, 10)
+    """
+    return min(int(n_replicates).bit_length() - 1, 62)
 
 
 def _sign_blocks(
     n_queries: int, n_replicates: int, rng: np.random.Generator | None, rows: int
-):  # -> Iterator[np.ndarray]
+) -> Iterator[np.ndarray]:
     """Blocks of sign vectors (replicates × queries) of ±1: every pattern once when exact,
     else ``n_replicates`` random ones."""
-    step = max(1, _BLOCK // max(rows, n_queries, 1))
+    step = max(1, intervals.BLOCK // max(rows, n_queries, 1))
     if rng is None:
         total = 2**n_queries
         bits = np.arange(n_queries, dtype=np.int64)
@@ -75,25 +82,30 @@ def _sign_blocks(
 
 
 def randomization_test(
-    differences: ArrayLike, *, n_replicates: int = 1000, seed: Seed | None = None
+    differences: ArrayLike, *, n_replicates: int = DEFAULT_REPLICATES, seed: Seed | None = None
 ) -> np.ndarray:
     """Two-sided p-values of Fisher's randomisation test, one per row of ``differences``.
 
     Under the null hypothesis the two systems are exchangeable on each query, so the sign
     of each per-query difference d_i is equally likely to be + or −. The p-value is the
-    fraction of sign patterns whose mean reaches the observed one in absolute value:
-    p = #{b : |Σ s_bi·d_i| ≥ |Σ d_i|} / B (Smucker et al. 2007). With q queries, the 2^q
-    patterns are enumerated when 2^q ≤ ``n_replicates`` (the exact test, no seed needed);
-    else B = ``n_replicates`` random patterns are drawn from ``seed``, shared by all rows.
+    fraction of sign patterns whose mean reaches the observed one in absolute value
+    (Smucker et al. 2007). With q queries, the 2^q patterns are enumerated when
+    2^q ≤ ``n_replicates`` (the exact test, no seed needed): p = #{patterns reaching} / 2^q,
+    never 0 since the observed pattern is one of them. Else B = ``n_replicates`` random
+    patterns are drawn from ``seed``, shared by all rows, and p = (c + 1)/(B + 1) with c
+    the patterns reaching (the observed pattern counted once more, as
+    ``scipy.stats.permutation_test`` does): never below 1/(B + 1), so that a correction
+    never sees a p of 0 (docs/analyses.md). Sums within the shared tolerance
+    (:data:`lexiframe.stats._common.TOLERANCE` × Σ|d_i|) of the observed one reach it.
 
     ``differences`` is a pairs × queries matrix (or one vector).
 
     >>> randomization_test([0.2, 0.1, 0.3, -0.1]).tolist()  # exact: 6 of the 16 patterns
     [0.375]
     >>> randomization_test([[0.2] * 20, [0.0] * 20], n_replicates=1000, seed=0).tolist()
-    [0.0, 1.0]
+    [0.000999000999000999, 1.0]
     """
-    d = _matrix(differences)
+    d = difference_matrix(differences)
     n_replicates = check_replicates(n_replicates)
     exact = is_exact(d.shape[1], n_replicates)
     if not exact and seed is None:
@@ -104,14 +116,14 @@ def randomization_test(
         )
     rng = None if exact else generator(seed)  # type: ignore[arg-type]
     observed = np.abs(d.sum(axis=1))
-    threshold = observed - _RELATIVE * np.abs(d).sum(axis=1)
+    threshold = observed - TOLERANCE * np.maximum(np.abs(d).sum(axis=1), 1.0)
     reached = np.zeros(d.shape[0], dtype=np.int64)
     total = 0
     for signs in _sign_blocks(d.shape[1], n_replicates, rng, d.shape[0]):
         sums = np.abs(d @ signs.T)  # pairs × replicates of the block
         reached += (sums >= threshold[:, None]).sum(axis=1)
         total += signs.shape[0]
-    return reached / total
+    return reached / total if exact else (reached + 1) / (total + 1)
 
 
 class BootstrapResult(NamedTuple):
@@ -122,18 +134,10 @@ class BootstrapResult(NamedTuple):
     ci_high: np.ndarray
 
 
-def _resample_counts(rng: np.random.Generator, count: int, n: int) -> np.ndarray:
-    """How often each query is drawn in ``count`` resamples of ``n`` queries: the draws of
-    ``scipy.stats.bootstrap`` (``rng.integers(0, n, (count, n))``), as counts."""
-    index = rng.integers(0, n, (count, n))
-    flat = (index + n * np.arange(count)[:, None]).ravel()
-    return np.bincount(flat, minlength=count * n).reshape(count, n).astype(np.float64)
-
-
 def bootstrap_test(
     differences: ArrayLike,
     *,
-    n_replicates: int = 1000,
+    n_replicates: int = DEFAULT_REPLICATES,
     seed: Seed,
     confidence: float = 0.95,
 ) -> BootstrapResult:
@@ -142,66 +146,50 @@ def bootstrap_test(
     Sakai's paired bootstrap test: with the q differences d_i, their mean d̄ and standard
     deviation s, t = d̄ / (s/√q); each of the B = ``n_replicates`` resamples draws q
     queries with replacement from the shifted differences w_i = d_i − d̄ (the null
-    hypothesis of mean 0) and computes t* = w̄* / (s*/√q); p = #{b : |t*_b| ≥ |t|} / B.
-    A resample of equal values (s* = 0) counts as reaching t unless its mean is 0.
-    All d_i = 0 gives p = 1; all equal and non-zero, p = 0 (every shifted resample is 0;
-    :func:`lexiframe.stats.significance` uses the sign test there). The percentile
+    hypothesis of mean 0) and computes t* = w̄* / (s*/√q); p = (c + 1)/(B + 1), c =
+    #{b : |t*_b| ≥ |t|} (never 0, as for :func:`randomization_test`). A resample of equal
+    values (s* = 0) counts as reaching t unless its mean is 0. The degenerate cases are
+    decided with the shared tolerance (:func:`lexiframe.stats._common.negligible`): all
+    d_i = 0 gives p = 1; all equal and non-zero (s negligible beside |d̄|), t = ∞ and
+    p = 1/(B + 1) (every shifted resample is 0; :func:`lexiframe.stats.significance` uses
+    the sign test there). The percentile
     interval at ``confidence`` is the (1 − c)/2 and (1 + c)/2 quantiles (linear
     interpolation) of the resampled means of the d_i themselves, as
     ``scipy.stats.bootstrap(..., method="percentile")`` computes them from the same
     ``seed`` and number of resamples. All rows share the resamples.
 
     >>> result = bootstrap_test([0.2, 0.1, 0.3, -0.1, 0.2, 0.4], n_replicates=2000, seed=0)
-    >>> float(result.p_value[0]), result.ci_low.round(4).tolist(), result.ci_high.round(4).tolist()
-    (0.054, [0.05], [0.3])
+    >>> [round(float(x[0]), 6) for x in result]
+    [0.054473, 0.05, 0.3]
     """
-    d = _matrix(differences)
+    d = difference_matrix(differences)
     n_replicates = check_replicates(n_replicates)
-    confidence = check_fraction(confidence, "confidence")
+    confidence = check_confidence(confidence)
     rng = generator(seed)
     rows, n = d.shape
     mean = d.mean(axis=1)
     variance = d.var(axis=1, ddof=1) if n > 1 else np.zeros(rows)
+    size = np.abs(d).mean(axis=1)  # the scale of the tolerance
+    flat = negligible(np.sqrt(variance), size)
     with np.errstate(divide="ignore", invalid="ignore"):
-        observed = np.abs(mean) / np.sqrt(variance / n)  # inf when s = 0 and d̄ ≠ 0
-    observed = np.where(np.isnan(observed), 0.0, observed)
-    scale = np.abs(d).sum(axis=1) / n * _RELATIVE
+        observed = np.abs(mean) / np.sqrt(variance / n)
+    observed = np.where(flat, np.where(negligible(mean, size), 0.0, np.inf), observed)
     # the resampled means of every row are kept for the interval: rows in blocks
-    rows_step = max(1, _BLOCK // n_replicates)
     state = rng.bit_generator.state
     reached = np.zeros(rows, dtype=np.int64)
     low = np.empty(rows)
     high = np.empty(rows)
-    for first in range(0, rows, rows_step):
-        block = slice(first, min(first + rows_step, rows))
+    for block in row_blocks(rows, n_replicates):
         rng.bit_generator.state = state  # every block of rows sees the same resamples
-        means = _block_means(d[block], n_replicates, rng, n)
-        squares = means[1]
-        resampled = means[0]
+        resampled, squares = resampled_means(d[block], n_replicates, rng)
         shifted = resampled - mean[block, None]
         spread = np.maximum(squares - resampled**2, 0.0) * (n / max(n - 1, 1))
         with np.errstate(divide="ignore", invalid="ignore"):
             t = np.abs(shifted) / np.sqrt(spread / n)
-        zero = np.abs(shifted) <= scale[block, None]
+        zero = negligible(shifted, size[block, None])
         t = np.where(zero, 0.0, np.where(np.isnan(t), np.inf, t))
-        reached[block] = (t >= observed[block, None] * (1 - _RELATIVE)).sum(axis=1)
-        quantiles = np.quantile(resampled, [(1 - confidence) / 2, (1 + confidence) / 2], axis=1)
-        low[block], high[block] = quantiles
-    all_zero = ~np.any(d != 0, axis=1)
-    p = np.where(all_zero, 1.0, reached / n_replicates)
+        reached[block] = (t >= observed[block, None] * (1 - TOLERANCE)).sum(axis=1)
+        low[block], high[block] = percentiles(resampled, confidence)
+    all_zero = negligible(d).all(axis=1)
+    p = np.where(all_zero, 1.0, (reached + 1) / (n_replicates + 1))
     return BootstrapResult(p, low, high)
-
-
-def _block_means(
-    d: np.ndarray, n_replicates: int, rng: np.random.Generator, n: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """The resampled means of d and of d², rows × replicates, drawn in blocks."""
-    means = np.empty((d.shape[0], n_replicates))
-    squares = np.empty((d.shape[0], n_replicates))
-    step = max(1, _BLOCK // max(n, d.shape[0]))
-    for start in range(0, n_replicates, step):
-        count = min(step, n_replicates - start)
-        counts = _resample_counts(rng, count, n)
-        means[:, start : start + count] = d @ counts.T / n
-        squares[:, start : start + count] = (d * d) @ counts.T / n
-    return means, squares

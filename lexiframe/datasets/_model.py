@@ -1,35 +1,14 @@
-"""Synthetic TREC-style tracks: runs and graded qrels drawn from a seeded model.
-
-The model, per query ``q`` of a candidate set of ``n_docs`` documents:
-
-- relevance: each document is relevant with a probability that gives the query between
-  ``relevant[0]`` and ``relevant[1]`` relevant documents on average (log-uniform per query,
-  at least one), a share of them with grade 2; a few times more documents are judged
-  non-relevant (grade 0); the rest are unjudged;
-- a run of system ``s`` scores every candidate ``noise + e[s, q] * w[grade]`` with standard
-  normal noise, ``w = (0, 1, 1.5)`` for grades 0, 1, 2 and an effectiveness
-  ``e[s, q] = max(0, quality[s] * ease[q] + 0.4 * N(0, 1))``: a latent system quality
-  shifts relevant documents up, a per-query ease makes some queries hard for everyone, and
-  the per-(system, query) jitter lets a weaker system win some queries;
-- the run keeps the top ``depth`` documents, scores rounded to 4 decimals (1 decimal, many
-  ties, for a share ``tie_rate`` of the systems), ranked the trec_eval way (score
-  descending, then document id descending as a string); each (system, query) is skipped
-  with probability ``skip_rate``.
-
-Everything is drawn with NumPy in blocks of queries (no Python loop over rows, queries or
-systems), from generators seeded by ``numpy.random.default_rng([seed, stream, block])``: the
-same arguments give identical frames, and :func:`write_synthetic_track` writes exactly the
-rows :func:`synthetic_track` returns, a block at a time.
-"""
+"""The model of the synthetic tracks (see :mod:`lexiframe.datasets`): relevance grades
+and runs drawn with NumPy in blocks of queries, and :func:`synthetic_track`, which returns
+a whole track in memory."""
 
 from __future__ import annotations
 
-import contextlib
+import inspect
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import polars as pl
@@ -39,9 +18,6 @@ from lexiframe.validate import require_positive_int
 
 IdType = Literal["str", "int"]
 """Ids of a synthetic track: TREC-like strings ('401', 'D401-000057') or integers."""
-
-TrackFormat = Literal["trec", "trec.gz", "parquet"]
-"""File format of :func:`write_synthetic_track`."""
 
 FIRST_QUERY = 401
 # Elements (queries x candidate documents) of one block of relevance grades, and (systems x
@@ -75,32 +51,6 @@ class Track:
 
 
 @dataclass(frozen=True)
-class TrackFiles:
-    """The files written by :func:`write_synthetic_track`: one run file per system, qrels."""
-
-    runs: tuple[Path, ...]
-    qrels: Path
-
-
-@dataclass(frozen=True)
-class DemoFiles:
-    """The files written by :func:`write_demo`: the demo track as TREC text and parquet.
-
-    Attributes:
-        runs: ``runs/sys000.txt`` … ``runs/sys007.txt``, one TREC run file per system.
-        qrels: ``qrels.txt``, the TREC qrels.
-        run_parquet: ``run.parquet``, every system's run in one table (system, query, doc,
-            score), for Spark and ``lf.scan_run``.
-        qrels_parquet: ``qrels.parquet`` (query, doc, relevance).
-    """
-
-    runs: tuple[Path, ...]
-    qrels: Path
-    run_parquet: Path
-    qrels_parquet: Path
-
-
-@dataclass(frozen=True)
 class _Spec:
     n_systems: int
     n_queries: int
@@ -126,7 +76,7 @@ class _Spec:
         return max(1, _SCORE_BLOCK // (queries * self.n_docs))
 
 
-def _check_spec(
+def check_spec(
     *,
     n_systems: int,
     n_queries: int,
@@ -179,11 +129,20 @@ def _check_spec(
     )
 
 
+_SPEC_ARGUMENTS = tuple(inspect.signature(check_spec).parameters)
+
+
+def spec_of(arguments: Mapping[str, Any]) -> _Spec:
+    """The checked model of a generator's arguments (its ``locals()``, which hold the
+    arguments of :func:`check_spec` among others): one call for every generator."""
+    return check_spec(**{name: arguments[name] for name in _SPEC_ARGUMENTS})
+
+
 def _rng(spec: _Spec, *stream: int) -> np.random.Generator:
     return np.random.default_rng([spec.seed, *stream])
 
 
-def _system_names(n_systems: int) -> pl.Series:
+def system_names(n_systems: int) -> pl.Series:
     width = max(3, len(str(n_systems - 1)))
     return (
         pl.select(
@@ -202,7 +161,7 @@ def _systems(spec: _Spec) -> pl.DataFrame:
     coarse = np.zeros(spec.n_systems, dtype=bool)
     coarse[rng.permutation(spec.n_systems)[:n_coarse]] = True
     return pl.DataFrame(
-        {"system": _system_names(spec.n_systems), "quality": quality, "coarse": coarse}
+        {"system": system_names(spec.n_systems), "quality": quality, "coarse": coarse}
     )
 
 
@@ -252,7 +211,7 @@ def _grade_block(spec: _Spec, block: int) -> _GradeBlock:
     return _GradeBlock(start=start, grades=grades, ease=ease)
 
 
-class _Ids:
+class Ids:
     """Query and doc ids of a range of queries ([start, stop)), as Polars series."""
 
     def __init__(self, spec: _Spec, start: int, stop: int) -> None:
@@ -286,7 +245,7 @@ def _index(values: np.ndarray) -> np.ndarray:
     return values.astype(np.uint32) if values.size and values.max() < 2**32 else values
 
 
-def _qrels_chunk(spec: _Spec, block: _GradeBlock, ids: _Ids) -> pl.DataFrame:
+def qrels_chunk(spec: _Spec, block: _GradeBlock, ids: Ids) -> pl.DataFrame:
     """The judged documents of a block of queries, with the traps applied."""
     unjudged_from = spec.n_queries - spec.unjudged_queries
     no_relevant_from = unjudged_from - spec.no_relevant_queries
@@ -325,7 +284,7 @@ class _Rankings:
     def take(self, order: np.ndarray) -> _Rankings:
         return _Rankings(self.system[order], self.query[order], self.doc[order], self.score[order])
 
-    def frame(self, systems: pl.Series, ids: _Ids) -> pl.DataFrame:
+    def frame(self, systems: pl.Series, ids: Ids) -> pl.DataFrame:
         pairs, depth = self.doc.shape
         query = np.repeat(self.query.astype(np.int32), depth)
         return pl.DataFrame(
@@ -383,7 +342,7 @@ def _rankings(
     )
 
 
-def _blocks(spec: _Spec) -> Iterator[tuple[_GradeBlock, Iterator[_Rankings]]]:
+def blocks(spec: _Spec) -> Iterator[tuple[_GradeBlock, Iterator[_Rankings]]]:
     """Yield each grade block with an iterator over its rankings, a group of systems at a time."""
     systems = _systems(spec)
     doc_order = _doc_order(spec)
@@ -439,25 +398,13 @@ def synthetic_track(
         >>> dict(track.qrels.schema)
         {'query': String, 'doc': String, 'relevance': Int64}
     """
-    spec = _check_spec(
-        n_systems=n_systems,
-        n_queries=n_queries,
-        depth=depth,
-        n_docs=n_docs,
-        seed=seed,
-        id_type=id_type,
-        skip_rate=skip_rate,
-        tie_rate=tie_rate,
-        relevant=relevant,
-        no_relevant_queries=no_relevant_queries,
-        unjudged_queries=unjudged_queries,
-    )
-    ids = _Ids(spec, 0, spec.n_queries)
+    spec = spec_of(locals())
+    ids = Ids(spec, 0, spec.n_queries)
     quality = _systems(spec)
     qrels: list[pl.DataFrame] = []
     parts: list[_Rankings] = []
-    for block, rankings in _blocks(spec):
-        qrels.append(_qrels_chunk(spec, block, ids))
+    for block, rankings in blocks(spec):
+        qrels.append(qrels_chunk(spec, block, ids))
         parts.extend(rankings)
     if len(qrels) > 1:
         # parts are system-major within a block of queries: a stable sort on the system
@@ -466,172 +413,3 @@ def synthetic_track(
         parts = [merged.take(np.argsort(merged.system, kind="stable"))]
     run = pl.concat([part.frame(quality["system"], ids) for part in parts], rechunk=False)
     return Track(run=run, qrels=pl.concat(qrels, rechunk=True), quality=quality)
-
-
-_EXTENSIONS = {"trec": ("", ".txt"), "trec.gz": (".gz", ".txt.gz"), "parquet": (".parquet",) * 2}
-
-
-def write_synthetic_track(
-    directory: str | Path,
-    *,
-    n_systems: int = 8,
-    n_queries: int = 20,
-    depth: int = 100,
-    n_docs: int | None = None,
-    seed: int = 0,
-    id_type: IdType = "str",
-    skip_rate: float = 0.02,
-    tie_rate: float = 0.125,
-    relevant: tuple[int, int] = (5, 60),
-    no_relevant_queries: int = 0,
-    unjudged_queries: int = 0,
-    format: TrackFormat = "trec",
-    compression_level: int = 1,
-) -> TrackFiles:
-    """Write the track :func:`synthetic_track` would return, a block of queries at a time.
-
-    Writes ``directory/runs/sys000`` … (``.gz`` or ``.parquet`` by ``format``) and
-    ``directory/qrels.txt`` (``qrels.txt.gz``, ``qrels.parquet``). Memory holds one block
-    of queries (all systems), never a whole system, so tracks of hundreds of millions of
-    rows fit: e.g. 10 systems x 200,000 users x depth 100 with ``id_type="int"``. Each file
-    is written to a temporary name and renamed when complete. The other arguments are
-    those of :func:`synthetic_track`.
-
-    Args:
-        directory: created if missing.
-        format: ``"trec"`` (text, space separated), ``"trec.gz"`` or ``"parquet"``.
-        compression_level: gzip level of ``"trec.gz"`` (1 is fast, 9 small).
-
-    Example:
-        >>> import tempfile
-        >>> from lexiframe.io import read_qrels, read_run
-        >>> with tempfile.TemporaryDirectory() as tmp:
-        ...     files = write_synthetic_track(tmp, n_systems=2, n_queries=3, depth=5)
-        ...     run = read_run(files.runs, rank=True)
-        ...     qrels = read_qrels(files.qrels)
-        >>> [path.name for path in files.runs], run.height <= 2 * 3 * 5
-        (['sys000', 'sys001'], True)
-        >>> run.sort("system", "query", "rank").equals(
-        ...     synthetic_track(n_systems=2, n_queries=3, depth=5).run)
-        True
-    """
-    from lexiframe.io.writers import ChunkWriter
-
-    if format not in _EXTENSIONS:
-        raise InputError(f"format must be one of {list(_EXTENSIONS)}, not {format!r}")
-    spec = _check_spec(
-        n_systems=n_systems,
-        n_queries=n_queries,
-        depth=depth,
-        n_docs=n_docs,
-        seed=seed,
-        id_type=id_type,
-        skip_rate=skip_rate,
-        tie_rate=tie_rate,
-        relevant=relevant,
-        no_relevant_queries=no_relevant_queries,
-        unjudged_queries=unjudged_queries,
-    )
-    root = Path(directory)
-    (root / "runs").mkdir(parents=True, exist_ok=True)
-    run_suffix, qrels_suffix = _EXTENSIONS[format]
-    names = _system_names(spec.n_systems).to_list()
-    run_paths = tuple(root / "runs" / f"{name}{run_suffix}" for name in names)
-    qrels_path = root / f"qrels{qrels_suffix}"
-    kind: Literal["trec", "parquet"] = "parquet" if format == "parquet" else "trec"
-    gzip_level = compression_level if format == "trec.gz" else None
-    with contextlib.ExitStack() as stack:
-        qrels_writer = stack.enter_context(
-            ChunkWriter(qrels_path, kind=kind, table="qrels", gzip_level=gzip_level)
-        )
-        run_writers = [
-            stack.enter_context(ChunkWriter(path, kind=kind, table="run", gzip_level=gzip_level))
-            for path in run_paths
-        ]
-        systems = _system_names(spec.n_systems)
-        for block, rankings in _blocks(spec):
-            ids = _Ids(spec, block.start, block.start + len(block.grades))
-            qrels_writer.write(_qrels_chunk(spec, block, ids))
-            for part in rankings:
-                frame = part.frame(systems, ids)
-                counts = np.bincount(part.system, minlength=spec.n_systems) * spec.depth
-                offsets = np.concatenate([[0], np.cumsum(counts)])
-                for index, writer in enumerate(run_writers):  # one file per system
-                    if counts[index]:
-                        writer.write(frame.slice(offsets[index], counts[index]))
-    return TrackFiles(runs=run_paths, qrels=qrels_path)
-
-
-def demo_track() -> Track:
-    """The small synthetic track of ``lexiframe demo`` (generated on the fly, not real data).
-
-    8 systems x 27 queries (401-427) x depth 100, seed 2024, with the traps of real tracks:
-    some systems skip some queries, ``sys003`` has coarse scores (many ties), query ``426``
-    is judged but has no relevant document, and query ``427`` is unjudged and answered by
-    ``sys001`` only. Evaluation tools score the 25 queries 401-425.
-
-    Example:
-        >>> track = demo_track()
-        >>> track.run["system"].n_unique(), track.qrels["query"].n_unique()
-        (8, 26)
-        >>> track.run.filter(pl.col("query") == "427")["system"].unique().to_list()
-        ['sys001']
-    """
-    track = synthetic_track(
-        n_systems=8,
-        n_queries=27,
-        depth=100,
-        seed=2024,
-        skip_rate=0.02,
-        tie_rate=0.0,
-        no_relevant_queries=1,
-        unjudged_queries=1,
-    )
-    coarse = pl.col("system") == "sys003"
-    run = track.run.filter((pl.col("query") != "427") | (pl.col("system") == "sys001"))
-    # coarse scores for sys003; ranks follow trec_eval's order on the rounded scores
-    run = run.with_columns(
-        score=pl.when(coarse).then(pl.col("score").round(1)).otherwise(pl.col("score"))
-    ).with_columns(
-        rank=pl.struct("score", "doc")
-        .rank("ordinal", descending=True)
-        .over("system", "query")
-        .cast(pl.Int64)
-    )
-    quality = track.quality.with_columns(coarse=coarse)
-    return Track(run=run.sort("system", "query", "rank"), qrels=track.qrels, quality=quality)
-
-
-def write_demo(directory: str | Path = ".") -> DemoFiles:
-    """Write the demo track (:func:`demo_track`) into ``directory``, for the documentation's
-    examples and your own first steps; ``lexiframe demo --write DIR`` does the same.
-
-    Writes ``runs/sys000.txt`` … ``runs/sys007.txt`` (TREC run files), ``qrels.txt`` (TREC
-    qrels), and the same data as ``run.parquet`` and ``qrels.parquet``. Folders are made
-    when missing; existing files of these names are replaced, each atomically.
-
-    Example:
-        >>> import tempfile
-        >>> from lexiframe.io import read_qrels, read_run
-        >>> with tempfile.TemporaryDirectory() as tmp:
-        ...     files = write_demo(tmp)
-        ...     run, qrels = read_run(files.runs), read_qrels(files.qrels)
-        ...     keys = ["system", "query", "doc"]
-        ...     same = run.sort(keys).equals(read_run(files.run_parquet).sort(keys))
-        >>> len(files.runs), run["system"].n_unique(), qrels["query"].n_unique(), same
-        (8, 8, 26, True)
-    """
-    from lexiframe.io import write_frame, write_trec_qrels, write_trec_run
-
-    root = Path(directory)
-    track = demo_track()
-    runs = tuple(
-        write_trec_run(rows, root / "runs" / f"{system}.txt")
-        for (system,), rows in track.run.partition_by("system", as_dict=True).items()
-    )
-    return DemoFiles(
-        runs=runs,
-        qrels=write_trec_qrels(track.qrels, root / "qrels.txt"),
-        run_parquet=write_frame(track.run.drop("rank"), root / "run.parquet"),
-        qrels_parquet=write_frame(track.qrels, root / "qrels.parquet"),
-    )

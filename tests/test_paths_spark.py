@@ -1,0 +1,72 @@
+"""The one contract of tests/test_paths.py on Spark: every positions option and a measure
+a user defines of each kind give on Spark the frame one process gives, with the same
+systems and queries. The measures travel to Spark's workers with the job: they are defined
+here inside a fixture, so that Spark pickles their functions by value."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import polars as pl
+import pytest
+
+import lexiframe as lf
+from lexiframe.metrics import Needs, unregister
+from tests.test_paths import BUILT_IN, OPTIONS, QRELS, RUNS, N, _assert_same, _quietly, _sorted
+
+
+@pytest.fixture(scope="module")
+def spark_measures() -> Iterator[list[str]]:
+    def hits(k: int) -> pl.Expr:
+        return pl.col("positions").list.eval(pl.element() <= k).list.sum()
+
+    def wasted() -> pl.Expr:
+        return pl.col("n_ret") - pl.col("positions").list.len()
+
+    def discounted(p: float = 0.5) -> pl.Expr:
+        return pl.col("positions").list.eval(pl.lit(p).pow(pl.element() - 1)).list.sum()
+
+    def top_grade() -> pl.Expr:
+        return pl.col("grades").list.max().fill_null(0)
+
+    def unretrieved(n: int | None = None) -> pl.Expr:
+        return pl.lit(n) - pl.col("n_ret")
+
+    def first_doc_length() -> pl.Expr:
+        return pl.col("docs").list.first().str.len_chars().fill_null(0)
+
+    defined: dict[str, tuple[Any, dict[str, Any]]] = {
+        "SparkHits": (hits, {"cutoff": "required"}),
+        "SparkWasted": (wasted, {"lower_is_better": True}),
+        "SparkDisc": (discounted, {}),
+        "SparkTopGrade": (top_grade, {"needs": Needs(grades=True, requires_grades=True)}),
+        "SparkUnretrieved": (unretrieved, {}),
+        "SparkFirstDoc": (first_doc_length, {"needs": Needs(columns=("docs",))}),
+    }
+    for name, (function, declared) in defined.items():
+        lf.define_measure(name, function, summary=name, **declared)
+    yield ["SparkHits@10", "SparkWasted", "SparkDisc(p=0.8)", "SparkTopGrade",
+           "SparkUnretrieved", "SparkFirstDoc"]  # fmt: skip
+    for name in defined:
+        unregister(name)
+
+
+# partitions= plans one process's memory; Spark groups queries its own way.
+SPARK_OPTIONS = [(name, options) for name, options, _ in OPTIONS if "partitions" not in options]
+
+
+@pytest.mark.parametrize(
+    "options", [o for _, o in SPARK_OPTIONS], ids=[n for n, _ in SPARK_OPTIONS]
+)
+def test_an_option_means_the_same_on_spark(spark, spark_measures, options):
+    from lexiframe import spark as lfs
+
+    run, qrels = lf.read_run(RUNS, rank=True), lf.read_qrels(QRELS)
+    names = BUILT_IN + spark_measures
+    expected = _quietly(lambda: lf.evaluate(run, qrels, names, n=N, **options))
+    run_sdf = spark.createDataFrame(run.to_arrow())
+    qrels_sdf = spark.createDataFrame(qrels.to_arrow())
+    got = pl.from_arrow(lfs.evaluate(run_sdf, qrels_sdf, names, n=N, **options).toArrow())
+    assert isinstance(got, pl.DataFrame)
+    _assert_same({"one process": _sorted(expected), "spark": _sorted(got)})
