@@ -117,12 +117,11 @@ def test_a_bad_compat_is_named():
         lf.PositionsOptions(compat="trec_eval-9")  # type: ignore[arg-type]
 
 
-def test_evaluate_takes_compat_and_refuses_it_on_spark(capsys):
+def test_evaluate_takes_compat(capsys):
+    """(Spark takes it too: tests/test_paths_spark.py runs compat= through lexiframe.spark.)"""
     qrels, run = str(TOY / "qrels.txt"), F32
     argv = ["evaluate", run, "--qrels", qrels, "-m", "AP", "-m", "RR", "-m", "nDCG", "-q"]
     assert main([*argv, "--compat", "9.0.8"]) == 0
     nine = capsys.readouterr().out
     assert main(argv) == 0
     assert capsys.readouterr().out != nine  # the float32 run ranks otherwise
-    assert main([*argv, "--compat", "9.0.8", "--spark", "local"]) == 2
-    assert "not available with --spark" in capsys.readouterr().err

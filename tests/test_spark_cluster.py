@@ -27,7 +27,7 @@ from conftest import DATA, ROOT, Cluster, free_port, spark_home
 from polars.testing import assert_frame_equal
 
 import lexiframe as lf
-from lexiframe.cli._shared import in_cli_words
+from lexiframe.errors import cli_text
 
 TIMEOUT = 420
 MEASURES = ["AP", "nDCG@10", "ASL"]
@@ -219,7 +219,7 @@ def _checks_on_one_session(url: str, folder: str) -> None:
     process, so on this session) writing its per-query table partitioned and its summary to
     a URI, then every error case through the command and through the API. Prints the
     outcomes as one JSON line: {"command": [status, stderr], case: {"cli": [status,
-    stderr], "api": [type, message]}}."""
+    stderr], "api": [type, message, its command words]}}."""
     import contextlib
     import io
 
@@ -250,9 +250,9 @@ def _checks_on_one_session(url: str, folder: str) -> None:
             with lfs.lexiframe_errors():
                 run = sio.read_run(session, source)
                 lfs.evaluate(run, sio.read_qrels(session, qrels), ["AP"]).collect()
-            outcome = ["none", ""]
+            outcome = ["none", "", ""]
         except Exception as error:  # reported, and judged by the test
-            outcome = [type(error).__name__, str(error)]
+            outcome = [type(error).__name__, str(error), cli_text(error)]
         report[case] = {"cli": cli, "api": outcome}
     print(json.dumps(report))
 
@@ -282,13 +282,13 @@ def test_an_error_on_the_cluster_says_its_cause_in_one_line_and_type(one_session
     report, _, _ = one_session
     kind, excerpt = EXPECTED[case]
     status, err = report[case]["cli"]
-    api_type, api_message = report[case]["api"]
+    api_type, api_message, in_cli_words = report[case]["api"]
     if excerpt is None:
         excerpt = _one_process_message(_bad_inputs(tmp_path)[case])
         assert api_message == excerpt
     assert api_type == kind and excerpt in api_message, (api_type, api_message)
     assert status == 2 and err.count("\n") == 1 and err.startswith("lexiframe: error: "), err
-    assert in_cli_words(excerpt) in err, err
+    assert in_cli_words in err, err  # the same error, in the command's words
 
 
 # --- the packing recipe -----------------------------------------------------------------------

@@ -265,11 +265,6 @@ def run_evaluate(args: argparse.Namespace) -> int:
         )
     kinds = (["metrics"] if metric_names else []) + (["preferences"] if preference_names else [])
     if args.spark:  # Spark reads the inputs and writes the files (targets may be URIs)
-        if args.compat != PositionsOptions.compat:  # its measures do not take compat= yet
-            raise InputError(
-                f"--compat {args.compat} is not available with --spark yet: evaluate in one "
-                "process, e.g. lexiframe evaluate runs/ --qrels qrels.txt --compat 9.0.8"
-            )
         try:
             import pyspark  # noqa: F401
         except ImportError:

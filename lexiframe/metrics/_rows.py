@@ -49,7 +49,8 @@ def per_ranking(kernel: Kernel, **columns: IntoExpr) -> pl.Expr:
 
 def counts(column: pl.Series) -> np.ndarray:
     """A count column as int64 (0 where null)."""
-    return column.fill_null(0).cast(pl.Int64).to_numpy()
+    values: np.ndarray = column.fill_null(0).cast(pl.Int64).to_numpy()
+    return values
 
 
 def row_of_each(offsets: np.ndarray) -> np.ndarray:
@@ -60,9 +61,10 @@ def row_of_each(offsets: np.ndarray) -> np.ndarray:
 def index_in_row(offsets: np.ndarray) -> np.ndarray:
     """The place of each element of a flat buffer within its row, from 0."""
     lengths = np.diff(offsets)
-    return np.arange(int(offsets[-1]) - int(offsets[0])) - np.repeat(
+    places: np.ndarray = np.arange(int(offsets[-1]) - int(offsets[0])) - np.repeat(
         offsets[:-1] - offsets[0], lengths
     )
+    return places
 
 
 def suffix_max(values: np.ndarray, offsets: np.ndarray, starts: np.ndarray) -> np.ndarray:
@@ -157,4 +159,5 @@ def log2_discounts(ranks: np.ndarray) -> np.ndarray:
         base = math.log(2.0)
         more = [1.0 / (math.log(rank + 1.0) / base) for rank in range(len(table), 2 * top + 1)]
         table = _discounts = np.concatenate([table, more])
-    return table[ranks]
+    found: np.ndarray = table[ranks]
+    return found

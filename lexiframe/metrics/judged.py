@@ -74,7 +74,8 @@ def _ranked_above(
     its ranking ranks above it."""
     rows = _rows.row_of_each(relevant.offsets)
     found = np.searchsorted(_row_keys(other, width), relevant_keys, side="left")
-    return found - (other.offsets[:-1][rows] - other.offsets[0])
+    above: np.ndarray = found - (other.offsets[:-1][rows] - other.offsets[0])
+    return above
 
 
 def _width(*columns: ListBuffers) -> int:

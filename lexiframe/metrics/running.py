@@ -38,7 +38,8 @@ def c_log2(values: np.ndarray) -> np.ndarray:
     if top >= len(_log2_table):
         more = [math.log2(value) for value in range(max(len(_log2_table), 1), 2 * top + 1)]
         _log2_table = np.concatenate([_log2_table[: max(len(_log2_table), 1)], more])
-    return _log2_table[values]
+    logs: np.ndarray = _log2_table[values]
+    return logs
 
 
 def log2_of(values: np.ndarray) -> np.ndarray:
@@ -57,7 +58,8 @@ def log2_of(values: np.ndarray) -> np.ndarray:
 
 def discounted(gains: np.ndarray, ranks: np.ndarray) -> np.ndarray:
     """trec_eval's DCG terms: each gain divided by C's log2 of its rank + 1."""
-    return gains / c_log2(ranks + 1)
+    terms: np.ndarray = gains / c_log2(ranks + 1)
+    return terms
 
 
 def _flat(buffers: ListBuffers, dtype: type = np.float64) -> np.ndarray:

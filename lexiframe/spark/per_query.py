@@ -17,10 +17,12 @@ import pyarrow as pa
 from lexiframe import evaluation
 from lexiframe._utils import as_list
 from lexiframe.metrics import Measure, parse_measures
+from lexiframe.options import PositionsOptions
 from lexiframe.preferences import DEFAULT_MEASURES, Extra, preference_measure
 from lexiframe.preferences import preferences as pair_preferences
 from lexiframe.spark import _arrow
 from lexiframe.spark.ranking import BUCKET, POSITION_TYPES, bucket_count, partitioned
+from lexiframe.typing import CompatName
 from lexiframe.validate import require_columns
 
 if TYPE_CHECKING:
@@ -33,6 +35,7 @@ def measures(
     *,
     n: int | str | None = None,
     buckets: int | None = None,
+    compat: CompatName = PositionsOptions.compat,
 ) -> SparkFrame:
     """One double column per measure, one row per ranking, as :func:`lexiframe.measures`.
 
@@ -42,6 +45,7 @@ def measures(
         n: corpus size (an integer or a column name), for TSE, SL3, RecallError.
         buckets: groups of queries the work is split into (default: chosen from the size
             of the frame, :func:`lexiframe.spark.ranking.bucket_count`).
+        compat: whose numbers to reproduce, as :func:`lexiframe.measures` takes it.
 
     Example:
         >>> from lexiframe import spark as lfs
@@ -51,18 +55,25 @@ def measures(
     empty = _arrow.empty_polars(positions)
     require_columns(empty.schema, ["query"], "positions")
     empty = empty.cast({k: v for k, v in POSITION_TYPES.items() if k in empty.columns})
-    schema = _arrow.arrow_schema(evaluation.measures(empty, parsed, n=n).schema)
-    job = _arrow.group_function(_measures_group, names=parsed, n=n, schema=schema)
+    schema = _arrow.arrow_schema(evaluation.measures(empty, parsed, n=n, compat=compat).schema)
+    job = _arrow.group_function(
+        _measures_group, names=parsed, n=n, compat=compat, schema=schema
+    )
     return _per_query(positions, job, schema, bucket_count(positions, buckets))
 
 
 def _measures_group(
-    table: pa.Table, *, names: list[Measure], n: int | str | None, schema: pa.Schema
+    table: pa.Table,
+    *,
+    names: list[Measure],
+    n: int | str | None,
+    compat: CompatName,
+    schema: pa.Schema,
 ) -> pa.Table:
     frame = _arrow.polars_frame(table.drop_columns([BUCKET]), POSITION_TYPES)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the driver's dry run warned once already
-        result = evaluation.measures(frame, names, n=n)
+        result = evaluation.measures(frame, names, n=n, compat=compat)
     return _arrow.to_spark_table(result, schema)
 
 

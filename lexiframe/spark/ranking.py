@@ -317,7 +317,7 @@ def _dry_run(
         warnings.simplefilter("ignore")
         frame = ranking.positions(run_row, judgment, options)
         if measures:
-            frame = evaluation.measures(frame, measures, n=n)
+            frame = evaluation.measures(frame, measures, n=n, compat=options.compat)
     return _arrow.arrow_schema(frame.schema)
 
 
@@ -519,7 +519,9 @@ def _group(run_table: pa.Table, qrels_table: pa.Table, *, job: _Job) -> pa.Table
             # sums over a list may group the terms by the lists' memory layout, which
             # can change the last bit of a sum (AP).
             frame = _arrow.polars_frame(frame.to_arrow())
-            frame = evaluation.measures(frame, job.measures, n=job.n)
+            frame = evaluation.measures(
+                frame, job.measures, n=job.n, compat=job.options.compat
+            )
     return _arrow.to_spark_table(frame, job.schema)
 
 
