@@ -5,6 +5,7 @@ here inside a fixture, so that Spark pickles their functions by value."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -13,6 +14,7 @@ import pytest
 
 import lexiframe as lf
 from lexiframe.metrics import Needs, unregister
+from lexiframe.options import PositionsOptions
 from tests.test_paths import BUILT_IN, OPTIONS, QRELS, RUNS, N, _assert_same, _quietly, _sorted
 
 
@@ -70,3 +72,41 @@ def test_an_option_means_the_same_on_spark(spark, spark_measures, options):
     got = pl.from_arrow(lfs.evaluate(run_sdf, qrels_sdf, names, n=N, **options).toArrow())
     assert isinstance(got, pl.DataFrame)
     _assert_same({"one process": _sorted(expected), "spark": _sorted(got)})
+    one = _quietly(lambda: lf.coverage(run, qrels, **options))
+    assert lfs.coverage(run_sdf, qrels_sdf, **options).equals(one)
+
+
+class DropsLowScores(PositionsOptions):
+    """Options that remove the run rows scored 1.5 or less: a row-removing option as a new
+    one would state it (PositionsOptions.kept_rows), defined here."""
+
+    @property
+    def kept_rows(self) -> pl.Expr:
+        return pl.col("order") > 1.5
+
+
+def test_an_option_that_removes_rows_reaches_spark(spark):
+    """The rows an option removes are removed on Spark by the one-process function, in
+    evaluate and coverage alike; a system whose rows are all removed keeps worst-case rows.
+    The options travel to Spark's workers by value (this module is pickled by value)."""
+    from pyspark import cloudpickle
+
+    from lexiframe import spark as lfs
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    run, qrels = lf.read_run(RUNS), lf.read_qrels(QRELS)
+    run = run.with_columns(
+        score=pl.when(pl.col("system") == "sys000").then(pl.col("score") - 100).otherwise("score")
+    )
+    options = DropsLowScores()
+    expected = _quietly(lambda: lf.evaluate(run, qrels, ["AP", "ASL"], options=options))
+    assert expected.filter(pl.col("system") == "sys000")["AP"].max() == 0
+    run_sdf = spark.createDataFrame(run.to_arrow())
+    qrels_sdf = spark.createDataFrame(qrels.to_arrow())
+    got = pl.from_arrow(lfs.evaluate(run_sdf, qrels_sdf, ["AP", "ASL"], options=options).toArrow())
+    assert isinstance(got, pl.DataFrame)
+    _assert_same({"one process": _sorted(expected), "spark": _sorted(got)})
+    coverage = lfs.coverage(run_sdf, qrels_sdf, options)
+    assert coverage.equals(_quietly(lambda: lf.coverage(run, qrels, options)))
+    row = coverage.filter(pl.col("system") == "sys000").row(0, named=True)
+    assert row["skipped"] == row["evaluated"] > 0

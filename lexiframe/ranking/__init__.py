@@ -28,7 +28,7 @@ from lexiframe.io.objects import qrels_frame, run_frame
 from lexiframe.options import PositionsKwargs, PositionsOptions
 from lexiframe.ranking._request import KEYS, POSITION, Request
 from lexiframe.ranking.checks import check_values, checked_qrels, checked_rankings, warn_dropped
-from lexiframe.ranking.coverage import coverage
+from lexiframe.ranking.coverage import coverage, coverage_of_answers
 from lexiframe.ranking.grades import binary_ndcg, keeps_grades
 from lexiframe.ranking.lists import MAX_JUDGMENTS_PER_DOC, ranked_lists
 from lexiframe.ranking.tables import (
@@ -282,7 +282,9 @@ __all__ = [
     "POSITION",
     "ROWS_PER_PARTITION",
     "binary_ndcg",
+    "canonical_run",
     "coverage",
+    "coverage_of_answers",
     "keeps_grades",
     "kept_run_rows",
     "positions",

@@ -52,7 +52,7 @@ def coverage(
         └────────┴───────────┴─────────┴──────────┴─────────────┘
     """
     options = PositionsOptions.of(options, **kwargs)
-    names, by, threshold = options.columns, list(options.by), options.threshold
+    names, by = options.columns, list(options.by)
     run = run_frame(run, (names.system, names.query, names.doc, names.score))
     qrels = qrels_frame(qrels, (names.query, names.doc, names.relevance))
     if options.kept_rows is None:  # the (system, query) pairs are all that is read
@@ -62,7 +62,30 @@ def coverage(
     else:  # rows that an option removes are read as positions reads them
         every_row = canonical_run(run, options)
     systems = every_row.select(*by, "system").unique()
-    run_lf = kept_run_rows(every_row, options).select(*by, "system", "query").unique()
+    answered = kept_run_rows(every_row, options).select(*by, "system", "query").unique()
+    return coverage_of_answers(answered, systems, qrels, options)
+
+
+def coverage_of_answers(
+    answered: pl.LazyFrame,
+    systems: pl.LazyFrame,
+    qrels: pl.DataFrame | pl.LazyFrame,
+    options: PositionsOptions,
+) -> pl.DataFrame:
+    """The counts of :func:`coverage` from the (by…, system, query) pairs a run answers with
+    the rows its options keep, and every (by…, system) of the run, in lexiframe's names:
+    what :func:`lexiframe.spark.coverage` sends the driver.
+
+    Example:
+        >>> import polars as pl
+        >>> answered = pl.LazyFrame({"system": ["a"], "query": ["q1"]})
+        >>> qrels = pl.DataFrame({"query": ["q1", "q2"], "doc": ["d1", "d5"], "relevance": [1, 1]})
+        >>> coverage_of_answers(answered, answered.select("system"), qrels,
+        ...                     PositionsOptions())["skipped"].to_list()
+        [1]
+    """
+    names, by, threshold = options.columns, list(options.by), options.threshold
+    run_lf = answered
     qrels_lf, qrels_keys = canonical_qrels(qrels, names, by, run_lf)
     judged = (
         qrels_lf.select(*qrels_keys, "relevance")

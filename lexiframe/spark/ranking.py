@@ -23,10 +23,10 @@ import operator
 import os
 import sys
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from functools import reduce
+from functools import partial, reduce
 from typing import TYPE_CHECKING, TypeVar
 
 import polars as pl
@@ -519,9 +519,7 @@ def _group(run_table: pa.Table, qrels_table: pa.Table, *, job: _Job) -> pa.Table
             # sums over a list may group the terms by the lists' memory layout, which
             # can change the last bit of a sum (AP).
             frame = _arrow.polars_frame(frame.to_arrow())
-            frame = evaluation.measures(
-                frame, job.measures, n=job.n, compat=job.options.compat
-            )
+            frame = evaluation.measures(frame, job.measures, n=job.n, compat=job.options.compat)
     return _arrow.to_spark_table(frame, job.schema)
 
 
@@ -567,12 +565,37 @@ def coverage(
     _require(run, [*by, system, query], "run")
     qrels_by = [key for key in by if key in qrels.columns]
     _require(qrels, [*qrels_by, query, doc, relevance], "qrels")
-    answered = run.select(*by, system, query).distinct()
+    keys = run.select(
+        *by, F.col(system).cast("string").alias("system"), F.col(query).alias("query")
+    )
+    if resolved.kept_rows is None:
+        answered = keys.distinct()
+    else:  # the rows the options keep, decided by the one-process function on each batch
+        with _arrow.quiet_pyspark():
+            answered = run.mapInArrow(
+                partial(_kept_answers, options=resolved), keys.schema
+            ).distinct()
     judged = qrels.groupBy(*qrels_by, query).agg(
         F.min(doc).alias(doc), F.max(relevance).alias(relevance)
     )
-    return ranking.coverage(
-        _arrow.collect(answered),
+    return ranking.coverage_of_answers(
+        _arrow.collect(answered).lazy(),
+        _arrow.collect(keys.select(*by, "system").distinct()).lazy(),
         _arrow.collect(judged),
         resolved,
     )
+
+
+def _kept_answers(
+    batches: Iterator[pa.RecordBatch], *, options: PositionsOptions
+) -> Iterator[pa.RecordBatch]:
+    """The (by…, system, query) pairs of a run's batches with the rows the options keep
+    (:func:`lexiframe.ranking.kept_run_rows`)."""
+    by = list(options.by)
+    for batch in batches:
+        rows = ranking.kept_run_rows(
+            ranking.canonical_run(_arrow.polars_frame(pa.Table.from_batches([batch])), options),
+            options,
+        )
+        pairs = rows.select(*by, "system", "query").unique().collect()
+        yield from pairs.to_arrow().to_batches()
