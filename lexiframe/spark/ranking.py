@@ -547,10 +547,10 @@ def coverage(
 ) -> pl.DataFrame:
     """Queries evaluated, skipped and dropped per (by…, system), as :func:`lexiframe.coverage`.
 
-    Spark reduces the run to its answered queries (one row per (by…, system, query)) and
-    the qrels to one row per query (its highest grade); :func:`lexiframe.coverage` counts
-    them on the driver. A Polars frame: ``by…, system, evaluated, skipped, unjudged,
-    no_relevant``.
+    Spark reduces the run to its answered queries (one row per (by…, system, query), of the
+    rows the options keep) and the qrels to one row per query (its highest grade); the
+    driver counts them as one process does (:func:`lexiframe.ranking.coverage_of_answers`).
+    A Polars frame: ``by…, system, evaluated, skipped, unjudged, no_relevant``.
 
     Example:
         >>> from lexiframe import spark as lfs
@@ -591,11 +591,7 @@ def _kept_answers(
 ) -> Iterator[pa.RecordBatch]:
     """The (by…, system, query) pairs of a run's batches with the rows the options keep
     (:func:`lexiframe.ranking.kept_run_rows`)."""
-    by = list(options.by)
     for batch in batches:
-        rows = ranking.kept_run_rows(
-            ranking.canonical_run(_arrow.polars_frame(pa.Table.from_batches([batch])), options),
-            options,
-        )
-        pairs = rows.select(*by, "system", "query").unique().collect()
-        yield from pairs.to_arrow().to_batches()
+        run = ranking.canonical_run(_arrow.polars_frame(pa.Table.from_batches([batch])), options)
+        pairs = ranking.kept_run_rows(run, options).select(*options.by, "system", "query")
+        yield from pairs.unique().collect().to_arrow().to_batches()
