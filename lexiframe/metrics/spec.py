@@ -153,7 +153,7 @@ class Family:
     ideal ranks count at least 1): what the advice for a refused gain map says."""
     defined_by_user: bool = False
     """Registered by :func:`lexiframe.define_measure`: its expression reads the frame's
-    columns by name, so it is given the frame as :func:`lexiframe.metrics.user_frame`
+    columns by name, so it is given the frame as :func:`lexiframe.metrics.custom.user_view`
     presents it (``grades`` in step with ``positions`` at any threshold)."""
 
 
