@@ -35,6 +35,15 @@ RANDOM_TESTS = ("randomized_hsd", "fisher", "bootstrap")
 FAMILY_TESTS = ("hsd", "randomized_hsd")  # they need metrics: every system on every query
 
 
+def require_seed(args: argparse.Namespace) -> None:
+    """Refuse a test that draws at random without ``--seed``, before any work."""
+    if args.test in RANDOM_TESTS and args.seed is None:
+        raise InputError(
+            f"--test {args.test} draws at random and needs --seed, e.g. --seed 0, so that "
+            "its p-values can be reproduced"
+        )
+
+
 def pair_tests(
     table: pl.DataFrame,
     names: list[str],
@@ -200,11 +209,7 @@ def run_compare(args: argparse.Namespace) -> int:
     from lexiframe.metrics import parse_measure
     from lexiframe.preferences import preferences
 
-    if args.test in RANDOM_TESTS and args.seed is None:
-        raise InputError(
-            f"--test {args.test} draws at random and needs --seed, e.g. --seed 0, so that "
-            "its p-values can be reproduced"
-        )
+    require_seed(args)
     if args.one_way and args.test not in FAMILY_TESTS:
         raise InputError(
             f"--one-way (the one-way ANOVA) applies to --test hsd and --test randomized_hsd "

@@ -23,7 +23,7 @@ from lexiframe.cli._shared import (
     track_options,
     warnings_as_notes,
 )
-from lexiframe.cli.compare import RANDOM_TESTS
+from lexiframe.cli.compare import require_seed
 from lexiframe.errors import InputError
 
 DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10"]
@@ -97,11 +97,7 @@ def run_compare_qrels(args: argparse.Namespace) -> int:
             f"{', '.join(files)}; e.g. --reference {next(iter(files))}"
         )
     check_fraction(args.alpha, "--alpha")
-    if args.test in RANDOM_TESTS and args.seed is None:  # refused before the evaluation
-        raise InputError(
-            f"--test {args.test} draws at random and needs --seed, e.g. --seed 0, so that "
-            "its p-values can be reproduced"
-        )
+    require_seed(args)  # refused before the evaluation
     metric_names, preference_names = split_measures(args.measure or DEFAULT_MEASURES)
     check_track_arguments(args)
     inputs = find_files(args.runs, "run") + find_files(list(files.values()), "qrels")
