@@ -3,9 +3,11 @@ with ``mkdocs build --strict`` (no warning: broken links, missing pages, bad doc
 
 from __future__ import annotations
 
+import html
 import importlib.util
 import os
 import re
+import shutil
 import subprocess
 import sys
 import warnings
@@ -110,17 +112,23 @@ def test_doctest_blocks_become_code_blocks():
     ]
 
 
-def test_site_builds_strictly(tmp_path):
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site as ``mkdocs build --strict`` writes it (built once for the tests that read it)."""
     pytest.importorskip("mkdocs")
     pytest.importorskip("mkdocstrings_handlers.python")
     pytest.importorskip("material")
-    if not (DOCS / "analyses.md").exists():
-        pytest.skip("docs/analyses.md, listed in the nav, is not written yet")
+    folder = tmp_path_factory.mktemp("site")
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path)]
-    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(folder)]
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "WARNING" not in done.stderr, done.stderr
+    return folder
+
+
+def test_site_builds_strictly(site):
+    tmp_path = site
     assert (tmp_path / "measures" / "asl" / "index.html").exists()
     assert (tmp_path / "api" / "plot" / "index.html").exists()
     # 404.html is served at any depth: its links are absolute (site_url) and lead somewhere
@@ -276,3 +284,86 @@ def test_the_command_line_page_lists_arguments_without_a_table():
     page = (DOCS / "cli.md").read_text(encoding="utf-8")
     assert "| argument |" not in page
     assert "`--threshold` `THRESHOLD` (int)\n:   lowest relevant grade" in page
+
+
+PHONE_WIDTH = 390
+"""A phone's viewport in CSS pixels (an iPhone 12 to 15's)."""
+
+PHONE_PAGES = (
+    "index.html",
+    "getting-started/index.html",
+    "tutorial/index.html",
+    "definitions/index.html",
+    "measures/index.html",
+    "measures/asl/index.html",
+    "cli/index.html",
+    "reproducing/index.html",
+    "analyses/index.html",
+    "llm-judgments/index.html",
+    "scaling-out/index.html",
+)
+
+_PROBE = """<html><body>%s<pre id="widths"></pre><script>
+setTimeout(function () {
+  var out = {};
+  document.querySelectorAll("iframe").forEach(function (frame) {
+    var page = frame.contentDocument, root = page.documentElement, wide = [];
+    page.querySelectorAll(".arithmatex, .md-typeset__table, pre, img").forEach(function (e) {
+      if (e.getBoundingClientRect().right > root.clientWidth + 1)
+        wide.push(e.tagName + ": " + e.textContent.slice(0, 60));
+    });
+    out[frame.dataset.page] = {overflow: root.scrollWidth - root.clientWidth, wide: wide};
+  });
+  document.getElementById("widths").textContent = JSON.stringify(out);
+}, 8000);
+</script></body></html>"""
+
+
+def _phone_overflow(site: Path, pages: tuple[str, ...]) -> dict[str, dict]:
+    """How far each page runs past a phone's screen, as headless Chromium lays it out: the
+    pages in frames 390 px wide (Chromium's headless window is at least 500 px), served over
+    HTTP so that the probe may read them."""
+    import functools
+    import http.server
+    import json
+    import threading
+
+    frames = "".join(
+        f'<iframe data-page="{page}" src="/{page}" width="{PHONE_WIDTH}" height="844"></iframe>'
+        for page in pages
+    )
+    (site / "phone-probe.html").write_text(_PROBE % frames, encoding="utf-8")
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+    handler = functools.partial(Quiet, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/phone-probe.html"
+        command = [
+            shutil.which("chromium") or shutil.which("chromium-browser") or "chromium",
+            "--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1200,900",
+            "--virtual-time-budget=30000", "--dump-dom", url,
+        ]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    finally:
+        server.shutdown()
+        server.server_close()
+    found = re.search(r'<pre id="widths">(.*?)</pre>', done.stdout, re.S)
+    assert found and found.group(1), done.stderr[-2000:]
+    return json.loads(html.unescape(found.group(1)))
+
+
+@pytest.mark.skipif(
+    not (shutil.which("chromium") or shutil.which("chromium-browser")),
+    reason="no Chromium to lay the pages out",
+)
+def test_pages_fit_a_phone(site):
+    # Formulas and tables wider than a phone scroll in their own box; the page never does
+    # (the definitions page was 669 px wide at 390 px when inline formulas ran past it).
+    overflow = _phone_overflow(site, PHONE_PAGES)
+    assert set(overflow) == set(PHONE_PAGES)
+    too_wide = {page: seen for page, seen in overflow.items() if seen["overflow"] > 0}
+    assert too_wide == {}
