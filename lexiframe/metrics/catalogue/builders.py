@@ -7,15 +7,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from lexiframe._utils import format_row, quote_names
 from lexiframe.errors import InputError
-from lexiframe.metrics import converters, exprs, running, sets
+from lexiframe.metrics import converters, exprs, parts, running, sets, ties
 from lexiframe.metrics import gain as gain_measures
 from lexiframe.metrics.gain_order import check_gain_order
 from lexiframe.metrics.parts import mapped_gains
-from lexiframe.metrics.spec import LEVEL, Context, Measure, Needs, gain_map_of
+from lexiframe.metrics.spec import LEVEL, Context, Family, Measure, Needs, gain_map_of
 
 AT_LEVEL: dict[str, object] = {LEVEL: None}
 """The parameter of a measure with a relevance level of its own (``AP(rel=2)``), unset."""
@@ -141,3 +142,52 @@ def graded_rbp(measure: Measure, context: Context) -> pl.Expr:
             context.gain_positions, p=p, grades=context.grades, ideal_grades=context.ideal_grades
         )
     return exprs.rbp(context.positions, p=p)
+
+
+def order_free(family: Family) -> Family:
+    """A family whose value does not depend on the order of the retrieved documents (a
+    count, a set measure): its own expectation over the orderings of tied documents."""
+    return replace(family, expected_over_ties=family.build)
+
+
+def expected_precision(measure: Measure, context: Context) -> pl.Expr:
+    """E[P@k] = E[#{i : p_i ≤ k}]/k (:func:`lexiframe.metrics.ties.hits`)."""
+    k = required(measure.rank)
+    return parts.divided_by(ties.hits(context.positions, k=k), k)
+
+
+def expected_recall(measure: Measure, context: Context) -> pl.Expr:
+    """E[R@k] = E[#{i : p_i ≤ k}]/m; without a cut-off, R-precision's E[#{i : p_i ≤ m}]/m."""
+    k: parts.IntoCount = context.n_rel if measure.rank is None else measure.rank
+    return (ties.hits(context.positions, k=k) / parts.count(context.n_rel)).fill_nan(0.0)
+
+
+def expected_ndcg(measure: Measure, context: Context) -> pl.Expr:
+    """E[nDCG@k] = E[DCG@k]/IDCG@k: the ideal DCG does not depend on the run's order."""
+    k = measure.rank
+    if not context.graded:
+        gain = ties.discounted(context.positions, k=k)
+        return exprs.normalised(gain, exprs.ideal_dcg(n_rel=context.n_rel, k=k))
+    doc_gains, ideal_gains = mapped_gains(
+        context.grades, context.ideal_grades, gain_map_of(measure)
+    )
+    gain = ties.discounted(context.gain_positions, gains=doc_gains, k=k)
+    return exprs.normalised(gain, exprs.ideal_dcg(k=k, ideal_gains=ideal_gains))
+
+
+def expected_rbp(measure: Measure, context: Context) -> pl.Expr:
+    """E[RBP]: each document's gain times the mean of (1 − p)·p^(place − 1) over its
+    group's places."""
+    p = measure.number("p")
+    parts.check_persistence(p)
+
+    def weight(rank: np.ndarray) -> np.ndarray:
+        weights: np.ndarray = (1.0 - p) * p ** (rank - 1.0)
+        return weights
+
+    if not context.graded:
+        return parts.positive_zero(ties.discounted(context.positions, discount=weight))
+    gains = exprs.rbp_gains(context.grades, context.ideal_grades)
+    return parts.positive_zero(
+        ties.discounted(context.gain_positions, gains=gains, discount=weight)
+    )
