@@ -27,8 +27,8 @@ from lexiframe.io.qrels import read_qrels
 from lexiframe.metrics import Context, Measure, exprs, parse_measure, parse_measures, parts
 from lexiframe.metrics.custom import user_view
 from lexiframe.options import PositionsKwargs, PositionsOptions
+from lexiframe.ranking import TIE_COLUMNS
 from lexiframe.ranking import positions as build_positions
-from lexiframe.ranking._request import TIE_COLUMNS
 from lexiframe.typing import CompatName, SystemFrom
 
 if TYPE_CHECKING:
