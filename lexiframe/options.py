@@ -23,7 +23,7 @@ from typing import Any, Literal, Protocol, TypedDict
 import polars as pl
 
 from lexiframe import validate
-from lexiframe.errors import InputError
+from lexiframe.errors import ARGUMENT, InputError
 from lexiframe.typing import CompatName, LevelCutoff, NoRelevant, RankBy, Ties
 
 
@@ -238,10 +238,15 @@ class PositionsOptions:
         _require_choice(self.ties, "ties", ("trec_eval", "rank", "expected"))
         if self.ties == "expected" and self.depth is not None:
             raise InputError(
-                f"ties='expected' cannot take depth={self.depth}: a cut inside a tie group "
-                "makes the retrieved documents themselves random; cut the run at the depth "
-                "first (e.g. run.filter(pl.col('rank') <= 100)), and its tie groups are "
-                "those of the documents kept"
+                f"{ARGUMENT}: a cut inside a tie group makes the retrieved documents "
+                "themselves random",
+                kind="conflict",
+                argument=f"ties='expected' cannot take depth={self.depth}",
+                flag=f"--ties expected cannot take --depth {self.depth}",
+                hint="; cut the run at the depth first (e.g. run.filter(pl.col('rank') <= "
+                "100)), and its tie groups are those of the documents kept",
+                cli_hint="; cut the run files at the depth first, and their tie groups are "
+                "those of the documents kept",
             )
         _require_choice(self.no_relevant, "no_relevant", ("drop", "keep"))
         _require_choice(self.compat, "compat", tuple(COMPATS))

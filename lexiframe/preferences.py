@@ -34,7 +34,7 @@ import polars as pl
 from lexiframe import _kernels
 from lexiframe._compat import collect
 from lexiframe._utils import IntoExpr, as_list, format_row, into_expr, plural, quote_names
-from lexiframe.errors import InputError, UnknownMeasureError
+from lexiframe.errors import ARGUMENT, InputError, UnknownMeasureError
 from lexiframe.ranking import TIE_COLUMNS
 from lexiframe.validate import (
     POSITION_MAX,
@@ -421,8 +421,12 @@ def preferences(
         raise InputError(
             f"{quote_names([spec.name for spec in specs])} compare the relevant positions "
             "of two rankings jointly and have no closed form over the orderings of tied "
-            "documents (ties='expected'); build the positions with ties='trec_eval' or "
-            "ties='rank' for them"
+            f"documents, so {ARGUMENT} cannot give them",
+            kind="no closed form",
+            argument="ties='expected'",
+            flag="--ties expected",
+            hint="; build the positions with ties='trec_eval' or ties='rank' for them",
+            cli_hint="; evaluate them with --ties trec_eval or --ties rank",
         )
     compute = partial(_preferences_frame, specs=specs, extras=extras, keys=keys)
     if isinstance(positions, pl.DataFrame):

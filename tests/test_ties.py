@@ -192,3 +192,26 @@ def test_the_option_is_checked():
     qrels = pl.DataFrame({"query": "q", "doc": ["d1"], "relevance": [1]})
     with pytest.raises(lf.errors.SchemaError, match="rank"):
         lf.positions(run, qrels, ties="rank")
+
+
+def test_the_command_line_takes_ties_and_refuses_in_flag_words(tmp_path, capsys):
+    from lexiframe.cli import main
+
+    run = tmp_path / "run.txt"
+    run.write_text("q1 Q0 a 1 0 const\nq1 Q0 b 2 0 const\nq1 Q0 z 3 0 const\n")
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 z 1\nq1 0 a 0\n")
+    out = tmp_path / "per_query.csv"
+    argv = ["evaluate", str(run), "--qrels", str(qrels), "-m", "RR", "--per-query"]
+    assert main([*argv, "--ties", "expected", "--output", str(out)]) == 0
+    assert pl.read_csv(out)["RR"].item() == pytest.approx((1 + 1 / 2 + 1 / 3) / 3)
+    assert main([*argv, "--ties", "rank", "--output", str(out)]) == 0
+    assert pl.read_csv(out)["RR"].item() == pytest.approx(1 / 3)  # the file's rank 3
+    capsys.readouterr()
+    assert (
+        main(["evaluate", str(run), "--qrels", str(qrels), "-m", "ERR@10", "--ties", "expected"])
+        == 2
+    )
+    error = capsys.readouterr().err.strip()
+    assert len(error.splitlines()) == 1
+    assert "ERR@10 has no closed form" in error and "--ties trec_eval or --ties rank" in error

@@ -60,8 +60,7 @@ def add_track_arguments(parser: argparse.ArgumentParser) -> None:
         default=PositionsOptions.ties,
         help="how documents of equal score are ordered: trec_eval (by document id "
         "descending), rank (by the run's rank field) or expected (each measure is its "
-        "expectation over every ordering of them; docs/definitions.md, Ties); default "
-        "%(default)s",
+        "expectation over every ordering of them; docs/definitions.md, Ties)",
     )
     parser.add_argument(
         "--condensed",

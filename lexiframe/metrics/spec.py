@@ -14,7 +14,7 @@ from typing import Literal
 
 import polars as pl
 
-from lexiframe.errors import InputError, SchemaError, UnknownMeasureError
+from lexiframe.errors import ARGUMENT, InputError, SchemaError, UnknownMeasureError
 from lexiframe.options import Compat, PositionsOptions
 
 CutoffRule = Literal["none", "optional", "required"]
@@ -306,7 +306,11 @@ def require_expectation(measure: Measure) -> Callable[[Measure, Context], pl.Exp
     having = [family.name for family in families() if family.expected_over_ties is not None]
     raise InputError(
         f"{measure} has no closed form over the orderings of tied documents, so "
-        f"ties='expected' cannot give it (docs/definitions.md, 'Ties'); the measures that "
-        f"have one: {', '.join(having)}. Evaluate {measure} with ties='trec_eval' or "
-        "ties='rank'"
+        f"{ARGUMENT} cannot give it (docs/definitions.md, 'Ties'); the measures that "
+        f"have one: {', '.join(having)}",
+        kind="no closed form",
+        argument="ties='expected'",
+        flag="--ties expected",
+        hint=f". Evaluate {measure} with ties='trec_eval' or ties='rank'",
+        cli_hint=f". Evaluate {measure} with --ties trec_eval or --ties rank",
     )
