@@ -204,7 +204,9 @@ def ideal_dcg(
     return (ideal_gains * _log2_discount(ideal_ranks)).list.sum()
 
 
-def precision(positions: IntoExpr = "positions", *, k: int) -> pl.Expr:
+def precision(
+    positions: IntoExpr = "positions", *, k: int, at_most: parts.CountAtMost = parts.count_at_most
+) -> pl.Expr:
     """Precision at k: #{i : p_i ≤ k}/k (trec_eval ``P_k``).
 
     Example:
@@ -215,10 +217,16 @@ def precision(positions: IntoExpr = "positions", *, k: int) -> pl.Expr:
         0.2
     """
     parts.check_cutoff(k, "P")
-    return parts.divided_by(parts.count_at_most(positions, k), k)
+    return parts.divided_by(at_most(positions, k), k)
 
 
-def recall(positions: IntoExpr = "positions", *, k: int, n_rel: IntoCount = "n_rel") -> pl.Expr:
+def recall(
+    positions: IntoExpr = "positions",
+    *,
+    k: int,
+    n_rel: IntoCount = "n_rel",
+    at_most: parts.CountAtMost = parts.count_at_most,
+) -> pl.Expr:
     """Recall at k: #{i : p_i ≤ k}/m (trec_eval ``recall_k``).
 
     Example:
@@ -230,10 +238,15 @@ def recall(positions: IntoExpr = "positions", *, k: int, n_rel: IntoCount = "n_r
         0.5
     """
     parts.check_cutoff(k, "R")
-    return (parts.count_at_most(positions, k) / parts.count(n_rel)).fill_nan(0.0)
+    return (at_most(positions, k) / parts.count(n_rel)).fill_nan(0.0)
 
 
-def r_precision(positions: IntoExpr = "positions", *, n_rel: IntoCount = "n_rel") -> pl.Expr:
+def r_precision(
+    positions: IntoExpr = "positions",
+    *,
+    n_rel: IntoCount = "n_rel",
+    at_most: parts.CountAtMost = parts.count_at_most,
+) -> pl.Expr:
     """R-precision: #{i : p_i ≤ m}/m (trec_eval ``Rprec``).
 
     Example:
@@ -244,7 +257,7 @@ def r_precision(positions: IntoExpr = "positions", *, n_rel: IntoCount = "n_rel"
         >>> df.select(exprs.r_precision()).item()
         0.5
     """
-    return (parts.count_at_most(positions, n_rel) / parts.count(n_rel)).fill_nan(0.0)
+    return (at_most(positions, n_rel) / parts.count(n_rel)).fill_nan(0.0)
 
 
 def rbp(

@@ -7,12 +7,12 @@ consecutive ranks. Each group is permuted uniformly and independently, so a docu
 group of n whose first place is s + 1 sits at each of the places s + 1 … s + n with
 probability 1/n, and two of its documents at two given places with 1/(n(n − 1)). The
 closed forms of docs/definitions.md ("Ties", after McSherry and Najork, ECIR 2008) follow:
-a sum of per-place terms (P@k, R@k, DCG, RBP, the judged shares) is the sum of each
-document's mean over its group's places; RR reads the first group with a relevant
-document, AP the pairs of relevant documents, Bpref the judged non-relevant documents of
-each relevant document's own group. Every function is NumPy over the lists' buffers, one
-call per batch (:func:`lexiframe.metrics._rows.per_ranking`); without ties each equals the
-measure itself.
+a sum of per-place terms (the counts of :func:`count_at_most` that P@k, R@k and the judged
+shares read, DCG, RBP) is the sum of each document's mean over its group's places; RR
+reads the first group with a relevant document, AP the pairs of relevant documents, Bpref
+the judged non-relevant documents of each relevant document's own group. Every function is
+NumPy over the lists' buffers, one call per batch
+(:func:`lexiframe.metrics._rows.per_ranking`); without ties each equals the measure itself.
 """
 
 from __future__ import annotations
@@ -137,16 +137,18 @@ def _columns(positions: IntoExpr, tie_starts: IntoExpr, tie_sizes: IntoExpr) -> 
     return {"_ranks": positions, "_starts": tie_starts, "_sizes": tie_sizes}
 
 
-def hits(
-    positions: IntoExpr = "positions",
-    *,
+def count_at_most(
+    positions: IntoExpr,
     k: IntoCount,
+    *,
     tie_starts: IntoExpr = "tie_starts",
     tie_sizes: IntoExpr = "tie_sizes",
 ) -> pl.Expr:
     """E[#{i : p_i ≤ k}]: the expected number of the list's documents in the top k,
     Σ_g r_g·t_g/n_g over the groups (t_g of a group's n_g places above k); ``k`` may be a
-    column (R-precision cuts at m).
+    column (R-precision cuts at m). The ``at_most=`` of the measures that count the
+    documents above a rank (P, R, RP, RelativeP, RPrecMult, Judged, Unjudged) gives their
+    expectation.
 
     Example:
         >>> import polars as pl
@@ -154,7 +156,7 @@ def hits(
         >>> df = pl.DataFrame({"positions": [[2, 4]], "tie_starts": [[1]], "tie_sizes": [[4]]},
         ...                   schema={c: pl.List(pl.UInt32) for c in ["positions",
         ...                           "tie_starts", "tie_sizes"]})
-        >>> df.select(ties.hits(k=3)).item()  # 2 relevant of 4 tied at ranks 2-5, 2 above k
+        >>> df.select(ties.count_at_most("positions", 3)).item()  # 2 of 4 tied at ranks 2-5
         1.0
     """
     return _rows.per_ranking(

@@ -158,6 +158,7 @@ FAMILIES: tuple[Family, ...] = (
         r"\min(k, \tilde n)",
         source="ir_measures Judged",
         build=lambda m, c: judged.judged_at(k=m.rank),
+        expected_over_ties=lambda m, c: judged.judged_at(k=m.rank, at_most=ties.count_at_most),
         cutoff="optional",
         aliases=("judged",),
         needs=Needs(judged=True),
@@ -171,6 +172,9 @@ FAMILIES: tuple[Family, ...] = (
         formula=r"\mathrm{Unjudged@}k = \#\{\text{unjudged in the top } k\} / k",
         source="trec_eval unj",
         build=lambda m, c: judged.unjudged_at(k=builders.required(m.rank)),
+        expected_over_ties=lambda m, c: judged.unjudged_at(
+            k=builders.required(m.rank), at_most=ties.count_at_most
+        ),
         cutoff="required",
         aliases=("unj",),
         needs=Needs(judged=True),
@@ -256,6 +260,12 @@ FAMILIES: tuple[Family, ...] = (
             k=builders.required(m.rank),
             n_rel=c.n_rel,
         ),
+        expected_over_ties=lambda m, c: sets.relative_precision(
+            c.positions,
+            k=builders.required(m.rank),
+            n_rel=c.n_rel,
+            at_most=ties.count_at_most,
+        ),
         cutoff="required",
         aliases=("relative_P",),
         params=builders.AT_LEVEL,
@@ -274,6 +284,9 @@ FAMILIES: tuple[Family, ...] = (
             c.positions,
             x=m.level_cutoff,
             n_rel=c.n_rel,
+        ),
+        expected_over_ties=lambda m, c: sets.r_precision_multiple(
+            c.positions, x=m.level_cutoff, n_rel=c.n_rel, at_most=ties.count_at_most
         ),
         cutoff="required",
         fractional_cutoff=True,

@@ -150,18 +150,6 @@ def order_free(family: Family) -> Family:
     return replace(family, expected_over_ties=family.build)
 
 
-def expected_precision(measure: Measure, context: Context) -> pl.Expr:
-    """E[P@k] = E[#{i : p_i ≤ k}]/k (:func:`lexiframe.metrics.ties.hits`)."""
-    k = required(measure.rank)
-    return parts.divided_by(ties.hits(context.positions, k=k), k)
-
-
-def expected_recall(measure: Measure, context: Context) -> pl.Expr:
-    """E[R@k] = E[#{i : p_i ≤ k}]/m; without a cut-off, R-precision's E[#{i : p_i ≤ m}]/m."""
-    k: parts.IntoCount = context.n_rel if measure.rank is None else measure.rank
-    return (ties.hits(context.positions, k=k) / parts.count(context.n_rel)).fill_nan(0.0)
-
-
 def expected_ndcg(measure: Measure, context: Context) -> pl.Expr:
     """E[nDCG@k] = E[DCG@k]/IDCG@k: the ideal DCG does not depend on the run's order."""
     k = measure.rank

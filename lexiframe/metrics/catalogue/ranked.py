@@ -68,7 +68,9 @@ FAMILIES: tuple[Family, ...] = (
         formula=r"\mathrm{P}@k = \#\{i : p_i \le k\} / k",
         source="trec_eval P_k",
         build=lambda m, c: exprs.precision(c.positions, k=builders.required(m.rank)),
-        expected_over_ties=builders.expected_precision,
+        expected_over_ties=lambda m, c: exprs.precision(
+            c.positions, k=builders.required(m.rank), at_most=ties.count_at_most
+        ),
         cutoff="required",
         aliases=("Precision",),
         params=builders.AT_LEVEL,
@@ -82,7 +84,9 @@ FAMILIES: tuple[Family, ...] = (
         formula=r"\mathrm{R}@k = \#\{i : p_i \le k\} / m",
         source="trec_eval recall_k",
         build=lambda m, c: exprs.recall(c.positions, k=builders.required(m.rank), n_rel=c.n_rel),
-        expected_over_ties=builders.expected_recall,
+        expected_over_ties=lambda m, c: exprs.recall(
+            c.positions, k=builders.required(m.rank), n_rel=c.n_rel, at_most=ties.count_at_most
+        ),
         cutoff="required",
         aliases=("Recall",),
         params=builders.AT_LEVEL,
@@ -95,7 +99,9 @@ FAMILIES: tuple[Family, ...] = (
         formula=r"\mathrm{RP} = \#\{i : p_i \le m\} / m",
         source="trec_eval Rprec",
         build=lambda m, c: exprs.r_precision(c.positions, n_rel=c.n_rel),
-        expected_over_ties=builders.expected_recall,
+        expected_over_ties=lambda m, c: exprs.r_precision(
+            c.positions, n_rel=c.n_rel, at_most=ties.count_at_most
+        ),
         aliases=("Rprec", "RPrec"),
         params=builders.AT_LEVEL,
         example="RP",
