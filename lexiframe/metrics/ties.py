@@ -55,10 +55,10 @@ def _flat(buffers: ListBuffers) -> tuple[np.ndarray, np.ndarray]:
     return values, _rows.row_of_each(offsets)
 
 
-def _groups(fields: pl.DataFrame, column: str = "_ranks") -> _Groups:
-    """The groups of the ranks of ``column``: a rank p in a tie group (s < p ≤ s + n) takes
+def _groups(fields: pl.DataFrame) -> _Groups:
+    """The groups of the ranks of ``_ranks``: a rank p in a tie group (s < p ≤ s + n) takes
     that group; any other rank is a group of its own (s = p − 1, n = 1)."""
-    ranks, rows = _flat(list_buffers(fields[column]))
+    ranks, rows = _flat(list_buffers(fields["_ranks"]))
     starts, group_rows = _flat(list_buffers(fields["_starts"]))
     sizes, _ = _flat(list_buffers(fields["_sizes"]))
     s, n = ranks - 1, np.ones_like(ranks)
@@ -96,8 +96,11 @@ def _cutoffs(fields: pl.DataFrame) -> np.ndarray | None:
     return _rows.counts(fields["_k"]) if "_k" in fields.columns else None
 
 
-def _place_sums(groups: _Groups, places: np.ndarray, weight: Discount) -> np.ndarray:
-    """Σ_{u ≤ places} weight(s + u) of each group: its places' weights, added in rank order."""
+def _place_sums(groups: _Groups, places: np.ndarray, weight: Discount | None) -> np.ndarray:
+    """Σ_{u ≤ places} weight(s + u) of each group: its places' weights, added in rank order
+    (``None``: a weight of 1, the count of places)."""
+    if weight is None:
+        return places.astype(np.float64)
     group = np.repeat(np.arange(len(places)), places)
     starts = np.concatenate([[0], np.cumsum(places)[:-1]]) if len(places) else places
     rank = groups.s[group] + np.arange(len(group)) - np.repeat(starts, places) + 1
@@ -105,7 +108,7 @@ def _place_sums(groups: _Groups, places: np.ndarray, weight: Discount) -> np.nda
     return sums
 
 
-def _linear(fields: pl.DataFrame, weight: Discount) -> np.ndarray:
+def _linear(fields: pl.DataFrame, weight: Discount | None) -> np.ndarray:
     """E[Σ_i gain_i · weight(place_i)] over the list's documents at places ≤ k: each
     document's gain times the mean weight of its group's places above the cut."""
     groups = _groups(fields)
@@ -120,17 +123,9 @@ def _linear(fields: pl.DataFrame, weight: Discount) -> np.ndarray:
     return values
 
 
-def _ones(rank: np.ndarray) -> np.ndarray:
-    return np.ones(len(rank))
-
-
 def _reciprocals(rank: np.ndarray) -> np.ndarray:
     reciprocal: np.ndarray = 1.0 / rank
     return reciprocal
-
-
-def _log2_weights(rank: np.ndarray) -> np.ndarray:
-    return _rows.log2_discounts(rank)
 
 
 def _columns(positions: IntoExpr, tie_starts: IntoExpr, tie_sizes: IntoExpr) -> dict[str, IntoExpr]:
@@ -160,7 +155,7 @@ def count_at_most(
         1.0
     """
     return _rows.per_ranking(
-        lambda fields: _linear(fields, _ones),
+        lambda fields: _linear(fields, None),
         **_columns(positions, tie_starts, tie_sizes),
         _k=parts.count(k),
     )
@@ -171,14 +166,14 @@ def discounted(
     *,
     gains: IntoExpr | None = None,
     k: int | None = None,
-    discount: Discount | str = "log2",
+    discount: Discount = _rows.log2_discounts,
     tie_starts: IntoExpr = "tie_starts",
     tie_sizes: IntoExpr = "tie_sizes",
 ) -> pl.Expr:
     """E[Σ_{i : p_i ≤ k} g_i · w(p_i)]: the expected discounted gain of the list's documents
-    (DCG with ``discount="log2"``, w(p) = 1/log2(p + 1); RBP with w(p) = (1 − p)·p^(rank − 1)
-    given as a function of NumPy ranks), each document's gain times the mean weight of its
-    group's places (gain 1 without ``gains``, the documents' gains in rank order).
+    (DCG by default, w(p) = 1/log2(p + 1); RBP with ``discount`` the function of NumPy ranks
+    (1 − γ)·γ^(p − 1)), each document's gain times the mean weight of its group's places
+    (gain 1 without ``gains``, else the documents' gains in rank order).
 
     Example:
         >>> import polars as pl
@@ -189,15 +184,13 @@ def discounted(
         >>> round(df.select(ties.discounted()).item(), 4)  # (1 + 1/log2(3) + 1/2) / 3
         0.7103
     """
-    weight = _log2_weights if discount == "log2" else discount
-    assert callable(weight), discount
     columns = _columns(positions, tie_starts, tie_sizes)
     if gains is not None:
         columns["_gains"] = gains
     if k is not None:
         parts.check_cutoff(k, "DCG")
         columns["_k"] = parts.count(k)
-    return _rows.per_ranking(lambda fields: _linear(fields, weight), **columns)
+    return _rows.per_ranking(lambda fields: _linear(fields, discount), **columns)
 
 
 def rr(

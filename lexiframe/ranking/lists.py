@@ -70,15 +70,15 @@ def tie_groups(run: pl.LazyFrame, judgments: pl.LazyFrame, request: Request) -> 
     if request.condensed:
         judged = judgments.filter(pl.col("relevance") >= 0).select(*request.qrels_keys, "doc")
         run = run.join(judged, on=[*request.qrels_keys, "doc"], how="semi")
-    sizes = run.group_by(*keys, "order").agg(size=pl.len().cast(POSITION))
-    size = pl.col("size").sort_by("order", descending=request.rank_by == "score")
-    start = size.cum_sum() - size
-    grouped = sizes.group_by(keys).agg(tie_starts=start, tie_sizes=size)
-    tied = pl.element() > 1
-    return grouped.select(
+    # The runs of equal values of each ranking's sorted order are its groups, alone or tied.
+    best_first = pl.col("order").sort(descending=request.rank_by == "score")
+    sizes = run.group_by(keys).agg(_sizes=best_first.rle().struct.field("len").cast(POSITION))
+    size = pl.col("_sizes")
+    tied = size.list.eval(pl.arg_where(pl.element() > 1))
+    return sizes.select(
         *keys,
-        pl.col("tie_starts").list.gather(pl.col("tie_sizes").list.eval(pl.arg_where(tied))),
-        pl.col("tie_sizes").list.filter(tied),
+        tie_starts=size.list.eval(pl.element().cum_sum() - pl.element()).list.gather(tied),
+        tie_sizes=size.list.gather(tied),
     )
 
 
