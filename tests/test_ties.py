@@ -216,3 +216,23 @@ def test_the_command_line_takes_ties_and_refuses_in_flag_words(tmp_path, capsys)
     error = capsys.readouterr().err.strip()
     assert len(error.splitlines()) == 1
     assert "ERR@10 has no closed form" in error and "--ties trec_eval or --ties rank" in error
+
+
+def test_the_namespaces_and_the_pandas_accessor_take_ties():
+    """``.lexi.positions`` then ``.lexi.measures`` on a DataFrame, a LazyFrame and pandas
+    give what ``lf.evaluate(..., ties="expected")`` gives."""
+    from tests.conftest import polars_to_pandas
+
+    run = pl.DataFrame({"system": ["s"] * 4 + ["t"] * 2, "query": "q",
+                        "doc": ["a", "b", "c", "d", "a", "b"],
+                        "score": [2.0, 1.0, 1.0, 1.0, 5.0, 5.0]})  # fmt: skip
+    qrels = pl.DataFrame({"query": "q", "doc": ["c", "a"], "relevance": [1, 0]})
+    names = ["AP", "P@2", "Bpref"]
+    expected = lf.evaluate(run, qrels, names, ties="expected").sort("system")
+    eager = run.lexi.positions(qrels, ties="expected", judged=True).lexi.measures(names)
+    lazy = run.lazy().lexi.positions(qrels, ties="expected", judged=True).lexi.measures(names)
+    pandas = polars_to_pandas(run).lexi.evaluate(polars_to_pandas(qrels), names, ties="expected")
+    for got in (eager, lazy.collect(), pl.from_pandas(pandas)):
+        assert got.sort("system").equals(expected)
+    # s: c is one of 3 tied at ranks 2-4; t: a and b tie, a judged non-relevant.
+    assert expected["P@2"].to_list() == pytest.approx([1 / 6, 0.0])
