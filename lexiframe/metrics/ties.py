@@ -128,8 +128,21 @@ def _reciprocals(rank: np.ndarray) -> np.ndarray:
     return reciprocal
 
 
-def _columns(positions: IntoExpr, tie_starts: IntoExpr, tie_sizes: IntoExpr) -> dict[str, IntoExpr]:
-    return {"_ranks": positions, "_starts": tie_starts, "_sizes": tie_sizes}
+def _columns(
+    positions: IntoExpr,
+    tie_starts: IntoExpr,
+    tie_sizes: IntoExpr,
+    k: IntoCount | None = None,
+    name: str = "",
+) -> dict[str, IntoExpr]:
+    """The columns a kernel reads: the rank list, its tie groups and a cut-off if one is
+    given (checked as the cut-off of measure ``name`` when it names one)."""
+    columns = {"_ranks": positions, "_starts": tie_starts, "_sizes": tie_sizes}
+    if k is not None:
+        if name and isinstance(k, int):
+            parts.check_cutoff(k, name)
+        columns["_k"] = parts.count(k)
+    return columns
 
 
 def count_at_most(
@@ -154,11 +167,8 @@ def count_at_most(
         >>> df.select(ties.count_at_most("positions", 3)).item()  # 2 of 4 tied at ranks 2-5
         1.0
     """
-    return _rows.per_ranking(
-        lambda fields: _linear(fields, None),
-        **_columns(positions, tie_starts, tie_sizes),
-        _k=parts.count(k),
-    )
+    columns = _columns(positions, tie_starts, tie_sizes, k)
+    return _rows.per_ranking(lambda fields: _linear(fields, None), **columns)
 
 
 def discounted(
@@ -184,12 +194,9 @@ def discounted(
         >>> round(df.select(ties.discounted()).item(), 4)  # (1 + 1/log2(3) + 1/2) / 3
         0.7103
     """
-    columns = _columns(positions, tie_starts, tie_sizes)
+    columns = _columns(positions, tie_starts, tie_sizes, k, "DCG")
     if gains is not None:
         columns["_gains"] = gains
-    if k is not None:
-        parts.check_cutoff(k, "DCG")
-        columns["_k"] = parts.count(k)
     return _rows.per_ranking(lambda fields: _linear(fields, discount), **columns)
 
 
@@ -213,11 +220,7 @@ def rr(
         >>> df.select(ties.rr()).item()  # a constant scorer: (1 + 1/2) / 2
         0.75
     """
-    columns = _columns(positions, tie_starts, tie_sizes)
-    if k is not None:
-        parts.check_cutoff(k, "RR")
-        columns["_k"] = parts.count(k)
-    return _rows.per_ranking(_rrs, **columns)
+    return _rows.per_ranking(_rrs, **_columns(positions, tie_starts, tie_sizes, k, "RR"))
 
 
 def _rrs(fields: pl.DataFrame) -> np.ndarray:
@@ -262,10 +265,8 @@ def success(
         >>> round(df.select(ties.success(k=2)).item(), 12)  # 1 relevant of 4 tied, k = 2
         0.5
     """
-    parts.check_cutoff(k, "Success")
-    return _rows.per_ranking(
-        _successes, **_columns(positions, tie_starts, tie_sizes), _k=parts.count(k)
-    )
+    columns = _columns(positions, tie_starts, tie_sizes, k, "Success")
+    return _rows.per_ranking(_successes, **columns)
 
 
 def _successes(fields: pl.DataFrame) -> np.ndarray:
@@ -303,10 +304,7 @@ def ap(
         >>> df.select(ties.ap()).item()  # RR's value, with one relevant document
         0.75
     """
-    columns = _columns(positions, tie_starts, tie_sizes)
-    if k is not None:
-        parts.check_cutoff(k, "AP")
-        columns["_k"] = parts.count(k)
+    columns = _columns(positions, tie_starts, tie_sizes, k, "AP")
     return _rows.per_ranking(_aps, **columns, _m=parts.count(n_rel))
 
 
