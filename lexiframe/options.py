@@ -154,7 +154,8 @@ class PositionsOptions:
             tied documents, each tie group permuted uniformly (McSherry and Najork, ECIR
             2008; docs/definitions.md, "Ties"): the frame then has ``tie_starts`` and
             ``tie_sizes``, the tie groups of two or more documents (the documents above
-            each, its size), and a measure without a closed form over tied orderings is
+            each, its size), which :func:`lexiframe.measures` reads (drop them for
+            trec_eval's order), and a measure without a closed form over tied orderings is
             refused. Not with ``depth=``: a cut inside a tie group would make the retrieved
             set itself random (cut the run first, and its tie groups are those kept).
         docs: also return ``docs``, the relevant document ids in rank order.

@@ -71,6 +71,8 @@ def _frames(
         qrels += [(query, doc, grade) for doc, grade in [*judged, *extra]]
         named.append(docs)
     run_frame = pl.DataFrame(run, schema=["system", "query", "doc", "score"], orient="row")
+    # A query the run skipped: an empty ranking between the others.
+    qrels += [("q0-skipped", "m0", 2), ("q0-skipped", "n0", 0)]
     qrels_frame = pl.DataFrame(qrels, schema=["query", "doc", "relevance"], orient="row")
     return run_frame, qrels_frame, named
 
@@ -87,7 +89,7 @@ def _every_ordering(query: str, docs: list[list[tuple[str, Grade]]]) -> pl.DataF
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    queries=st.lists(query_strategy, min_size=1, max_size=2),
+    queries=st.lists(query_strategy, min_size=1, max_size=3),
     threshold=st.sampled_from([1, 2]),
     condensed=st.booleans(),
 )
@@ -96,6 +98,9 @@ def test_expected_is_the_mean_over_every_ordering_of_the_ties(queries, threshold
     options = {"threshold": threshold, "condensed": condensed, "no_relevant": "keep"}
     measures = [m for m in MEASURES if "rel=2" not in m or threshold <= 2]
     expected = _quietly(lambda: lf.evaluate(run, qrels, measures, ties="expected", **options))
+    skipped = expected.filter(pl.col("query") == "q0-skipped")
+    plain = _quietly(lambda: lf.evaluate(run, qrels, measures, **options))
+    assert skipped.equals(plain.filter(pl.col("query") == "q0-skipped"))
     for q, docs in enumerate(named):
         query = f"q{q}"
         own = qrels.filter(pl.col("query") == query)
