@@ -96,14 +96,14 @@ def _cutoffs(fields: pl.DataFrame) -> np.ndarray | None:
     return _rows.counts(fields["_k"]) if "_k" in fields.columns else None
 
 
-def _place_sums(groups: _Groups, places: np.ndarray, weight: Discount | None) -> np.ndarray:
-    """Σ_{u ≤ places} weight(s + u) of each group: its places' weights, added in rank order
-    (``None``: a weight of 1, the count of places)."""
+def _place_sums(s: np.ndarray, places: np.ndarray, weight: Discount | None) -> np.ndarray:
+    """Σ_{u ≤ places} weight(s + u) of each group (s documents above it): its places'
+    weights, added in rank order (``None``: a weight of 1, the count of places)."""
     if weight is None:
         return places.astype(np.float64)
     group = np.repeat(np.arange(len(places)), places)
     starts = np.concatenate([[0], np.cumsum(places)[:-1]]) if len(places) else places
-    rank = groups.s[group] + np.arange(len(group)) - np.repeat(starts, places) + 1
+    rank = s[group] + np.arange(len(group)) - np.repeat(starts, places) + 1
     sums: np.ndarray = np.bincount(group, weights=weight(rank), minlength=len(places))
     return sums
 
@@ -118,7 +118,7 @@ def _linear(fields: pl.DataFrame, weight: Discount | None) -> np.ndarray:
         group_gains = np.bincount(groups.of_doc, weights=gains, minlength=len(groups.s))
     else:
         group_gains = groups.r.astype(np.float64)
-    terms = group_gains / groups.n * _place_sums(groups, _cut(groups, _cutoffs(fields)), weight)
+    terms = group_gains / groups.n * _place_sums(groups.s, _cut(groups, _cutoffs(fields)), weight)
     values: np.ndarray = np.bincount(groups.row, weights=terms, minlength=fields.height)
     return values
 
@@ -312,7 +312,7 @@ def _aps(fields: pl.DataFrame) -> np.ndarray:
     groups = _groups(fields)
     s, n, r = groups.s, groups.n.astype(np.float64), groups.r.astype(np.float64)
     u = _cut(groups, _cutoffs(fields))
-    harmonic = _place_sums(groups, u, _reciprocals)
+    harmonic = _place_sums(s, u, _reciprocals)
     pairs = np.divide(r - 1, n - 1, out=np.zeros(len(n)), where=n > 1)
     terms = r / n * ((groups.above + 1) * harmonic + pairs * (u - (s + 1) * harmonic))
     sums = np.bincount(groups.row, weights=terms, minlength=fields.height)
@@ -372,4 +372,92 @@ def _bprefs(fields: pl.DataFrame) -> np.ndarray:
     terms = groups.r * (1.0 - share)
     sums = np.bincount(groups.row, weights=terms, minlength=fields.height)
     values: np.ndarray = np.divide(sums, rel, out=np.zeros(len(rel)), where=rel > 0)
+    return values
+
+
+def rbp_weights(p: float) -> Discount:
+    """RBP's weight of each place, (1 − p)·p^(rank − 1), as a :data:`Discount`.
+
+    Example:
+        >>> import numpy as np
+        >>> rbp_weights(0.5)(np.array([1, 2])).tolist()
+        [0.5, 0.25]
+    """
+    parts.check_persistence(p)
+
+    def weights(rank: np.ndarray) -> np.ndarray:
+        weighted: np.ndarray = (1.0 - p) * p ** (rank - 1.0)
+        return weighted
+
+    return weights
+
+
+def rbp_residual(
+    positions: IntoExpr = "positions",
+    nonrel_positions: IntoExpr = "nonrel_positions",
+    *,
+    p: float,
+    n_ret: IntoCount = "n_ret",
+    tie_starts: IntoExpr = "tie_starts",
+    tie_sizes: IntoExpr = "tie_sizes",
+) -> pl.Expr:
+    """E[RBPResid]: p^ñ + (1 − p) Σ_{unjudged i ≤ ñ} p^(i − 1) is 1 − (1 − p) Σ_{judged i}
+    p^(i − 1), linear in the judged documents' places; 0 when the ranking holds no
+    unjudged document (whatever the order).
+
+    Example:
+        >>> import polars as pl
+        >>> from lexiframe.metrics import ties
+        >>> df = pl.DataFrame({"positions": [[1]], "nonrel_positions": [[]], "n_ret": [2],
+        ...                    "tie_starts": [[0]], "tie_sizes": [[2]]},
+        ...                   schema_overrides={c: pl.List(pl.UInt32) for c in [
+        ...                       "positions", "nonrel_positions", "tie_starts", "tie_sizes"]})
+        >>> df.select(ties.rbp_residual(p=0.5)).item()  # 1 - (0.5 + 0.25) / 2
+        0.625
+    """
+    weight = rbp_weights(p)
+    judged = [
+        discounted(column, discount=weight, tie_starts=tie_starts, tie_sizes=tie_sizes)
+        for column in (positions, nonrel_positions)
+    ]
+    returned = parts.count(n_ret)
+    assessed = parts.n_retrieved_relevant(positions) + parts.n_retrieved_relevant(nonrel_positions)
+    value = pl.when(returned > assessed).then(1.0 - judged[0] - judged[1]).otherwise(0.0)
+    return parts.positive_zero(value)
+
+
+def binary_g(
+    positions: IntoExpr = "positions",
+    *,
+    n_rel: IntoCount = "n_rel",
+    tie_starts: IntoExpr = "tie_starts",
+    tie_sizes: IntoExpr = "tie_sizes",
+) -> pl.Expr:
+    """E[BinG] = (1/m) Σ_g r_g · mean_{y = 0 … n_g − r_g} 1/log2(2 + s_g − A_g + y): a
+    relevant document of a group has the s_g − A_g non-relevant documents above the group
+    and Y of its own group's n_g − r_g above it, Y uniform on 0 … n_g − r_g.
+
+    Example:
+        >>> import polars as pl
+        >>> from lexiframe.metrics import ties
+        >>> df = pl.DataFrame({"positions": [[1]], "n_rel": [1], "tie_starts": [[0]],
+        ...                    "tie_sizes": [[2]]},
+        ...                   schema_overrides={c: pl.List(pl.UInt32) for c in [
+        ...                       "positions", "tie_starts", "tie_sizes"]})
+        >>> round(df.select(ties.binary_g()).item(), 6)  # (1/log2(2) + 1/log2(3)) / 2
+        0.815465
+    """
+    columns = _columns(positions, tie_starts, tie_sizes)
+    return _rows.per_ranking(_binary_gs, **columns, _m=parts.count(n_rel))
+
+
+def _binary_gs(fields: pl.DataFrame) -> np.ndarray:
+    groups = _groups(fields)
+    places = groups.n - groups.r + 1  # the non-relevant documents above: 0 … n − r more
+    # Σ_{y ≤ n − r} 1/log2(2 + base + y) = Σ_{u ≤ n − r + 1} 1/log2((base + u) + 1)
+    sums = _place_sums(groups.s - groups.above, places, _rows.log2_discounts)
+    terms = groups.r * sums / places
+    total = np.bincount(groups.row, weights=terms, minlength=fields.height)
+    m = _rows.counts(fields["_m"]).astype(np.float64)
+    values: np.ndarray = np.divide(total, m, out=np.zeros(len(m)), where=m > 0)
     return values

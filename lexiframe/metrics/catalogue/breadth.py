@@ -330,6 +330,7 @@ FAMILIES: tuple[Family, ...] = (
         build=lambda m, c: gain_measures.binary_g(
             c.positions, n_rel=c.n_rel, running=c.rules.running_sums
         ),
+        expected_over_ties=lambda m, c: ties.binary_g(c.positions, n_rel=c.n_rel),
         aliases=("binG",),
         params=builders.AT_LEVEL,
         example="BinG",
@@ -406,6 +407,7 @@ FAMILIES: tuple[Family, ...] = (
         r"\sum_{i \le \tilde n \text{ unjudged}} p^{\,i - 1}",
         source="Moffat and Zobel (2008); trec_eval rbp_resid",
         build=lambda m, c: judged.rbp_residual(p=m.number("p")),
+        expected_over_ties=lambda m, c: ties.rbp_residual(p=m.number("p")),
         aliases=("RBPResidual",),
         params=builders.RBP_P,
         converters=builders.P_CONVERTER,

@@ -7,7 +7,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-import numpy as np
 import polars as pl
 
 from lexiframe._utils import format_row, quote_names
@@ -166,13 +165,7 @@ def expected_ndcg(measure: Measure, context: Context) -> pl.Expr:
 def expected_rbp(measure: Measure, context: Context) -> pl.Expr:
     """E[RBP]: each document's gain times the mean of (1 − p)·p^(place − 1) over its
     group's places."""
-    p = measure.number("p")
-    parts.check_persistence(p)
-
-    def weight(rank: np.ndarray) -> np.ndarray:
-        weights: np.ndarray = (1.0 - p) * p ** (rank - 1.0)
-        return weights
-
+    weight = ties.rbp_weights(measure.number("p"))
     if not context.graded:
         return parts.positive_zero(ties.discounted(context.positions, discount=weight))
     gains = exprs.rbp_gains(context.grades, context.ideal_grades)
