@@ -64,13 +64,13 @@ def _frames(
         query, docs = f"q{q}", []
         for g, group in enumerate(groups):
             docs.append([(f"d{g}{i}", grade) for i, grade in enumerate(group)])
-            run += [("x", query, doc, float(len(groups) - g)) for doc, _ in docs[-1]]
+            run += [("x", query, doc, float(len(groups) - g), g + 1) for doc, _ in docs[-1]]
         judged = [(doc, grade) for group in docs for doc, grade in group if grade is not None]
         extra = [(f"m{i}", 1) for i in range(missed_relevant)]
         extra += [(f"n{i}", 0) for i in range(missed_nonrel)]
         qrels += [(query, doc, grade) for doc, grade in [*judged, *extra]]
         named.append(docs)
-    run_frame = pl.DataFrame(run, schema=["system", "query", "doc", "score"], orient="row")
+    run_frame = pl.DataFrame(run, schema=["system", "query", "doc", "score", "rank"], orient="row")
     # A query the run skipped: an empty ranking between the others.
     qrels += [("q0-skipped", "m0", 2), ("q0-skipped", "n0", 0)]
     qrels_frame = pl.DataFrame(qrels, schema=["query", "doc", "relevance"], orient="row")
@@ -78,13 +78,14 @@ def _frames(
 
 
 def _every_ordering(query: str, docs: list[list[tuple[str, Grade]]]) -> pl.DataFrame:
-    """One system per ordering of the query's tie groups, its scores strictly decreasing."""
+    """One system per ordering of the query's tie groups, its scores strictly decreasing and
+    its ranks increasing."""
     rows = []
     perms = [list(itertools.permutations(group)) for group in docs]
     for index, choice in enumerate(itertools.product(*perms)):
         order = [doc for part in choice for doc, _ in part]
-        rows += [(f"o{index}", query, doc, float(-place)) for place, doc in enumerate(order)]
-    return pl.DataFrame(rows, schema=["system", "query", "doc", "score"], orient="row")
+        rows += [(f"o{index}", query, doc, float(-i), i + 1) for i, doc in enumerate(order)]
+    return pl.DataFrame(rows, schema=["system", "query", "doc", "score", "rank"], orient="row")
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -92,10 +93,16 @@ def _every_ordering(query: str, docs: list[list[tuple[str, Grade]]]) -> pl.DataF
     queries=st.lists(query_strategy, min_size=1, max_size=3),
     threshold=st.sampled_from([1, 2]),
     condensed=st.booleans(),
+    rank_by=st.sampled_from(["score", "rank"]),
 )
-def test_expected_is_the_mean_over_every_ordering_of_the_ties(queries, threshold, condensed):
+def test_expected_is_the_mean_over_every_ordering_of_the_ties(
+    queries, threshold, condensed, rank_by
+):
+    """Groups of equal scores, or of equal ranks under rank_by="rank"."""
     run, qrels, named = _frames(queries)
-    options = {"threshold": threshold, "condensed": condensed, "no_relevant": "keep"}
+    options = {
+        "threshold": threshold, "condensed": condensed, "no_relevant": "keep", "rank_by": rank_by
+    }  # fmt: skip
     measures = [m for m in MEASURES if "rel=2" not in m or threshold <= 2]
     expected = _quietly(lambda: lf.evaluate(run, qrels, measures, ties="expected", **options))
     skipped = expected.filter(pl.col("query") == "q0-skipped")
