@@ -24,83 +24,77 @@ FAMILIES: tuple[Family, ...] = (
         params=builders.AT_LEVEL,
         example="Success@10",
     ),
-    builders.order_free(
-        Family(
-            name="NumRet",
-            summary="How many documents the ranking returned (after depth=).",
-            formula=r"\mathrm{NumRet} = \tilde{n}",
-            source="trec_eval num_ret",
-            build=lambda m, c: sets.num_ret(c.n_ret),
-            aliases=("num_ret",),
-            example="NumRet",
-        )
+    Family(
+        name="NumRet",
+        summary="How many documents the ranking returned (after depth=).",
+        formula=r"\mathrm{NumRet} = \tilde{n}",
+        source="trec_eval num_ret",
+        build=lambda m, c: sets.num_ret(c.n_ret),
+        expected_over_ties=builders.order_free,
+        aliases=("num_ret",),
+        example="NumRet",
     ),
-    builders.order_free(
-        Family(
-            name="NumRel",
-            method="num_rel",
-            summary="How many relevant documents the query has.",
-            formula=r"\mathrm{NumRel} = m",
-            source="trec_eval num_rel",
-            build=lambda m, c: sets.num_rel(c.n_rel),
-            aliases=("num_rel",),
-            params=builders.AT_LEVEL,
-            example="NumRel",
-        )
+    Family(
+        name="NumRel",
+        method="num_rel",
+        summary="How many relevant documents the query has.",
+        formula=r"\mathrm{NumRel} = m",
+        source="trec_eval num_rel",
+        build=lambda m, c: sets.num_rel(c.n_rel),
+        expected_over_ties=builders.order_free,
+        aliases=("num_rel",),
+        params=builders.AT_LEVEL,
+        example="NumRel",
     ),
-    builders.order_free(
-        Family(
-            name="NumRelRet",
-            method="num_rel_ret",
-            summary="How many relevant documents the ranking returned.",
-            formula=r"\mathrm{NumRelRet} = r",
-            source="trec_eval num_rel_ret",
-            build=lambda m, c: sets.num_rel_ret(c.positions),
-            aliases=("num_rel_ret",),
-            params=builders.AT_LEVEL,
-            example="NumRelRet",
-        )
+    Family(
+        name="NumRelRet",
+        method="num_rel_ret",
+        summary="How many relevant documents the ranking returned.",
+        formula=r"\mathrm{NumRelRet} = r",
+        source="trec_eval num_rel_ret",
+        build=lambda m, c: sets.num_rel_ret(c.positions),
+        expected_over_ties=builders.order_free,
+        aliases=("num_rel_ret",),
+        params=builders.AT_LEVEL,
+        example="NumRelRet",
     ),
-    builders.order_free(
-        Family(
-            name="SetP",
-            method="set_precision",
-            summary="Precision of the whole retrieved set (0 when nothing was returned).",
-            formula=r"\mathrm{SetP} = r / \tilde{n}",
-            source="trec_eval set_P",
-            build=lambda m, c: sets.set_precision(c.positions),
-            aliases=("set_P",),
-            params=builders.AT_LEVEL,
-            example="SetP",
-        )
+    Family(
+        name="SetP",
+        method="set_precision",
+        summary="Precision of the whole retrieved set (0 when nothing was returned).",
+        formula=r"\mathrm{SetP} = r / \tilde{n}",
+        source="trec_eval set_P",
+        build=lambda m, c: sets.set_precision(c.positions),
+        expected_over_ties=builders.order_free,
+        aliases=("set_P",),
+        params=builders.AT_LEVEL,
+        example="SetP",
     ),
-    builders.order_free(
-        Family(
-            name="SetR",
-            method="set_recall",
-            summary="Recall of the whole retrieved set.",
-            formula=r"\mathrm{SetR} = r / m",
-            source="trec_eval set_recall",
-            build=lambda m, c: sets.set_recall(c.positions, n_rel=c.n_rel),
-            aliases=("set_recall", "SetRecall"),
-            params=builders.AT_LEVEL,
-            example="SetR",
-        )
+    Family(
+        name="SetR",
+        method="set_recall",
+        summary="Recall of the whole retrieved set.",
+        formula=r"\mathrm{SetR} = r / m",
+        source="trec_eval set_recall",
+        build=lambda m, c: sets.set_recall(c.positions, n_rel=c.n_rel),
+        expected_over_ties=builders.order_free,
+        aliases=("set_recall", "SetRecall"),
+        params=builders.AT_LEVEL,
+        example="SetR",
     ),
-    builders.order_free(
-        Family(
-            name="SetF",
-            method="set_f",
-            summary="F of the retrieved set; beta weighs recall as trec_eval's set_F does.",
-            formula=r"\mathrm{SetF}_\beta = \frac{(\beta + 1)\, \mathrm{SetP} \cdot \mathrm{SetR}}"
-            r"{\beta\, \mathrm{SetP} + \mathrm{SetR}}",
-            source="trec_eval set_F",
-            build=lambda m, c: sets.set_f(c.positions, n_rel=c.n_rel, beta=m.number("beta")),
-            params={"beta": 1.0, **builders.AT_LEVEL},
-            converters={"beta": converters.number("beta=0.5")},
-            aliases=("set_F",),
-            example="SetF(beta=0.5)",
-        )
+    Family(
+        name="SetF",
+        method="set_f",
+        summary="F of the retrieved set; beta weighs recall as trec_eval's set_F does.",
+        formula=r"\mathrm{SetF}_\beta = \frac{(\beta + 1)\, \mathrm{SetP} \cdot \mathrm{SetR}}"
+        r"{\beta\, \mathrm{SetP} + \mathrm{SetR}}",
+        source="trec_eval set_F",
+        build=lambda m, c: sets.set_f(c.positions, n_rel=c.n_rel, beta=m.number("beta")),
+        expected_over_ties=builders.order_free,
+        params={"beta": 1.0, **builders.AT_LEVEL},
+        converters={"beta": converters.number("beta=0.5")},
+        aliases=("set_F",),
+        example="SetF(beta=0.5)",
     ),
     Family(
         name="IPrec",
@@ -181,71 +175,67 @@ FAMILIES: tuple[Family, ...] = (
         lower_is_better=True,
         example="Unjudged@10",
     ),
-    builders.order_free(
-        Family(
-            name="NumNonRelJudgedRet",
-            summary="How many judged non-relevant documents the ranking returned.",
-            formula=r"\mathrm{NumNonRelJudgedRet} = \#\{\text{judged non-relevant retrieved}\}",
-            source="trec_eval num_nonrel_judged_ret",
-            build=lambda m, c: judged.num_nonrel_judged_ret(),
-            aliases=("num_nonrel_judged_ret",),
-            needs=Needs(judged=True),
-            example="NumNonRelJudgedRet",
-        )
+    Family(
+        name="NumNonRelJudgedRet",
+        summary="How many judged non-relevant documents the ranking returned.",
+        formula=r"\mathrm{NumNonRelJudgedRet} = \#\{\text{judged non-relevant retrieved}\}",
+        source="trec_eval num_nonrel_judged_ret",
+        build=lambda m, c: judged.num_nonrel_judged_ret(),
+        expected_over_ties=builders.order_free,
+        aliases=("num_nonrel_judged_ret",),
+        needs=Needs(judged=True),
+        example="NumNonRelJudgedRet",
     ),
-    builders.order_free(
-        Family(
-            name="SetRelativeP",
-            method="set_relative_precision",
-            summary="Precision of the retrieved set over the best a set of that size can reach "
-            "(0 when nothing was returned or nothing is relevant).",
-            formula=r"\mathrm{SetRelativeP} = r / \min(\tilde{n}, m)",
-            source="trec_eval set_relative_P",
-            build=lambda m, c: sets.set_relative_precision(c.positions, n_rel=c.n_rel),
-            aliases=("set_relative_P",),
-            params=builders.AT_LEVEL,
-            example="SetRelativeP",
-        )
+    Family(
+        name="SetRelativeP",
+        method="set_relative_precision",
+        summary="Precision of the retrieved set over the best a set of that size can reach "
+        "(0 when nothing was returned or nothing is relevant).",
+        formula=r"\mathrm{SetRelativeP} = r / \min(\tilde{n}, m)",
+        source="trec_eval set_relative_P",
+        build=lambda m, c: sets.set_relative_precision(c.positions, n_rel=c.n_rel),
+        expected_over_ties=builders.order_free,
+        aliases=("set_relative_P",),
+        params=builders.AT_LEVEL,
+        example="SetRelativeP",
     ),
-    builders.order_free(
-        Family(
-            name="SetAP",
-            method="set_ap",
-            summary="Unranked average precision of the retrieved set: every retrieved relevant "
-            "document has the set's precision, every missed one 0 (SetP times SetR).",
-            formula=r"\mathrm{SetAP} = \frac{r^2}{\tilde{n}\, m}",
-            source="trec_eval set_map",
-            build=lambda m, c: sets.set_ap(c.positions, n_rel=c.n_rel),
-            aliases=("set_map", "SetMAP"),
-            params=builders.AT_LEVEL,
-            example="SetAP",
-        )
+    Family(
+        name="SetAP",
+        method="set_ap",
+        summary="Unranked average precision of the retrieved set: every retrieved relevant "
+        "document has the set's precision, every missed one 0 (SetP times SetR).",
+        formula=r"\mathrm{SetAP} = \frac{r^2}{\tilde{n}\, m}",
+        source="trec_eval set_map",
+        build=lambda m, c: sets.set_ap(c.positions, n_rel=c.n_rel),
+        expected_over_ties=builders.order_free,
+        aliases=("set_map", "SetMAP"),
+        params=builders.AT_LEVEL,
+        example="SetAP",
     ),
-    builders.order_free(
-        Family(
-            name="Utility",
-            method="utility",
-            summary="A weighted count of the retrieved set's contingency table: relevant and "
-            "non-relevant documents retrieved, and not retrieved; trec_eval's default weights "
-            "(1, -1, 0, 0) give r - (ñ - r). A weight for the non-relevant documents not "
-            "retrieved needs the corpus size n. trec_eval's utility.1,-1,0,0 reads as "
-            "Utility(rel_ret=1, nonrel_ret=-1, rel_nonret=0, nonrel_nonret=0).",
-            formula=r"\mathrm{Utility} = w_1 r + w_2 (\tilde n - r) + w_3 (m - r)"
-            r" + w_4 (n - \tilde n - m + r)",
-            source="trec_eval utility",
-            build=builders.utility,
-            aliases=("utility",),
-            params={
-                "rel_ret": sets.UTILITY_WEIGHTS[0],
-                "nonrel_ret": sets.UTILITY_WEIGHTS[1],
-                "rel_nonret": sets.UTILITY_WEIGHTS[2],
-                "nonrel_nonret": sets.UTILITY_WEIGHTS[3],
-                **builders.AT_LEVEL,
-            },
-            converters={key: converters.weight for key in builders.UTILITY_PARAMS},
-            example="Utility(nonrel_ret=-0.5)",
-            needs=lambda m: Needs(n=m.param("nonrel_nonret") != 0.0),
-        )
+    Family(
+        name="Utility",
+        method="utility",
+        summary="A weighted count of the retrieved set's contingency table: relevant and "
+        "non-relevant documents retrieved, and not retrieved; trec_eval's default weights "
+        "(1, -1, 0, 0) give r - (ñ - r). A weight for the non-relevant documents not "
+        "retrieved needs the corpus size n. trec_eval's utility.1,-1,0,0 reads as "
+        "Utility(rel_ret=1, nonrel_ret=-1, rel_nonret=0, nonrel_nonret=0).",
+        formula=r"\mathrm{Utility} = w_1 r + w_2 (\tilde n - r) + w_3 (m - r)"
+        r" + w_4 (n - \tilde n - m + r)",
+        source="trec_eval utility",
+        build=builders.utility,
+        expected_over_ties=builders.order_free,
+        aliases=("utility",),
+        params={
+            "rel_ret": sets.UTILITY_WEIGHTS[0],
+            "nonrel_ret": sets.UTILITY_WEIGHTS[1],
+            "rel_nonret": sets.UTILITY_WEIGHTS[2],
+            "nonrel_nonret": sets.UTILITY_WEIGHTS[3],
+            **builders.AT_LEVEL,
+        },
+        converters={key: converters.weight for key in builders.UTILITY_PARAMS},
+        example="Utility(nonrel_ret=-0.5)",
+        needs=lambda m: Needs(n=m.param("nonrel_nonret") != 0.0),
     ),
     Family(
         name="RelativeP",

@@ -15,7 +15,7 @@ from lexiframe.metrics import converters, exprs, parts, running, sets, ties
 from lexiframe.metrics import gain as gain_measures
 from lexiframe.metrics.gain_order import check_gain_order
 from lexiframe.metrics.parts import mapped_gains
-from lexiframe.metrics.spec import LEVEL, Context, Family, Measure, Needs, gain_map_of
+from lexiframe.metrics.spec import LEVEL, Context, Measure, Needs, gain_map_of
 
 AT_LEVEL: dict[str, object] = {LEVEL: None}
 """The parameter of a measure with a relevance level of its own (``AP(rel=2)``), unset."""
@@ -143,10 +143,10 @@ def graded_rbp(measure: Measure, context: Context) -> pl.Expr:
     return exprs.rbp(context.positions, p=p)
 
 
-def order_free(family: Family) -> Family:
-    """A family whose value does not depend on the order of the retrieved documents (a
-    count, a set measure): its own expectation over the orderings of tied documents."""
-    return replace(family, expected_over_ties=family.build)
+def order_free(measure: Measure, context: Context) -> pl.Expr:
+    """The expectation over tied orderings of a measure whose value does not depend on the
+    order of the retrieved documents (a count, a set measure): the measure itself."""
+    return measure.family.build(measure, context)
 
 
 def expected_ndcg(measure: Measure, context: Context) -> pl.Expr:
