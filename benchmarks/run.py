@@ -182,6 +182,32 @@ def step_positions_condensed(data: Data) -> Callable[[], object]:
     return lambda: lf.positions(run, qrels, condensed=True)
 
 
+def _tied(data: Data):
+    """The run with its scores rounded to one decimal, as from a coarse scorer: tie groups
+    of about 5 documents at depth 100, a few dozen at depth 1000."""
+    import polars as pl
+
+    run, qrels = _in_memory(data)
+    return run.with_columns(pl.col("score").round(1)), qrels
+
+
+def step_positions_ties(data: Data) -> Callable[[], object]:
+    """``ties="expected"``: the tie groups of every ranking too."""
+    import lexiframe as lf
+
+    run, qrels = _tied(data)
+    return lambda: lf.positions(run, qrels, ties="expected")
+
+
+def step_measures_ties(data: Data) -> Callable[[], object]:
+    """The classic measures as their expectation over tied orderings."""
+    import lexiframe as lf
+
+    run, qrels = _tied(data)
+    frame = lf.positions(run, qrels, grades=True, ties="expected")
+    return lambda: lf.measures(frame, CLASSIC)
+
+
 def step_measures(data: Data) -> Callable[[], object]:
     import lexiframe as lf
 
@@ -392,7 +418,9 @@ STEPS: dict[str, tuple[Callable[[Data], Callable[[], object]], list[str], str | 
     "positions": (step_positions, ["parquet"], None),
     "positions-judged": (step_positions_judged, ["parquet"], "positions"),
     "positions-condensed": (step_positions_condensed, ["parquet"], "positions"),
+    "positions-ties": (step_positions_ties, ["parquet"], "positions"),
     "measures": (step_measures, ["parquet"], None),
+    "measures-ties": (step_measures_ties, ["parquet"], "measures"),
     "all-measures": (step_all_measures, ["parquet"], None),
     "preferences": (step_preferences, ["parquet"], None),
     "mc4": (step_mc4, ["parquet"], None),

@@ -62,7 +62,7 @@ def positions_of_files(
     options = PositionsOptions.of(options, **kwargs)
     if isinstance(qrels, pl.LazyFrame):
         qrels = collect(qrels)  # read once, not once per batch
-    layout = RANKED_RUN if options.rank_by == "rank" else RUN
+    layout = RANKED_RUN if options.columns.rank in options.ordered_by else RUN
 
     def parts(files: Paths) -> Iterable[Part]:
         return table_parts(files, layout, system_from, batch_bytes)

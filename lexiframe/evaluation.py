@@ -27,6 +27,7 @@ from lexiframe.io.qrels import read_qrels
 from lexiframe.metrics import Context, Measure, exprs, parse_measure, parse_measures, parts
 from lexiframe.metrics.custom import user_view
 from lexiframe.options import PositionsKwargs, PositionsOptions
+from lexiframe.ranking import TIE_COLUMNS
 from lexiframe.ranking import positions as build_positions
 from lexiframe.typing import CompatName, SystemFrom
 
@@ -49,6 +50,7 @@ RANKING_COLUMNS = (
     "ideal_grades",
     "gain_positions",
     *JUDGED_COLUMNS,
+    *TIE_COLUMNS,
 )
 
 MeasureNames = str | Measure | Iterable[str | Measure]
@@ -126,7 +128,8 @@ def measures(
     # A skipped query's ASL: the frame's depth=, else the longest ranking of the query.
     depth = exprs.skipped_depth(schema, [key for key in keys if key != "system"])
     rules = PositionsOptions(compat=compat).rules
-    context = Context(n=n, graded=graded, depth=depth, rules=rules)
+    ties = all(name in schema for name in TIE_COLUMNS)  # ties="expected"
+    context = Context(n=n, graded=graded, depth=depth, rules=rules, ties=ties)
     if graded and "gain_positions" in schema:  # above threshold=1: the ranks of the gains
         context = replace(context, gain_positions=pl.col("gain_positions"))
     if n is None:

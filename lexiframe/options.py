@@ -23,8 +23,8 @@ from typing import Any, Literal, Protocol, TypedDict
 import polars as pl
 
 from lexiframe import validate
-from lexiframe.errors import InputError
-from lexiframe.typing import CompatName, LevelCutoff, NoRelevant, RankBy
+from lexiframe.errors import ARGUMENT, InputError
+from lexiframe.typing import CompatName, LevelCutoff, NoRelevant, RankBy, Ties
 
 
 class DeclaredNeeds(Protocol):
@@ -142,9 +142,22 @@ class PositionsOptions:
         by: extra key columns of the run (e.g. ``"track"``) kept in the output. When the
             qrels carry them too, they are joined on them; otherwise every query of the
             qrels applies to every group.
-        rank_by: ``"score"`` (trec_eval's order: score descending, then doc id descending
-            as a string) or ``"rank"`` (an existing rank column, ascending; ties by doc id
-            descending; :func:`lexiframe.read_run` reads it with ``rank=True``).
+        rank_by: ``"score"`` (trec_eval's order: score descending) or ``"rank"`` (an
+            existing rank column, ascending; :func:`lexiframe.read_run` reads it with
+            ``rank=True``); equal values are ordered as ``ties`` says.
+        ties: how documents the ranking cannot tell apart (equal scores, or equal ranks
+            under ``rank_by="rank"``; equal at the precision the ``compat`` setting ranks
+            by) are ordered. ``"trec_eval"`` (the default): by document id descending, as a
+            string, trec_eval's rule. ``"rank"``: by the run's own rank column, ascending
+            (then by document id); :func:`lexiframe.read_run` reads it with ``rank=True``.
+            ``"expected"``: each measure is its expectation over every ordering of the
+            tied documents, each tie group permuted uniformly (McSherry and Najork, ECIR
+            2008; docs/definitions.md, "Ties"): the frame then has ``tie_starts`` and
+            ``tie_sizes``, the tie groups of two or more documents (the documents above
+            each, its size), which :func:`lexiframe.measures` reads (drop them for
+            trec_eval's order), and a measure without a closed form over tied orderings is
+            refused. Not with ``depth=``: a cut inside a tie group would make the retrieved
+            set itself random (cut the run first, and its tie groups are those kept).
         docs: also return ``docs``, the relevant document ids in rank order.
         grades: also return ``grades`` (the grades of the retrieved relevant documents in
             rank order) and ``ideal_grades`` (all relevant grades of the query, descending),
@@ -198,6 +211,7 @@ class PositionsOptions:
     depth: int | None = None
     by: tuple[str, ...] = ()
     rank_by: RankBy = "score"
+    ties: Ties = "trec_eval"
     docs: bool = False
     grades: bool | None = None
     judged: bool | None = None
@@ -222,6 +236,19 @@ class PositionsOptions:
         if self.partitions is not None:
             validate.require_positive_int(self.partitions, "partitions", optional=True)
         _require_choice(self.rank_by, "rank_by", ("score", "rank"))
+        _require_choice(self.ties, "ties", ("trec_eval", "rank", "expected"))
+        if self.ties == "expected" and self.depth is not None:
+            raise InputError(
+                f"{ARGUMENT}: a cut inside a tie group makes the retrieved documents "
+                "themselves random",
+                kind="conflict",
+                argument=f"ties='expected' cannot take depth={self.depth}",
+                flag=f"--ties expected cannot take --depth {self.depth}",
+                hint="; cut the run at the depth first (e.g. run.filter(pl.col('rank') <= "
+                "100)), and its tie groups are those of the documents kept",
+                cli_hint="; cut the run files at the depth first, and their tie groups are "
+                "those of the documents kept",
+            )
         _require_choice(self.no_relevant, "no_relevant", ("drop", "keep"))
         _require_choice(self.compat, "compat", tuple(COMPATS))
         for name in ("docs", "condensed"):
@@ -302,6 +329,20 @@ class PositionsOptions:
         return self.columns.score if self.rank_by == "score" else self.columns.rank
 
     @property
+    def ordered_by(self) -> tuple[str, ...]:
+        """The caller's columns that order the rankings: :attr:`order`, and the rank column
+        too when it breaks ties (``ties="rank"``).
+
+        Example:
+            >>> from lexiframe import PositionsOptions
+            >>> PositionsOptions(ties="rank").ordered_by
+            ('score', 'rank')
+        """
+        if self.ties == "rank" and self.rank_by == "score":
+            return (self.order, self.columns.rank)
+        return (self.order,)
+
+    @property
     def reads_every_judgment(self) -> bool:
         """Whether rankings are marked with every judgment, not only the relevant ones:
         the judged non-relevant documents have ranks of their own, or are what is ranked."""
@@ -369,6 +410,7 @@ class PositionsKwargs(TypedDict, total=False):
     depth: int | None
     by: str | Sequence[str] | None
     rank_by: RankBy
+    ties: Ties
     docs: bool
     grades: bool | None
     judged: bool | None

@@ -34,7 +34,8 @@ import polars as pl
 from lexiframe import _kernels
 from lexiframe._compat import collect
 from lexiframe._utils import IntoExpr, as_list, format_row, into_expr, plural, quote_names
-from lexiframe.errors import InputError, UnknownMeasureError
+from lexiframe.errors import ARGUMENT, InputError, UnknownMeasureError
+from lexiframe.ranking import TIE_COLUMNS
 from lexiframe.validate import (
     POSITION_MAX,
     check_positions_frame,
@@ -416,6 +417,17 @@ def preferences(
     keys = [*by, "query"]
     schema = positions.collect_schema()
     require_columns(schema, [*keys, "system", "positions"], "positions")
+    if specs and all(column in schema for column in TIE_COLUMNS):
+        raise InputError(
+            f"{quote_names([spec.name for spec in specs])} compare the relevant positions "
+            "of two rankings jointly and have no closed form over the orderings of tied "
+            f"documents, so {ARGUMENT} cannot give them",
+            kind="no closed form",
+            argument="ties='expected'",
+            flag="--ties expected",
+            hint="; build the positions with ties='trec_eval' or ties='rank' for them",
+            cli_hint="; evaluate them with --ties trec_eval or --ties rank",
+        )
     compute = partial(_preferences_frame, specs=specs, extras=extras, keys=keys)
     if isinstance(positions, pl.DataFrame):
         return compute(positions)

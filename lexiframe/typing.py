@@ -10,6 +10,10 @@ import polars as pl
 RankBy = Literal["score", "rank"]
 """How a ranking is ordered: trec_eval's rule on ``score`` (and ``doc``), or a ``rank`` column."""
 
+Ties = Literal["trec_eval", "rank", "expected"]
+"""How documents of equal score are ordered: trec_eval's rule (document id descending), the
+run's own ranks, or the expectation over every ordering of them (``ties=``)."""
+
 CompatName = Literal["trec_eval-10.0", "trec_eval-9.0.8", "pytrec_eval"]
 """Whose numbers a positions frame and its measures give (``compat=``)."""
 

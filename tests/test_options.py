@@ -20,6 +20,8 @@ RESTATED = [
     re.compile(r"\bthreshold(?:: *int)? *= *1\b"),
     re.compile(r"\bno_relevant(?:: *\w+)? *= *\"drop\""),
     re.compile(r"\brank_by(?:: *\w+)? *= *\"score\""),
+    re.compile(r"\bties(?:: *\w+)? *= *\"trec_eval\""),
+    re.compile(r"--ties\",\s*choices=[^\n]*,\s*default=\"trec_eval\""),
     re.compile(r"--threshold\",\s*type=int,\s*default=1\b"),
     re.compile(r"--no-relevant\",\s*choices=[^\n]*,\s*default=\"drop\""),
     re.compile(r"\"-l\",\s*dest=\"level\",\s*type=int,\s*default=1\b"),

@@ -48,10 +48,25 @@ OPTIONS: list[tuple[str, dict[str, Any], list[str] | None]] = [
      ["--depth", "20", "--threshold", "2", "--no-relevant", "keep"]),
     ("compat=trec_eval-9.0.8", {"compat": "trec_eval-9.0.8"}, ["--compat", "9.0.8"]),
     ("compat=pytrec_eval", {"compat": "pytrec_eval"}, ["--compat", "pytrec_eval"]),
+    ("ties=rank", {"ties": "rank"}, ["--ties", "rank"]),
+    ("ties=expected", {"ties": "expected"}, ["--ties", "expected"]),
+    ("ties=expected+condensed+9.0.8", {"ties": "expected", "condensed": True,
+                                       "compat": "trec_eval-9.0.8"},
+     ["--ties", "expected", "--condensed", "--compat", "9.0.8"]),
 ]  # fmt: skip
 
 BUILT_IN = ["AP", "nDCG@10", "P@5", "RR", "Bpref", "ASL", "ERR@10", "SL3", "TSE(exposure='ap')",
             "IPrec@0.3"]  # fmt: skip
+EXPECTED_OVER_TIES = ["AP", "AP@5", "nDCG@10", "P@5", "RR", "Bpref", "RBP", "Success@3", "RP",
+                      "R@10", "SetF"]  # fmt: skip
+"""Measures with a closed form over tied orderings: those ``ties="expected"`` takes (the
+others, and the users' measures, are refused under it)."""
+
+
+def measures_for(options: dict[str, Any], users: list[str]) -> list[str]:
+    """The measures an option is run with: :data:`EXPECTED_OVER_TIES` under
+    ``ties="expected"``, else the built-ins and the users' ``users``."""
+    return EXPECTED_OVER_TIES if options.get("ties") == "expected" else BUILT_IN + users
 
 
 def _hits(k: int) -> pl.Expr:  # a cut-off
@@ -172,7 +187,7 @@ def _assert_same(results: dict[str, pl.DataFrame]) -> None:
 def test_an_option_means_the_same_on_every_path(
     run, qrels, user_measures, tmp_path, options, flags
 ):
-    names = BUILT_IN + USER_NAMES
+    names = measures_for(options, USER_NAMES)
     results = _quietly(lambda: _paths(run, qrels, names, options, flags, tmp_path))
     assert len(results) >= 3
     _assert_same(results)

@@ -15,7 +15,16 @@ import pytest
 import lexiframe as lf
 from lexiframe.metrics import Needs, unregister
 from lexiframe.options import PositionsOptions
-from tests.test_paths import BUILT_IN, OPTIONS, QRELS, RUNS, N, _assert_same, _quietly, _sorted
+from tests.test_paths import (
+    OPTIONS,
+    QRELS,
+    RUNS,
+    N,
+    _assert_same,
+    _quietly,
+    _sorted,
+    measures_for,
+)
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +74,7 @@ def test_an_option_means_the_same_on_spark(spark, spark_measures, options):
     from lexiframe import spark as lfs
 
     run, qrels = lf.read_run(RUNS, rank=True), lf.read_qrels(QRELS)
-    names = BUILT_IN + spark_measures
+    names = measures_for(options, spark_measures)
     expected = _quietly(lambda: lf.evaluate(run, qrels, names, n=N, **options))
     run_sdf = spark.createDataFrame(run.to_arrow())
     qrels_sdf = spark.createDataFrame(qrels.to_arrow())

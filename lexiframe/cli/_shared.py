@@ -55,6 +55,14 @@ def add_track_arguments(parser: argparse.ArgumentParser) -> None:
         "then work with -m (repeatable)",
     )
     parser.add_argument(
+        "--ties",
+        choices=("trec_eval", "rank", "expected"),
+        default=PositionsOptions.ties,
+        help="how documents of equal score are ordered: trec_eval (by document id "
+        "descending), rank (by the run's rank field) or expected (each measure is its "
+        "expectation over every ordering of them; docs/definitions.md, Ties)",
+    )
+    parser.add_argument(
         "--condensed",
         action="store_true",
         help="rank only the judged documents (condensed rankings, as trec_eval -J): the "
@@ -138,6 +146,7 @@ def track_options(args: argparse.Namespace, metric_names: Sequence[str]) -> Posi
         depth=args.depth,
         threshold=args.threshold,
         condensed=args.condensed,
+        ties=args.ties,
         no_relevant=getattr(args, "no_relevant", PositionsOptions.no_relevant),
         compat=getattr(args, "compat", PositionsOptions.compat),
     )

@@ -162,8 +162,7 @@ def ndcg(
     if grades is None:
         kept = ranks if k is None else ranks.list.filter(pl.element() <= k)
         gain = _log2_discount(kept).list.sum()
-        ideal_length = parts.count(n_rel) if k is None else pl.min_horizontal(parts.count(n_rel), k)
-        ideal = _log2_discount(pl.int_ranges(1, ideal_length + 1)).list.sum()
+        ideal = ideal_dcg(n_rel=n_rel, k=k)
         return parts.positive_zero((gain / ideal).fill_nan(0.0).fill_null(0.0))
     doc_gains, ideal_gains = parts.mapped_gains(
         grades, _or_column(ideal_grades, "ideal_grades"), gains
@@ -172,18 +171,42 @@ def ndcg(
         kept = ranks.list.eval(pl.element() <= k).list.sum()
         ranks = ranks.list.head(kept)
         doc_gains = doc_gains.list.head(kept)
-        ideal_gains = ideal_gains.list.head(k)
     gain = (doc_gains * _log2_discount(ranks)).list.sum()
-    ideal_ranks = pl.int_ranges(1, ideal_gains.list.len() + 1)
-    ideal = (ideal_gains * _log2_discount(ideal_ranks)).list.sum()
-    # No positive ideal gain (no relevant document, or none with a positive gain): 0, as
-    # trec_eval, whatever the negative gains retrieved.
+    return normalised(gain, ideal_dcg(k=k, ideal_gains=ideal_gains))
+
+
+def normalised(gain: pl.Expr, ideal: pl.Expr) -> pl.Expr:
+    """A DCG over the ideal DCG. No positive ideal gain (no relevant document, or none with
+    a positive gain): 0, as trec_eval, whatever the negative gains retrieved."""
     return parts.positive_zero(
         pl.when(ideal > 0.0).then(gain / ideal).otherwise(0.0).fill_null(0.0)
     )
 
 
-def precision(positions: IntoExpr = "positions", *, k: int) -> pl.Expr:
+def ideal_dcg(
+    *, n_rel: IntoCount = "n_rel", k: int | None = None, ideal_gains: pl.Expr | None = None
+) -> pl.Expr:
+    """The ideal DCG (cut at ``k``): of m gains of 1, or of ``ideal_gains`` (the query's
+    positive gains, highest first).
+
+    Example:
+        >>> import polars as pl
+        >>> from lexiframe.metrics import exprs
+        >>> round(pl.select(exprs.ideal_dcg(n_rel=3, k=2)).item(), 6)  # 1 + 1/log2(3)
+        1.63093
+    """
+    if ideal_gains is None:
+        length = parts.count(n_rel) if k is None else pl.min_horizontal(parts.count(n_rel), k)
+        return _log2_discount(pl.int_ranges(1, length + 1)).list.sum()
+    if k is not None:
+        ideal_gains = ideal_gains.list.head(k)
+    ideal_ranks = pl.int_ranges(1, ideal_gains.list.len() + 1)
+    return (ideal_gains * _log2_discount(ideal_ranks)).list.sum()
+
+
+def precision(
+    positions: IntoExpr = "positions", *, k: int, at_most: parts.CountAtMost = parts.count_at_most
+) -> pl.Expr:
     """Precision at k: #{i : p_i ≤ k}/k (trec_eval ``P_k``).
 
     Example:
@@ -194,10 +217,16 @@ def precision(positions: IntoExpr = "positions", *, k: int) -> pl.Expr:
         0.2
     """
     parts.check_cutoff(k, "P")
-    return parts.divided_by(parts.count_at_most(positions, k), k)
+    return parts.divided_by(at_most(positions, k), k)
 
 
-def recall(positions: IntoExpr = "positions", *, k: int, n_rel: IntoCount = "n_rel") -> pl.Expr:
+def recall(
+    positions: IntoExpr = "positions",
+    *,
+    k: int,
+    n_rel: IntoCount = "n_rel",
+    at_most: parts.CountAtMost = parts.count_at_most,
+) -> pl.Expr:
     """Recall at k: #{i : p_i ≤ k}/m (trec_eval ``recall_k``).
 
     Example:
@@ -209,10 +238,15 @@ def recall(positions: IntoExpr = "positions", *, k: int, n_rel: IntoCount = "n_r
         0.5
     """
     parts.check_cutoff(k, "R")
-    return (parts.count_at_most(positions, k) / parts.count(n_rel)).fill_nan(0.0)
+    return (at_most(positions, k) / parts.count(n_rel)).fill_nan(0.0)
 
 
-def r_precision(positions: IntoExpr = "positions", *, n_rel: IntoCount = "n_rel") -> pl.Expr:
+def r_precision(
+    positions: IntoExpr = "positions",
+    *,
+    n_rel: IntoCount = "n_rel",
+    at_most: parts.CountAtMost = parts.count_at_most,
+) -> pl.Expr:
     """R-precision: #{i : p_i ≤ m}/m (trec_eval ``Rprec``).
 
     Example:
@@ -223,7 +257,7 @@ def r_precision(positions: IntoExpr = "positions", *, n_rel: IntoCount = "n_rel"
         >>> df.select(exprs.r_precision()).item()
         0.5
     """
-    return (parts.count_at_most(positions, n_rel) / parts.count(n_rel)).fill_nan(0.0)
+    return (at_most(positions, n_rel) / parts.count(n_rel)).fill_nan(0.0)
 
 
 def rbp(
@@ -258,10 +292,15 @@ def rbp(
     discounts = parts.ranks(positions).list.eval((1.0 - p) * pl.lit(p) ** (pl.element() - 1))
     if grades is None:
         return parts.positive_zero(discounts.list.sum())
-    top = into_expr(_or_column(ideal_grades, "ideal_grades")).list.max().cast(pl.Float64)
-    scale = pl.when(top > 1.0).then(top).otherwise(1.0)
-    gains = into_expr(grades).cast(pl.List(pl.Float64)) / scale
+    gains = rbp_gains(grades, _or_column(ideal_grades, "ideal_grades"))
     return parts.positive_zero((gains * discounts).list.sum())
+
+
+def rbp_gains(grades: IntoExpr, ideal_grades: IntoExpr) -> pl.Expr:
+    """RBP's gains: the grades scaled to [0, 1] by the query's top grade G when G > 1."""
+    top = into_expr(ideal_grades).list.max().cast(pl.Float64)
+    scale = pl.when(top > 1.0).then(top).otherwise(1.0)
+    return into_expr(grades).cast(pl.List(pl.Float64)) / scale
 
 
 ERR_MAX_GRADE = 4

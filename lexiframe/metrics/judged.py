@@ -168,14 +168,15 @@ def _inf_aps(fields: pl.DataFrame) -> np.ndarray:
 
 
 def _judged_at_most(
-    positions: IntoExpr, nonrel_positions: IntoExpr, pooled_positions: IntoExpr, k: IntoCount
+    positions: IntoExpr,
+    nonrel_positions: IntoExpr,
+    pooled_positions: IntoExpr,
+    k: IntoCount,
+    at_most: parts.CountAtMost,
 ) -> pl.Expr:
     """How many judged documents (relevant, non-relevant or pooled) rank at k or above."""
     return sum(
-        (
-            parts.count_at_most(column, k)
-            for column in (positions, nonrel_positions, pooled_positions)
-        ),
+        (at_most(column, k) for column in (positions, nonrel_positions, pooled_positions)),
         start=pl.lit(0, dtype=pl.Int64),
     )
 
@@ -187,6 +188,7 @@ def judged_at(
     *,
     k: int | None = None,
     n_ret: IntoCount = "n_ret",
+    at_most: parts.CountAtMost = parts.count_at_most,
 ) -> pl.Expr:
     """The share of the top min(k, ñ) documents that the qrels judge (ir_measures ``Judged@k``).
 
@@ -207,7 +209,7 @@ def judged_at(
     """
     parts.check_cutoff(k, "Judged")
     depth = parts.count(n_ret) if k is None else pl.min_horizontal(parts.count(n_ret), k)
-    seen = _judged_at_most(positions, nonrel_positions, pooled_positions, depth)
+    seen = _judged_at_most(positions, nonrel_positions, pooled_positions, depth, at_most)
     return pl.when(depth > 0).then(seen / depth).otherwise(0.0)
 
 
@@ -217,6 +219,7 @@ def unjudged_at(
     *,
     k: int,
     n_ret: IntoCount = "n_ret",
+    at_most: parts.CountAtMost = parts.count_at_most,
 ) -> pl.Expr:
     """The share of the top k ranks holding an unjudged document (trec_eval ``unj_k``).
 
@@ -236,7 +239,7 @@ def unjudged_at(
     """
     parts.check_cutoff(k, "Unjudged")
     returned = pl.min_horizontal(parts.count(n_ret), k)
-    assessed = parts.count_at_most(positions, k) + parts.count_at_most(nonrel_positions, k)
+    assessed = at_most(positions, k) + at_most(nonrel_positions, k)
     return parts.divided_by(returned - assessed, k)
 
 

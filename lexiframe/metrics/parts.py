@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import polars as pl
 
@@ -18,6 +18,11 @@ from lexiframe.validate import require_positive_int
 
 IntoCount = int | str | pl.Expr
 """A count given as an integer, a column name or an expression (``1000``, ``"n"``)."""
+
+CountAtMost = Callable[[IntoExpr, IntoCount], pl.Expr]
+"""How the documents of a rank list at rank k or above are counted: :func:`count_at_most`,
+or their expectation over the orderings of tied documents
+(:func:`lexiframe.metrics.ties.count_at_most`)."""
 
 
 def count(value: IntoCount) -> pl.Expr:

@@ -366,7 +366,11 @@ def utility(
 
 
 def relative_precision(
-    positions: IntoExpr = "positions", *, k: int, n_rel: IntoCount = "n_rel"
+    positions: IntoExpr = "positions",
+    *,
+    k: int,
+    n_rel: IntoCount = "n_rel",
+    at_most: parts.CountAtMost = parts.count_at_most,
 ) -> pl.Expr:
     """Precision at k over the best possible at k, #{i : p_i ≤ k}/min(k, m) (trec_eval
     ``relative_P_k``): precision up to k = m, recall beyond; 0 when m = 0.
@@ -382,11 +386,15 @@ def relative_precision(
         0.5
     """
     parts.check_cutoff(k, "RelativeP")
-    return _ratio(parts.count_at_most(positions, k), pl.min_horizontal(parts.count(n_rel), k))
+    return _ratio(at_most(positions, k), pl.min_horizontal(parts.count(n_rel), k))
 
 
 def r_precision_multiple(
-    positions: IntoExpr = "positions", *, x: float, n_rel: IntoCount = "n_rel"
+    positions: IntoExpr = "positions",
+    *,
+    x: float,
+    n_rel: IntoCount = "n_rel",
+    at_most: parts.CountAtMost = parts.count_at_most,
 ) -> pl.Expr:
     """Precision at a multiple of m (trec_eval ``Rprec_mult_x``): P@c with
     c = ⌊x·m + 0.9⌋, trec_eval's rounding; 0 when c = 0.
@@ -402,4 +410,4 @@ def r_precision_multiple(
     if not isinstance(x, int | float) or isinstance(x, bool) or not 0 <= x < float("inf"):
         raise InputError(f"the multiple of RPrecMult must be a non-negative number, not {x!r}")
     depth = (float(x) * parts.count(n_rel).cast(pl.Float64) + 0.9).floor().cast(pl.Int64)
-    return _ratio(parts.count_at_most(positions, depth), depth)
+    return _ratio(at_most(positions, depth), depth)

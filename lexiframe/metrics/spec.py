@@ -14,7 +14,7 @@ from typing import Literal
 
 import polars as pl
 
-from lexiframe.errors import InputError, SchemaError, UnknownMeasureError
+from lexiframe.errors import ARGUMENT, InputError, SchemaError, UnknownMeasureError
 from lexiframe.options import Compat, PositionsOptions
 
 CutoffRule = Literal["none", "optional", "required"]
@@ -49,6 +49,9 @@ class Context:
     """How many documents the ranking returned."""
     rules: Compat = field(default_factory=lambda: PositionsOptions().rules)
     """The differences of the ``compat`` setting the measures give the numbers of."""
+    ties: bool = False
+    """The frame holds its tie groups (``ties="expected"``): each measure is its expectation
+    over the orderings of the tied documents (:attr:`Family.expected_over_ties`)."""
 
 
 def at_level(context: Context, level: object, name: str) -> Context:
@@ -151,6 +154,12 @@ class Family:
     scale_free: bool = False
     """The value is the same for gains scaled by one factor (nDCG and its kin; not G, whose
     ideal ranks count at least 1): what the advice for a refused gain map says."""
+    expected_over_ties: Callable[[Measure, Context], pl.Expr] | None = field(
+        default=None, repr=False
+    )
+    """Its expectation over every ordering of the tied documents of a ranking (``ties=
+    "expected"``), built as :attr:`build` from a context whose frame holds the tie groups;
+    ``None``: no closed form, and ``ties="expected"`` is refused for the measure."""
     defined_by_user: bool = False
     """Registered by :func:`lexiframe.define_measure`: its expression reads the frame's
     columns by name, so it is given the frame as :func:`lexiframe.metrics.custom.user_view`
@@ -227,6 +236,8 @@ class Measure:
                 f"{self.level} (the other measures keep their level with "
                 f"rel={options.threshold})"
             )
+        if options.ties == "expected":
+            require_expectation(self)
         if self.family.check_options is not None:
             self.family.check_options(self, options)
 
@@ -261,6 +272,9 @@ class Measure:
                 "and ideal_grades columns: build it with positions(qrels, grades=True) "
                 "(lf.evaluate does so by itself)"
             )
+        if context.ties:
+            build = require_expectation(self)
+            return build(self, context).alias(self.name)
         return self.family.build(self, context).alias(self.name)
 
     @property
@@ -279,3 +293,24 @@ def gain_map_of(measure: Measure) -> dict[int, float] | None:
     """A measure's ``gains=`` (held as (grade, gain) pairs) as a dict, or ``None``."""
     gains = measure.param("gains")
     return None if gains is None else dict(gains)  # type: ignore[call-overload]
+
+
+def require_expectation(measure: Measure) -> Callable[[Measure, Context], pl.Expr]:
+    """The builder of a measure's expectation over tied orderings, or an error that names
+    the measure and the families that have one (``ties="expected"``)."""
+    build = measure.family.expected_over_ties
+    if build is not None:
+        return build
+    from lexiframe.metrics.registry import families  # the registry reads this module
+
+    having = [family.name for family in families() if family.expected_over_ties is not None]
+    raise InputError(
+        f"{measure} has no closed form over the orderings of tied documents, so "
+        f"{ARGUMENT} cannot give it (docs/definitions.md, 'Ties'); the measures that "
+        f"have one: {', '.join(having)}",
+        kind="no closed form",
+        argument="ties='expected'",
+        flag="--ties expected",
+        hint=f". Evaluate {measure} with ties='trec_eval' or ties='rank'",
+        cli_hint=f". Evaluate {measure} with --ties trec_eval or --ties rank",
+    )

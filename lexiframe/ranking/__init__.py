@@ -26,7 +26,7 @@ from lexiframe._utils import lazy_frames
 from lexiframe.errors import InputError
 from lexiframe.io.objects import qrels_frame, run_frame
 from lexiframe.options import PositionsKwargs, PositionsOptions
-from lexiframe.ranking._request import KEYS, POSITION, Request
+from lexiframe.ranking._request import KEYS, POSITION, TIE_COLUMNS, Request
 from lexiframe.ranking.checks import check_values, checked_qrels, checked_rankings, warn_dropped
 from lexiframe.ranking.coverage import coverage, coverage_of_answers
 from lexiframe.ranking.grades import binary_ndcg, keeps_grades
@@ -281,6 +281,7 @@ __all__ = [
     "MAX_JUDGMENTS_PER_DOC",
     "POSITION",
     "ROWS_PER_PARTITION",
+    "TIE_COLUMNS",
     "binary_ndcg",
     "canonical_run",
     "coverage",

@@ -15,6 +15,11 @@ POSITION: Final = pl.UInt32()
 KEYS = ("system", "query")
 DUPLICATE_FLAGS = ("_n_rows", "_n_docs")
 VALUE_FLAGS = ("_score_nan_max", "_null_scores", "_null_ids")
+TIE_RANK = "tie_rank"
+"""The run's rank column, as the canonical run holds it when it breaks ties (``ties="rank"``)."""
+TIE_COLUMNS = ("tie_starts", "tie_sizes")
+"""What ``ties="expected"`` adds to a positions frame: per ranking, its tie groups of two or
+more documents in rank order, as the documents above each group and its size."""
 
 
 @dataclass(frozen=True)

@@ -10,14 +10,17 @@ import polars as pl
 
 from lexiframe import _blocks
 from lexiframe._compat import collect
-from lexiframe.ranking._request import POSITION, Request
-from lexiframe.typing import RankBy
+from lexiframe.ranking._request import POSITION, TIE_RANK, Request
 
 
-def _sort_keys(rank_by: RankBy, doc_dtype: pl.DataType) -> tuple[list[pl.Expr], list[bool]]:
-    # trec_eval breaks score ties by document id descending, compared as strings.
-    doc = pl.col("doc") if doc_dtype == pl.String else pl.col("doc").cast(pl.String)
-    return [pl.col("order"), doc], [rank_by == "score", True]
+def _sort_keys(request: Request, schema: pl.Schema) -> tuple[list[pl.Expr], list[bool]]:
+    # trec_eval breaks score ties by document id descending, compared as strings; the run's
+    # ranks come first when they break ties (ties="rank").
+    doc = pl.col("doc") if schema["doc"] == pl.String else pl.col("doc").cast(pl.String)
+    keys, descending = [pl.col("order")], [request.rank_by == "score"]
+    if TIE_RANK in schema:
+        keys, descending = [*keys, pl.col(TIE_RANK)], [*descending, False]
+    return [*keys, doc], [*descending, True]
 
 
 def ranked_lists(
@@ -28,7 +31,8 @@ def ranked_lists(
     value_flags: bool = False,
     block_keys: pl.LazyFrame | None = None,
 ) -> pl.LazyFrame:
-    """One row per ranking of the run, with the ranks of its relevant documents.
+    """One row per ranking of the run, with the ranks of its relevant documents (and its
+    tie groups, :func:`tie_groups`, under ``ties="expected"``).
 
     ``judgments`` are the relevant judgments, or every judgment when the request ranks
     judged non-relevant documents too or condenses the rankings
@@ -38,7 +42,55 @@ def ranked_lists(
     (:data:`DUPLICATE_FLAGS`, and :data:`VALUE_FLAGS` with ``value_flags``) let the caller
     reject duplicate documents, NaN scores and null ids without another pass over the run.
     """
-    keys, descending = _sort_keys(request.rank_by, run.collect_schema()["doc"])
+    rankings = _rankings(run, judgments, request, value_flags, block_keys)
+    if request.options.ties != "expected":
+        return rankings
+    return rankings.join(tie_groups(run, judgments, request), on=request.keys, how="left")
+
+
+def tie_groups(run: pl.LazyFrame, judgments: pl.LazyFrame, request: Request) -> pl.LazyFrame:
+    """The tie groups of two or more documents of each ranking, in rank order: ``tie_starts``,
+    how many documents rank above each group, and ``tie_sizes``, its size.
+
+    A group is the documents of one ``order`` value (the score at the precision the
+    ``compat`` setting ranks by, or the rank). Condensed rankings (``condensed``) are those
+    of the judged documents, so their groups are formed among those alone.
+
+    Example:
+        >>> import polars as pl
+        >>> from lexiframe.options import PositionsOptions
+        >>> from lexiframe.ranking._request import Request
+        >>> run = pl.LazyFrame({"system": "a", "query": "q", "doc": ["d1", "d2", "d3", "d4"],
+        ...                     "order": [3.0, 2.0, 2.0, 1.0]})
+        >>> request = Request(PositionsOptions(ties="expected"), ["query"], False)
+        >>> tie_groups(run, pl.LazyFrame(), request).collect().row(0)
+        ('a', 'q', [1], [2])
+    """
+    keys = request.keys
+    if request.condensed:
+        judged = judgments.filter(pl.col("relevance") >= 0).select(*request.qrels_keys, "doc")
+        run = run.join(judged, on=[*request.qrels_keys, "doc"], how="semi")
+    # The runs of equal values of each ranking's sorted order are its groups, alone or tied.
+    best_first = pl.col("order").sort(descending=request.rank_by == "score")
+    sizes = run.group_by(keys).agg(_sizes=best_first.rle().struct.field("len").cast(POSITION))
+    size = pl.col("_sizes")
+    tied = size.list.eval(pl.arg_where(pl.element() > 1))
+    return sizes.select(
+        *keys,
+        tie_starts=size.list.eval(pl.element().cum_sum() - pl.element()).list.gather(tied),
+        tie_sizes=size.list.gather(tied),
+    )
+
+
+def _rankings(
+    run: pl.LazyFrame,
+    judgments: pl.LazyFrame,
+    request: Request,
+    value_flags: bool,
+    block_keys: pl.LazyFrame | None,
+) -> pl.LazyFrame:
+    """:func:`ranked_lists` without the tie groups."""
+    keys, descending = _sort_keys(request, run.collect_schema())
     flags = {
         "_n_rows": pl.len().cast(POSITION),
         "_n_docs": pl.col("doc").n_unique().cast(POSITION),

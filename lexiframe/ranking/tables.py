@@ -12,7 +12,14 @@ from lexiframe._utils import (
 )
 from lexiframe.errors import InputError
 from lexiframe.options import ColumnNames, PositionsOptions
-from lexiframe.ranking._request import DUPLICATE_FLAGS, POSITION, VALUE_FLAGS, Request
+from lexiframe.ranking._request import (
+    DUPLICATE_FLAGS,
+    POSITION,
+    TIE_COLUMNS,
+    TIE_RANK,
+    VALUE_FLAGS,
+    Request,
+)
 
 
 def canonical_run(run: pl.DataFrame | pl.LazyFrame, options: PositionsOptions) -> pl.LazyFrame:
@@ -22,12 +29,13 @@ def canonical_run(run: pl.DataFrame | pl.LazyFrame, options: PositionsOptions) -
         raise TypeError(f"run must be a polars DataFrame or LazyFrame, not {type(run).__name__}")
     schema = run.collect_schema()
     order_column = options.order
-    needed = [names.system, names.query, names.doc, order_column, *by]
+    needed = [names.system, names.query, names.doc, *options.ordered_by, *by]
     validate.require_columns(schema, needed, "run")
-    validate.require_numeric(schema, order_column, "run")
+    for column in options.ordered_by:
+        validate.require_numeric(schema, column, "run")
     for column in (names.system, names.query, names.doc):
         validate.require_id_type(schema, column, "run")
-    clashes = [key for key in by if key in ("system", "query", "doc", "order")]
+    clashes = [key for key in by if key in ("system", "query", "doc", "order", TIE_RANK)]
     if clashes:
         raise InputError(f"by= keys {quote_names(clashes)} clash with lexiframe's own columns")
     order = pl.col(order_column).cast(pl.Float64)
@@ -41,6 +49,7 @@ def canonical_run(run: pl.DataFrame | pl.LazyFrame, options: PositionsOptions) -
         pl.col(names.query).alias("query"),
         pl.col(names.doc).alias("doc"),
         order.alias("order"),
+        *[pl.col(rank).cast(pl.Float64).alias(TIE_RANK) for rank in options.ordered_by[1:]],
     )
 
 
@@ -168,6 +177,9 @@ def complete_rows(
     if request.judged:
         optional += ["nonrel_positions", "n_nonrel", "pooled_positions"]
         filled += [pl.col("nonrel_positions", "pooled_positions").fill_null(empty)]
+    if request.options.ties == "expected":
+        optional += TIE_COLUMNS
+        filled += [pl.col(TIE_COLUMNS).fill_null(empty)]
     # The depth= of the frame travels with it: a skipped query's ASL is scored at it.
     depth = [] if request.depth is None else [pl.lit(request.depth, dtype=POSITION).alias("depth")]
     return (

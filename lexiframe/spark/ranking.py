@@ -209,7 +209,9 @@ def _prepare(
     # The workers rank with lexiframe.positions and these options: one bucket at once each.
     options = replace(given, partitions=None)
     by, names = list(options.by), options.columns
-    run_columns = list(dict.fromkeys([*by, names.system, names.query, names.doc, options.order]))
+    run_columns = list(
+        dict.fromkeys([*by, names.system, names.query, names.doc, *options.ordered_by])
+    )
     _require(run, run_columns, "run")
     qrels_by = [key for key in by if key in qrels.columns]
     qrels_columns = [*qrels_by, names.query, names.doc, names.relevance]

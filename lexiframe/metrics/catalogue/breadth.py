@@ -4,7 +4,7 @@ nDCG variants, RBP's residual: their declarations (docs/definitions.md §2)."""
 
 from __future__ import annotations
 
-from lexiframe.metrics import converters, judged, sets
+from lexiframe.metrics import converters, judged, sets, ties
 from lexiframe.metrics import gain as gain_measures
 from lexiframe.metrics.catalogue import builders
 from lexiframe.metrics.spec import Family, Needs
@@ -18,6 +18,7 @@ FAMILIES: tuple[Family, ...] = (
         formula=r"\mathrm{Success@}k = [\, r > 0 \wedge p_1 \le k \,]",
         source="trec_eval success_k",
         build=lambda m, c: sets.success(c.positions, k=builders.required(m.rank)),
+        expected_over_ties=lambda m, c: ties.success(c.positions, k=builders.required(m.rank)),
         cutoff="required",
         aliases=("success",),
         params=builders.AT_LEVEL,
@@ -29,6 +30,7 @@ FAMILIES: tuple[Family, ...] = (
         formula=r"\mathrm{NumRet} = \tilde{n}",
         source="trec_eval num_ret",
         build=lambda m, c: sets.num_ret(c.n_ret),
+        expected_over_ties=builders.order_free,
         aliases=("num_ret",),
         example="NumRet",
     ),
@@ -39,6 +41,7 @@ FAMILIES: tuple[Family, ...] = (
         formula=r"\mathrm{NumRel} = m",
         source="trec_eval num_rel",
         build=lambda m, c: sets.num_rel(c.n_rel),
+        expected_over_ties=builders.order_free,
         aliases=("num_rel",),
         params=builders.AT_LEVEL,
         example="NumRel",
@@ -50,6 +53,7 @@ FAMILIES: tuple[Family, ...] = (
         formula=r"\mathrm{NumRelRet} = r",
         source="trec_eval num_rel_ret",
         build=lambda m, c: sets.num_rel_ret(c.positions),
+        expected_over_ties=builders.order_free,
         aliases=("num_rel_ret",),
         params=builders.AT_LEVEL,
         example="NumRelRet",
@@ -61,6 +65,7 @@ FAMILIES: tuple[Family, ...] = (
         formula=r"\mathrm{SetP} = r / \tilde{n}",
         source="trec_eval set_P",
         build=lambda m, c: sets.set_precision(c.positions),
+        expected_over_ties=builders.order_free,
         aliases=("set_P",),
         params=builders.AT_LEVEL,
         example="SetP",
@@ -72,6 +77,7 @@ FAMILIES: tuple[Family, ...] = (
         formula=r"\mathrm{SetR} = r / m",
         source="trec_eval set_recall",
         build=lambda m, c: sets.set_recall(c.positions, n_rel=c.n_rel),
+        expected_over_ties=builders.order_free,
         aliases=("set_recall", "SetRecall"),
         params=builders.AT_LEVEL,
         example="SetR",
@@ -84,6 +90,7 @@ FAMILIES: tuple[Family, ...] = (
         r"{\beta\, \mathrm{SetP} + \mathrm{SetR}}",
         source="trec_eval set_F",
         build=lambda m, c: sets.set_f(c.positions, n_rel=c.n_rel, beta=m.number("beta")),
+        expected_over_ties=builders.order_free,
         params={"beta": 1.0, **builders.AT_LEVEL},
         converters={"beta": converters.number("beta=0.5")},
         aliases=("set_F",),
@@ -119,6 +126,7 @@ FAMILIES: tuple[Family, ...] = (
         r"\frac{\min(n_i, R)}{\min(N, R)}\Big)",
         source="Buckley and Voorhees (SIGIR 2004); trec_eval bpref",
         build=lambda m, c: judged.bpref(),
+        expected_over_ties=lambda m, c: ties.bpref(),
         aliases=("bpref",),
         needs=Needs(judged=True),
         example="Bpref",
@@ -144,6 +152,7 @@ FAMILIES: tuple[Family, ...] = (
         r"\min(k, \tilde n)",
         source="ir_measures Judged",
         build=lambda m, c: judged.judged_at(k=m.rank),
+        expected_over_ties=lambda m, c: judged.judged_at(k=m.rank, at_most=ties.count_at_most),
         cutoff="optional",
         aliases=("judged",),
         needs=Needs(judged=True),
@@ -157,6 +166,9 @@ FAMILIES: tuple[Family, ...] = (
         formula=r"\mathrm{Unjudged@}k = \#\{\text{unjudged in the top } k\} / k",
         source="trec_eval unj",
         build=lambda m, c: judged.unjudged_at(k=builders.required(m.rank)),
+        expected_over_ties=lambda m, c: judged.unjudged_at(
+            k=builders.required(m.rank), at_most=ties.count_at_most
+        ),
         cutoff="required",
         aliases=("unj",),
         needs=Needs(judged=True),
@@ -169,6 +181,7 @@ FAMILIES: tuple[Family, ...] = (
         formula=r"\mathrm{NumNonRelJudgedRet} = \#\{\text{judged non-relevant retrieved}\}",
         source="trec_eval num_nonrel_judged_ret",
         build=lambda m, c: judged.num_nonrel_judged_ret(),
+        expected_over_ties=builders.order_free,
         aliases=("num_nonrel_judged_ret",),
         needs=Needs(judged=True),
         example="NumNonRelJudgedRet",
@@ -181,6 +194,7 @@ FAMILIES: tuple[Family, ...] = (
         formula=r"\mathrm{SetRelativeP} = r / \min(\tilde{n}, m)",
         source="trec_eval set_relative_P",
         build=lambda m, c: sets.set_relative_precision(c.positions, n_rel=c.n_rel),
+        expected_over_ties=builders.order_free,
         aliases=("set_relative_P",),
         params=builders.AT_LEVEL,
         example="SetRelativeP",
@@ -193,6 +207,7 @@ FAMILIES: tuple[Family, ...] = (
         formula=r"\mathrm{SetAP} = \frac{r^2}{\tilde{n}\, m}",
         source="trec_eval set_map",
         build=lambda m, c: sets.set_ap(c.positions, n_rel=c.n_rel),
+        expected_over_ties=builders.order_free,
         aliases=("set_map", "SetMAP"),
         params=builders.AT_LEVEL,
         example="SetAP",
@@ -209,6 +224,7 @@ FAMILIES: tuple[Family, ...] = (
         r" + w_4 (n - \tilde n - m + r)",
         source="trec_eval utility",
         build=builders.utility,
+        expected_over_ties=builders.order_free,
         aliases=("utility",),
         params={
             "rel_ret": sets.UTILITY_WEIGHTS[0],
@@ -234,6 +250,12 @@ FAMILIES: tuple[Family, ...] = (
             k=builders.required(m.rank),
             n_rel=c.n_rel,
         ),
+        expected_over_ties=lambda m, c: sets.relative_precision(
+            c.positions,
+            k=builders.required(m.rank),
+            n_rel=c.n_rel,
+            at_most=ties.count_at_most,
+        ),
         cutoff="required",
         aliases=("relative_P",),
         params=builders.AT_LEVEL,
@@ -252,6 +274,9 @@ FAMILIES: tuple[Family, ...] = (
             c.positions,
             x=m.level_cutoff,
             n_rel=c.n_rel,
+        ),
+        expected_over_ties=lambda m, c: sets.r_precision_multiple(
+            c.positions, x=m.level_cutoff, n_rel=c.n_rel, at_most=ties.count_at_most
         ),
         cutoff="required",
         fractional_cutoff=True,
@@ -295,6 +320,7 @@ FAMILIES: tuple[Family, ...] = (
         build=lambda m, c: gain_measures.binary_g(
             c.positions, n_rel=c.n_rel, running=c.rules.running_sums
         ),
+        expected_over_ties=lambda m, c: ties.binary_g(c.positions, n_rel=c.n_rel),
         aliases=("binG",),
         params=builders.AT_LEVEL,
         example="BinG",
@@ -371,6 +397,7 @@ FAMILIES: tuple[Family, ...] = (
         r"\sum_{i \le \tilde n \text{ unjudged}} p^{\,i - 1}",
         source="Moffat and Zobel (2008); trec_eval rbp_resid",
         build=lambda m, c: judged.rbp_residual(p=m.number("p")),
+        expected_over_ties=lambda m, c: ties.rbp_residual(p=m.number("p")),
         aliases=("RBPResidual",),
         params=builders.RBP_P,
         converters=builders.P_CONVERTER,

@@ -11,7 +11,7 @@ import polars as pl
 
 from lexiframe._utils import format_row, quote_names
 from lexiframe.errors import InputError
-from lexiframe.metrics import converters, exprs, running, sets
+from lexiframe.metrics import converters, exprs, parts, running, sets, ties
 from lexiframe.metrics import gain as gain_measures
 from lexiframe.metrics.gain_order import check_gain_order
 from lexiframe.metrics.parts import mapped_gains
@@ -141,3 +141,34 @@ def graded_rbp(measure: Measure, context: Context) -> pl.Expr:
             context.gain_positions, p=p, grades=context.grades, ideal_grades=context.ideal_grades
         )
     return exprs.rbp(context.positions, p=p)
+
+
+def order_free(measure: Measure, context: Context) -> pl.Expr:
+    """The expectation over tied orderings of a measure whose value does not depend on the
+    order of the retrieved documents (a count, a set measure): the measure itself."""
+    return measure.family.build(measure, context)
+
+
+def expected_ndcg(measure: Measure, context: Context) -> pl.Expr:
+    """E[nDCG@k] = E[DCG@k]/IDCG@k: the ideal DCG does not depend on the run's order."""
+    k = measure.rank
+    if not context.graded:
+        gain = ties.discounted(context.positions, k=k)
+        return exprs.normalised(gain, exprs.ideal_dcg(n_rel=context.n_rel, k=k))
+    doc_gains, ideal_gains = mapped_gains(
+        context.grades, context.ideal_grades, gain_map_of(measure)
+    )
+    gain = ties.discounted(context.gain_positions, gains=doc_gains, k=k)
+    return exprs.normalised(gain, exprs.ideal_dcg(k=k, ideal_gains=ideal_gains))
+
+
+def expected_rbp(measure: Measure, context: Context) -> pl.Expr:
+    """E[RBP]: each document's gain times the mean of (1 − p)·p^(place − 1) over its
+    group's places."""
+    weight = ties.rbp_weights(measure.number("p"))
+    if not context.graded:
+        return parts.positive_zero(ties.discounted(context.positions, discount=weight))
+    gains = exprs.rbp_gains(context.grades, context.ideal_grades)
+    return parts.positive_zero(
+        ties.discounted(context.gain_positions, gains=gains, discount=weight)
+    )

@@ -4,7 +4,7 @@ AP, nDCG, P@k, R@k, R-precision, RBP, ERR, TSE, SL3, RecallError, ASL): their de
 
 from __future__ import annotations
 
-from lexiframe.metrics import converters, exprs
+from lexiframe.metrics import converters, exprs, ties
 from lexiframe.metrics.catalogue import builders
 from lexiframe.metrics.spec import Family, Needs
 
@@ -16,6 +16,7 @@ FAMILIES: tuple[Family, ...] = (
         formula=r"\mathrm{RR} = 1/p_1",
         source="trec_eval recip_rank; lexiprecision paper §1",
         build=lambda m, c: exprs.rr(c.positions, k=m.rank),
+        expected_over_ties=lambda m, c: ties.rr(c.positions, k=m.rank),
         cutoff="optional",
         aliases=("MRR", "recip_rank", "RecipRank"),
         params=builders.AT_LEVEL,
@@ -29,6 +30,7 @@ FAMILIES: tuple[Family, ...] = (
         formula=r"\mathrm{AP} = \frac{1}{m} \sum_{i \le r} \frac{i}{p_i}",
         source="trec_eval map",
         build=lambda m, c: exprs.ap(c.positions, n_rel=c.n_rel, k=m.rank),
+        expected_over_ties=lambda m, c: ties.ap(c.positions, n_rel=c.n_rel, k=m.rank),
         cutoff="optional",
         aliases=("MAP", "map"),
         params=builders.AT_LEVEL,
@@ -50,6 +52,7 @@ FAMILIES: tuple[Family, ...] = (
         r"{\sum_{j \le m} g^*_j / \log_2(j + 1)}",
         source="trec_eval ndcg, ndcg_cut_k; Järvelin and Kekäläinen (2002)",
         build=builders.graded_ndcg,
+        expected_over_ties=builders.expected_ndcg,
         cutoff="optional",
         aliases=("NDCG", "ndcg"),
         **builders.GAIN_MAP,
@@ -65,6 +68,9 @@ FAMILIES: tuple[Family, ...] = (
         formula=r"\mathrm{P}@k = \#\{i : p_i \le k\} / k",
         source="trec_eval P_k",
         build=lambda m, c: exprs.precision(c.positions, k=builders.required(m.rank)),
+        expected_over_ties=lambda m, c: exprs.precision(
+            c.positions, k=builders.required(m.rank), at_most=ties.count_at_most
+        ),
         cutoff="required",
         aliases=("Precision",),
         params=builders.AT_LEVEL,
@@ -78,6 +84,9 @@ FAMILIES: tuple[Family, ...] = (
         formula=r"\mathrm{R}@k = \#\{i : p_i \le k\} / m",
         source="trec_eval recall_k",
         build=lambda m, c: exprs.recall(c.positions, k=builders.required(m.rank), n_rel=c.n_rel),
+        expected_over_ties=lambda m, c: exprs.recall(
+            c.positions, k=builders.required(m.rank), n_rel=c.n_rel, at_most=ties.count_at_most
+        ),
         cutoff="required",
         aliases=("Recall",),
         params=builders.AT_LEVEL,
@@ -90,6 +99,9 @@ FAMILIES: tuple[Family, ...] = (
         formula=r"\mathrm{RP} = \#\{i : p_i \le m\} / m",
         source="trec_eval Rprec",
         build=lambda m, c: exprs.r_precision(c.positions, n_rel=c.n_rel),
+        expected_over_ties=lambda m, c: exprs.r_precision(
+            c.positions, n_rel=c.n_rel, at_most=ties.count_at_most
+        ),
         aliases=("Rprec", "RPrec"),
         params=builders.AT_LEVEL,
         example="RP",
@@ -105,6 +117,7 @@ FAMILIES: tuple[Family, ...] = (
         r"g_i = \mathrm{grade}_i / \max(1, \text{top grade})",
         source="Moffat and Zobel (2008); trec_eval rbp; lexirecall paper §2",
         build=builders.graded_rbp,
+        expected_over_ties=builders.expected_rbp,
         params=builders.RBP_P,
         converters=builders.P_CONVERTER,
         needs=Needs(grades=True),
