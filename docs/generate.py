@@ -234,7 +234,8 @@ def measures_reference() -> str:
     lines += [
         "",
         "trec_eval's spellings of cut-off measures are understood too: `P_10`, `recall_1000`, "
-        "`ndcg_cut_10`, `map_cut_100`, `success_5`, `iprec_at_recall_0.10`.",
+        "`ndcg_cut_10`, `map_cut_100`, `success_5`, `iprec_at_recall_0.10`; so are "
+        "ir_measures' and ranx's names ([below](#names-from-trec_eval-ir_measures-and-ranx)).",
         "",
         "**Relevance level of a measure.** The measures with a `rel` parameter count as "
         "relevant the documents graded `rel` or more, whatever the positions frame's "
@@ -267,8 +268,59 @@ def measures_reference() -> str:
         "P@10 but still gains in nDCG, so nDCG equals its value at `threshold=1` (RnDCG is 0 "
         "for a query without a document at the level, as in trec_eval).",
         "",
+        *peer_spellings_section(),
     ]
     return "\n".join(lines)
+
+
+def peer_spellings_section() -> list[str]:
+    """The measures page's table of the names trec_eval, ir_measures and ranx give the
+    measures people report (``lexiframe.metrics.peer_spellings.PEER_TABLE``), each checked
+    to read as its row's measure."""
+    from lexiframe.metrics import parse_measure
+    from lexiframe.metrics.peer_spellings import PEER_TABLE
+
+    lines = [
+        "## Names from trec_eval, ir_measures and ranx",
+        "",
+        "A measure may be named as trec_eval, ir_measures or ranx names it, wherever a name is "
+        "read (`lf.evaluate`, `measures`, the command line's `-m`, the `.lexi` namespaces, "
+        "Spark), and gives that tool's number. The output column carries lexiframe's name "
+        "(`hit_rate@10` gives the column `Success@10`), so two names of one measure give one "
+        "column. A blank cell: the tool has no name for the measure.",
+        "",
+        "| lexiframe | trec_eval | ir_measures | ranx |",
+        "|---|---|---|---|",
+    ]
+    for row in PEER_TABLE:
+        for spelling in row[1:]:
+            assert not spelling or parse_measure(spelling).name == row.lexiframe, spelling
+        lines.append("| " + " | ".join(f"`{cell}`" if cell else "" for cell in row) + " |")
+    lines += [
+        "",
+        "- **ir_measures** computes most measures with pytrec_eval: its numbers are lexiframe's "
+        'with `compat="pytrec_eval"` ([Reproducing](reproducing.md)), to the last bit. '
+        "`RR@k` and `Judged@k` come from its own code, which breaks score ties by document "
+        "id ascending (trec_eval descending), and `nDCG(dcg='exp-log2')@k` and `ERR@k` from "
+        "the TREC Web track's gdeval, which prints 5 decimals and refuses grades above 4. "
+        "`rel=` is the measure's relevance level (`P(rel=2)@10`); `judged_only=True` is "
+        "trec_eval's -J, set here for the whole evaluation (`condensed=True`), and "
+        "`Bpref(rel=2)` and `infAP(rel=2)` are Bpref and infAP at `threshold=2`: those "
+        "names are refused with what to write instead. `NumQ`, `SDCG` and the diversity "
+        "and cwl_eval measures have no lexiframe measure and are refused. ir_measures' `RBP` "
+        "comes from cwl_eval, which lexiframe is not compared with.",
+        "- **ranx** names are read as ranx spells them (lower case): `@k` is the cut-off "
+        "(none: the whole ranking, so `precision`, `recall` and `f1` are the set measures) "
+        "and `-l2` the relevance level (`map-l2` is `AP(rel=2)`; for `ndcg`, the grades "
+        "below it gain nothing, as ranx drops them). `ndcg` takes the grades as gains "
+        "(Järvelin and Kekäläinen), `ndcg_burges` 2^g - 1; `hits@k` counts the relevant "
+        "documents in the top k. ranx breaks score ties in an order of its own, so "
+        "rankings with tied scores may differ. Refused with the reason: `f1@k` (the F of "
+        "P@k and R@k), `dcg` and `dcg_burges` (not normalised), `rbp.95` (ranx adds the raw "
+        "grades; on binary qrels it is `RBP(p=0.95)`), `hit_rate` without a cut-off.",
+        "",
+    ]
+    return lines
 
 
 def measures_nav(config: str) -> str:
@@ -750,8 +802,12 @@ def pages() -> dict[str, str]:
 def _method_parameter(family: Family, key: str, default: object) -> str:
     """A family parameter as a keyword of its method: typed by its default or choices,
     ``None`` standing for the family's default (stated once, in the catalogue)."""
+    from lexiframe.metrics import converters
+
     if family.choices.get(key):
         kind = "Literal[" + ", ".join(repr(c) for c in family.choices[key]) + "]"
+    elif key == "gains" and family.converters.get(key) is converters.ndcg_gains:
+        kind = "Mapping[int, float] | Literal['exp']"
     elif key == "gains":
         kind = "Mapping[int, float]"
     elif isinstance(default, tuple):

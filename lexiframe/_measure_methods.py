@@ -57,7 +57,7 @@ class MeasureMethods:
         self,
         k: int | None = None,
         *,
-        gains: Mapping[int, float] | None = None,
+        gains: Mapping[int, float] | Literal["exp"] | None = None,
         n_rel: IntoCount = "n_rel",
         grades: IntoExpr | None = None,
         ideal_grades: IntoExpr | None = None,
@@ -68,7 +68,9 @@ class MeasureMethods:
         their grade, negative gains count, the ideal DCG takes the positive ones;
         nDCG(gains={1: 1, 2: 1}) is binary nDCG on grades 1 and 2. trec_eval sorts gains by
         their difference cut to a whole number: gains it would take out of order in the
-        ideal DCG (less than 1 apart, e.g. {1: 2.5, 2: 2}) are refused.
+        ideal DCG (less than 1 apart, e.g. {1: 2.5, 2: 2}) are refused. gains='exp' gives
+        grade g the gain 2^g - 1 (Burges et al.): ir_measures' nDCG(dcg='exp-log2'), ranx's
+        ndcg_burges.
 
         The measure ``nDCG`` of :func:`lexiframe.measures` over the ranks in this list
         column (e.g. ``nDCG@10``). Source: trec_eval ndcg, ndcg_cut_k; Järvelin and
@@ -265,17 +267,19 @@ class MeasureMethods:
 
     def num_rel_ret(
         self,
+        k: int | None = None,
         *,
         rel: int | None = None,
         n_rel: IntoCount = "n_rel",
     ) -> pl.Expr:
-        """How many relevant documents the ranking returned.
+        """How many relevant documents the ranking returned; with a cutoff, how many it ranked
+        in the top k (ranx's hits@k).
 
         The measure ``NumRelRet`` of :func:`lexiframe.measures` over the ranks in this list
-        column (e.g. ``NumRelRet``). Source: trec_eval num_rel_ret;
+        column (e.g. ``NumRelRet``). Source: trec_eval num_rel_ret; ranx hits;
         docs/measures/numrelret.md.
         """
-        return measure_expr("NumRelRet", self._expr, None, n_rel=n_rel, rel=rel)
+        return measure_expr("NumRelRet", self._expr, k, n_rel=n_rel, rel=rel)
 
     def set_precision(
         self,

@@ -62,8 +62,9 @@ def num_rel(n_rel: IntoCount = "n_rel") -> pl.Expr:
     return parts.count(n_rel).cast(pl.Float64)
 
 
-def num_rel_ret(positions: IntoExpr = "positions") -> pl.Expr:
-    """How many relevant documents the ranking returned, r (trec_eval ``num_rel_ret``).
+def num_rel_ret(positions: IntoExpr = "positions", *, k: int | None = None) -> pl.Expr:
+    """How many relevant documents the ranking returned, r (trec_eval ``num_rel_ret``), or
+    with ``k`` how many it ranked in the top k (ranx's ``hits@k``).
 
     Example:
         >>> import polars as pl
@@ -71,8 +72,13 @@ def num_rel_ret(positions: IntoExpr = "positions") -> pl.Expr:
         >>> df = pl.DataFrame({"positions": [[1, 3], []]}, schema={"positions": pl.List(pl.UInt32)})
         >>> df.select(sets.num_rel_ret()).to_series().to_list()
         [2.0, 0.0]
+        >>> df.select(sets.num_rel_ret(k=2)).to_series().to_list()
+        [1.0, 0.0]
     """
-    return parts.n_retrieved_relevant(positions).cast(pl.Float64)
+    if k is None:
+        return parts.n_retrieved_relevant(positions).cast(pl.Float64)
+    parts.check_cutoff(k, "NumRelRet")
+    return parts.count_at_most(positions, k).cast(pl.Float64)
 
 
 def set_precision(positions: IntoExpr = "positions", *, n_ret: IntoCount = "n_ret") -> pl.Expr:

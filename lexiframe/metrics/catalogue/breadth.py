@@ -46,10 +46,12 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         name="NumRelRet",
         method="num_rel_ret",
-        summary="How many relevant documents the ranking returned.",
-        formula=r"\mathrm{NumRelRet} = r",
-        source="trec_eval num_rel_ret",
-        build=lambda m, c: sets.num_rel_ret(c.positions),
+        summary="How many relevant documents the ranking returned; with a cutoff, how many "
+        "it ranked in the top k (ranx's hits@k).",
+        formula=r"\mathrm{NumRelRet} = r,\quad \mathrm{NumRelRet}@k = \#\{i : p_i \le k\}",
+        source="trec_eval num_rel_ret; ranx hits",
+        build=lambda m, c: sets.num_rel_ret(c.positions, k=m.rank),
+        cutoff="optional",
         aliases=("num_rel_ret",),
         params=builders.AT_LEVEL,
         example="NumRelRet",

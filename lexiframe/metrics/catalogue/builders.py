@@ -14,7 +14,7 @@ from lexiframe.errors import InputError
 from lexiframe.metrics import converters, exprs, running, sets
 from lexiframe.metrics import gain as gain_measures
 from lexiframe.metrics.gain_order import check_gain_order
-from lexiframe.metrics.parts import mapped_gains
+from lexiframe.metrics.parts import EXPONENTIAL, Gains, mapped_gains
 from lexiframe.metrics.spec import LEVEL, Context, Measure, Needs, gain_map_of
 
 AT_LEVEL: dict[str, object] = {LEVEL: None}
@@ -32,12 +32,19 @@ def required(rank: int | None) -> int:
     return rank
 
 
+def ndcg_gains(measure: Measure) -> Gains | None:
+    """nDCG's ``gains=``: a map of grades to gains, ``"exp"`` (2^g - 1), or ``None``."""
+    if measure.param("gains") == EXPONENTIAL:
+        return EXPONENTIAL
+    return gain_map_of(measure)
+
+
 def graded_ndcg(measure: Measure, context: Context) -> pl.Expr:
     if context.rules.running_sums:  # trec_eval's loop, to the last bit
         if not context.graded:
             return running.ndcg(context.positions, None, None, k=measure.rank, n_rel=context.n_rel)
         doc_gains, ideal_gains = mapped_gains(
-            context.grades, context.ideal_grades, gain_map_of(measure)
+            context.grades, context.ideal_grades, ndcg_gains(measure)
         )
         return running.ndcg(context.gain_positions, doc_gains, ideal_gains, k=measure.rank)
     if context.graded:
@@ -46,7 +53,7 @@ def graded_ndcg(measure: Measure, context: Context) -> pl.Expr:
             k=measure.rank,
             grades=context.grades,
             ideal_grades=context.ideal_grades,
-            gains=gain_map_of(measure),
+            gains=ndcg_gains(measure),
         )
     return exprs.ndcg(context.positions, n_rel=context.n_rel, k=measure.rank)
 
@@ -122,6 +129,14 @@ GAIN_MAP: dict[str, Any] = {
     "param_text": {"gains": converters.as_dict},
     "check_frame": check_gain_order,
 }
+
+NDCG_GAINS: dict[str, Any] = {
+    **GAIN_MAP,
+    "converters": {"gains": converters.ndcg_gains},
+    "param_text": {"gains": converters.gains_text},
+}
+"""nDCG's gains: a gain map, or ``'exp'`` (2^g - 1: ir_measures' ``dcg='exp-log2'``,
+ranx's ``ndcg_burges``)."""
 """The fields of a family that takes a gain map (``gains=``, trec_eval's ``ndcg.1=…``,
 ``G.1=…``): the parameter, read and printed as a dict, and trec_eval's order of the gains
 checked on the frame."""

@@ -45,14 +45,16 @@ FAMILIES: tuple[Family, ...] = (
         "keep their grade, negative gains count, the ideal DCG takes the positive ones; "
         "nDCG(gains={1: 1, 2: 1}) is binary nDCG on grades 1 and 2. trec_eval sorts gains by "
         "their difference cut to a whole number: gains it would take out of order in the "
-        "ideal DCG (less than 1 apart, e.g. {1: 2.5, 2: 2}) are refused.",
+        "ideal DCG (less than 1 apart, e.g. {1: 2.5, 2: 2}) are refused. gains='exp' gives "
+        "grade g the gain 2^g - 1 (Burges et al.): ir_measures' nDCG(dcg='exp-log2'), ranx's "
+        "ndcg_burges.",
         formula=r"\mathrm{nDCG} = \frac{\sum_{i \le r} g_i / \log_2(p_i + 1)}"
         r"{\sum_{j \le m} g^*_j / \log_2(j + 1)}",
         source="trec_eval ndcg, ndcg_cut_k; Järvelin and Kekäläinen (2002)",
         build=builders.graded_ndcg,
         cutoff="optional",
         aliases=("NDCG", "ndcg"),
-        **builders.GAIN_MAP,
+        **builders.NDCG_GAINS,
         scale_free=True,
         needs=builders.reads_gains,
         example="nDCG@10",
