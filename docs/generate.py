@@ -299,24 +299,29 @@ def peer_spellings_section() -> list[str]:
     lines += [
         "",
         "- **ir_measures** computes most measures with pytrec_eval: its numbers are lexiframe's "
-        'with `compat="pytrec_eval"` ([Reproducing](reproducing.md)), to the last bit. '
-        "`RR@k` and `Judged@k` come from its own code, which breaks score ties by document "
-        "id ascending (trec_eval descending), and `nDCG(dcg='exp-log2')@k` and `ERR@k` from "
-        "the TREC Web track's gdeval, which prints 5 decimals and refuses grades above 4. "
-        "`rel=` is the measure's relevance level (`P(rel=2)@10`); `judged_only=True` is "
-        "trec_eval's -J, set here for the whole evaluation (`condensed=True`), and "
-        "`Bpref(rel=2)` and `infAP(rel=2)` are Bpref and infAP at `threshold=2`: those "
-        "names are refused with what to write instead. `NumQ`, `SDCG` and the diversity "
-        "and cwl_eval measures have no lexiframe measure and are refused. ir_measures' `RBP` "
+        'with `compat="pytrec_eval"` ([Reproducing](reproducing.md)), to the last bit, on '
+        "the queries the run answered; ir_measures adds 0 for each judged query the run "
+        "skipped (pytrec_eval and that setting leave it out), so its means count those "
+        "zeros. `RR@k` and `Judged@k` come from its own code, which breaks score ties by "
+        "document id ascending (trec_eval descending), and `nDCG(dcg='exp-log2')@k` and "
+        "`ERR@k` from the TREC Web track's gdeval, which prints 5 decimals and refuses grades "
+        "above 4. `rel=` is the measure's relevance level (`P(rel=2)@10`); `judged_only=True` "
+        "is trec_eval's -J, set here for the whole evaluation (`condensed=True`), and "
+        "`Bpref(rel=2)` and `infAP(rel=2)` are Bpref and infAP at `threshold=2`: those names "
+        "are refused with what to write instead. `NumQ`, `SDCG` and the diversity and "
+        "cwl_eval measures have no lexiframe measure and are refused. ir_measures' `RBP` "
         "comes from cwl_eval, which lexiframe is not compared with.",
         "- **ranx** names are read as ranx spells them (lower case): `@k` is the cut-off "
         "(none: the whole ranking, so `precision`, `recall` and `f1` are the set measures) "
         "and `-l2` the relevance level (`map-l2` is `AP(rel=2)`; for `ndcg`, the grades "
         "below it gain nothing, as ranx drops them). `ndcg` takes the grades as gains "
         "(Järvelin and Kekäläinen), `ndcg_burges` 2^g - 1; `hits@k` counts the relevant "
-        "documents in the top k. ranx breaks score ties in an order of its own, so "
-        "rankings with tied scores may differ. Refused with the reason: `f1@k` (the F of "
-        "P@k and R@k), `dcg` and `dcg_burges` (not normalised), `rbp.95` (ranx adds the raw "
+        "documents in the top k. The values are ranx's to the last bit, nDCG's within 1e-12 "
+        "(ranx adds with NumPy's pairwise sum), on rankings without tied scores: ranx orders "
+        "ties its own way. ranx scores a query without a relevant document 0 (lexiframe "
+        'leaves it out unless `no_relevant="keep"`), and its bpref is NaN for a query that '
+        "judges no document non-relevant. Refused with the reason: `f1@k` (the F of P@k "
+        "and R@k), `dcg` and `dcg_burges` (not normalised), `rbp.95` (ranx adds the raw "
         "grades; on binary qrels it is `RBP(p=0.95)`), `hit_rate` without a cut-off.",
         "",
     ]

@@ -27,6 +27,8 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 import lexiframe as lf
 from lexiframe.metrics import parse_measure
@@ -218,3 +220,32 @@ def test_ranx_bpref_without_a_judged_non_relevant_document_is_nan():
     )
     assert value != value  # NaN
     assert ours["Bpref"].to_list() == [0.5]  # trec_eval: one of the two relevant, none above
+
+
+@st.composite
+def tracks(draw: st.DrawFn) -> tuple[pl.DataFrame, dict[str, dict[str, int]]]:
+    """A run of distinct scores and graded qrels over a small pool: unjudged and judged
+    non-relevant documents, queries without a relevant document, skipped queries."""
+    docs = [f"d{i:02d}" for i in range(10)]
+    rows, qrels = [], {}
+    for query in ("1", "2", "3"):
+        size = 1 if query == "1" else 0  # ranx takes no empty run
+        ranked = draw(st.lists(st.sampled_from(docs), min_size=size, max_size=8, unique=True))
+        rows += [(query, doc, float(len(ranked) - i)) for i, doc in enumerate(ranked)]
+        judged = draw(st.dictionaries(st.sampled_from(docs), st.integers(0, 3), min_size=1))
+        qrels[query] = judged
+    schema = {"query": pl.String, "doc": pl.String, "score": pl.Float64}
+    run = pl.DataFrame(rows, schema=schema, orient="row")
+    return run.with_columns(system=pl.lit("s")), qrels
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tracks())
+def test_ranx_on_generated_tracks(tmp_path_factory, track):
+    run, qrels = track
+    assume(any(grade > 0 for judged in qrels.values() for grade in judged.values()))
+    path = tmp_path_factory.mktemp("qrels") / "qrels.txt"
+    path.write_text(
+        "".join(f"{q} 0 {d} {g}\n" for q, judged in qrels.items() for d, g in judged.items())
+    )
+    assert _ranx_differences(run, path) == ([], [])
