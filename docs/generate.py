@@ -316,13 +316,15 @@ def peer_spellings_section() -> list[str]:
         "and `-l2` the relevance level (`map-l2` is `AP(rel=2)`; for `ndcg`, the grades "
         "below it gain nothing, as ranx drops them). `ndcg` takes the grades as gains "
         "(Järvelin and Kekäläinen), `ndcg_burges` 2^g - 1; `hits@k` counts the relevant "
-        "documents in the top k. The values are ranx's to the last bit, nDCG's within 1e-12 "
-        "(ranx adds with NumPy's pairwise sum), on rankings without tied scores: ranx orders "
+        "documents in the top k, and `f1@k` is the F of P@k and R@k. The values are ranx's "
+        "to the last bit, nDCG's and f1@k's within 1e-12 (ranx adds with NumPy's pairwise "
+        "sum, and divides in another order), on rankings without tied scores: ranx orders "
         "ties its own way. ranx scores a query without a relevant document 0 (lexiframe "
-        'leaves it out unless `no_relevant="keep"`), and its bpref is NaN for a query that '
-        "judges no document non-relevant. Refused with the reason: `f1@k` (the F of P@k "
-        "and R@k), `dcg` and `dcg_burges` (not normalised), `rbp.95` (ranx adds the raw "
-        "grades; on binary qrels it is `RBP(p=0.95)`), `hit_rate` without a cut-off.",
+        'leaves it out unless `no_relevant="keep"`), and its bpref divides by 0 for a '
+        "query that judges no document relevant, or none non-relevant (ranx 0.3.21 then "
+        "gives NaN or 0, for the other queries of the call too). Refused with the reason: "
+        "`dcg` and `dcg_burges` (not normalised), `rbp.95` (ranx adds the raw grades; on "
+        "binary qrels it is `RBP(p=0.95)`), `hit_rate` without a cut-off.",
         "",
     ]
     return lines

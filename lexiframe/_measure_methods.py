@@ -309,18 +309,20 @@ class MeasureMethods:
 
     def set_f(
         self,
+        k: int | None = None,
         *,
         beta: float | None = None,
         rel: int | None = None,
         n_rel: IntoCount = "n_rel",
     ) -> pl.Expr:
-        """F of the retrieved set; beta weighs recall as trec_eval's set_F does.
+        """F of the retrieved set; beta weighs recall as trec_eval's set_F does. With a cutoff,
+        the F of P@k and R@k (ranx's f1@k).
 
         The measure ``SetF`` of :func:`lexiframe.measures` over the ranks in this list
-        column (e.g. ``SetF(beta=0.5)``); defaults beta=1.0. Source: trec_eval set_F;
-        docs/measures/setf.md.
+        column (e.g. ``SetF(beta=0.5)``); defaults beta=1.0. Source: trec_eval set_F; ranx
+        f1; docs/measures/setf.md.
         """
-        return measure_expr("SetF", self._expr, None, n_rel=n_rel, beta=beta, rel=rel)
+        return measure_expr("SetF", self._expr, k, n_rel=n_rel, beta=beta, rel=rel)
 
     def interpolated_precision(
         self,

@@ -155,12 +155,6 @@ def _from_ranx(name: str, match: re.Match[str]) -> str:
         family = _WHOLE_SET[metric]
     elif not k and metric == "hit_rate":
         raise _refused(name, "lexiframe's Success (ranx's hit_rate) takes a cut-off: hit_rate@10")
-    elif k and metric == "f1":
-        raise _refused(
-            name,
-            "ranx's f1@k is the F of P@k and R@k, which lexiframe does not give (its SetF, "
-            "ranx's f1 without a cut-off, is the F of the whole retrieved set)",
-        )
     params = {"gains": "'exp'"} if metric == "ndcg_burges" else {}
     if level is not None and int(level) > 1:
         params.update(_ranx_level(name, metric, family, int(level), params))
@@ -270,6 +264,7 @@ PEER_TABLE: tuple[PeerRow, ...] = (
     PeerRow("SetP", "set_P", "SetP", "precision"),
     PeerRow("SetR", "set_recall", "SetR", "recall"),
     PeerRow("SetF", "set_F", "SetF", "f1"),
+    PeerRow("SetF@10", "", "", "f1@10"),
     PeerRow("SetAP", "set_map", "SetAP", ""),
     PeerRow("SetRelativeP", "set_relative_P", "SetRelP", ""),
     PeerRow("IPrec@0.5", "iprec_at_recall_0.50", "IPrec@0.5", ""),

@@ -115,8 +115,10 @@ def set_f(
     n_rel: IntoCount = "n_rel",
     n_ret: IntoCount = "n_ret",
     beta: float = 1.0,
+    k: int | None = None,
 ) -> pl.Expr:
-    """F of the retrieved set: (β + 1)·P·R / (β·P + R), 0 when r = 0 (trec_eval ``set_F``).
+    """F of the retrieved set: (β + 1)·P·R / (β·P + R), 0 when r = 0 (trec_eval ``set_F``);
+    with ``k``, of P@k and R@k, the top k (ranx's ``f1@k``).
 
     β weighs recall as trec_eval's ``set_F.β`` does (the parameter enters linearly); β = 1
     is the harmonic mean of :func:`set_precision` and :func:`set_recall`.
@@ -129,11 +131,15 @@ def set_f(
         ...                           "n_ret": pl.UInt32})
         >>> df.select(sets.set_f()).item()
         0.5
+        >>> df.select(sets.set_f(k=2)).item()  # P@2 = 1/2, R@2 = 1/4
+        0.3333333333333333
     """
     if not isinstance(beta, int | float) or isinstance(beta, bool) or beta < 0:
         raise InputError(f"beta of SetF must be a non-negative number, not {beta!r}")
-    r = parts.n_retrieved_relevant(positions)
-    p = r / parts.count(n_ret)
+    if k is not None:
+        parts.check_cutoff(k, "SetF")
+    r = parts.n_retrieved_relevant(positions) if k is None else parts.count_at_most(positions, k)
+    p = r / (parts.count(n_ret) if k is None else k)
     rec = r / parts.count(n_rel)
     value = (beta + 1.0) * p * rec / (beta * p + rec)
     return pl.when(r > 0).then(value).otherwise(0.0)

@@ -81,11 +81,15 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         name="SetF",
         method="set_f",
-        summary="F of the retrieved set; beta weighs recall as trec_eval's set_F does.",
+        summary="F of the retrieved set; beta weighs recall as trec_eval's set_F does. With a "
+        "cutoff, the F of P@k and R@k (ranx's f1@k).",
         formula=r"\mathrm{SetF}_\beta = \frac{(\beta + 1)\, \mathrm{SetP} \cdot \mathrm{SetR}}"
         r"{\beta\, \mathrm{SetP} + \mathrm{SetR}}",
-        source="trec_eval set_F",
-        build=lambda m, c: sets.set_f(c.positions, n_rel=c.n_rel, beta=m.number("beta")),
+        source="trec_eval set_F; ranx f1",
+        build=lambda m, c: sets.set_f(
+            c.positions, n_rel=c.n_rel, beta=m.number("beta"), k=m.rank
+        ),
+        cutoff="optional",
         params={"beta": 1.0, **builders.AT_LEVEL},
         converters={"beta": converters.number("beta=0.5")},
         aliases=("set_F",),
