@@ -131,6 +131,7 @@ REFUSED = {
     "bpref-l2": r"threshold=2 \(--threshold 2\) and name Bpref",
     "ndcg_burges@10-l2": r"gains 2\^g - 1 of the grades from 2 up only",
     "ndcg.5": r"takes a cut-off @k, e.g. ndcg@10",
+    "precision@10-l0": r"-l0 counts the documents graded 0 .* levels start at 1",
 }
 
 

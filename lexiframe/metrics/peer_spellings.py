@@ -2,7 +2,8 @@
 researchers already type give those tools' numbers: ``hit_rate@10`` is ``Success@10``,
 ``ndcg_burges@10`` and ``nDCG(dcg='exp-log2')@10`` are ``nDCG(gains='exp')@10``,
 ``map@100-l2`` is ``AP(rel=2)@100`` (:func:`from_peers`, which
-:func:`lexiframe.metrics.parse_measure` calls after trec_eval's spellings).
+:func:`lexiframe.metrics.parse_measure` calls first; trec_eval's spellings, which ranx's
+syntax would also match, are left to :mod:`lexiframe.metrics.spellings`).
 
 One table per tool says what each of its measures is here: :data:`IR_MEASURES` (its
 measure names, matched as ir_measures spells them; a name that is lexiframe's too, e.g.
@@ -156,6 +157,12 @@ def _from_ranx(name: str, match: re.Match[str]) -> str:
     elif not k and metric == "hit_rate":
         raise _refused(name, "lexiframe's Success (ranx's hit_rate) takes a cut-off: hit_rate@10")
     params = {"gains": "'exp'"} if metric == "ndcg_burges" else {}
+    if level is not None and int(level) < 1:
+        raise _refused(
+            name,
+            f"ranx's -l{level} counts the documents graded {level} (judged non-relevant) as "
+            "relevant; lexiframe's relevance levels start at 1",
+        )
     if level is not None and int(level) > 1:
         params.update(_ranx_level(name, metric, family, int(level), params))
     return _spelled(family, params, at)
