@@ -309,8 +309,9 @@ def peer_spellings_section() -> list[str]:
         "is trec_eval's -J, set here for the whole evaluation (`condensed=True`), and "
         "`Bpref(rel=2)` and `infAP(rel=2)` are Bpref and infAP at `threshold=2`: those names "
         "are refused with what to write instead. `NumQ`, `SDCG` and the diversity and "
-        "cwl_eval measures have no lexiframe measure and are refused. ir_measures' `RBP` "
-        "comes from cwl_eval, which lexiframe is not compared with.",
+        "cwl_eval measures have no lexiframe measure and are refused. ir_measures' "
+        "`RBP(rel=1)` (binary: every document graded 1 or more gains 1) comes from cwl_eval, "
+        "which takes tied scores in the run's order and agrees within 1e-12.",
         "- **ranx** names are read as ranx spells them (lower case): `@k` is the cut-off "
         "(none: the whole ranking, so `precision`, `recall` and `f1` are the set measures) "
         "and `-l2` the relevance level (`map-l2` is `AP(rel=2)`; for `ndcg`, the grades "

@@ -131,6 +131,7 @@ class MeasureMethods:
         self,
         *,
         p: float | None = None,
+        rel: int | None = None,
         n_rel: IntoCount = "n_rel",
         grades: IntoExpr | None = None,
         ideal_grades: IntoExpr | None = None,
@@ -138,14 +139,22 @@ class MeasureMethods:
         """Rank-biased precision with persistence p (its residual is RBPResid); on graded qrels
         the gains are the grades scaled to [0, 1] by the query's top grade, as trec_eval's
         rbp. trec_eval's names rbp (its default p = 0.9) and rbp_p=0.8 read as RBP(p=0.9)
-        and RBP(p=0.8).
+        and RBP(p=0.8). RBP(rel=2) is binary: each document graded 2 or more gains 1
+        (ir_measures' RBP(rel=2)).
 
         The measure ``RBP`` of :func:`lexiframe.measures` over the ranks in this list column
         (e.g. ``RBP(p=0.5)``); defaults p=0.8. Source: Moffat and Zobel (2008); trec_eval
         rbp; lexirecall paper §2; docs/measures/rbp.md.
         """
         return measure_expr(
-            "RBP", self._expr, None, n_rel=n_rel, grades=grades, ideal_grades=ideal_grades, p=p
+            "RBP",
+            self._expr,
+            None,
+            n_rel=n_rel,
+            grades=grades,
+            ideal_grades=ideal_grades,
+            p=p,
+            rel=rel,
         )
 
     def err(

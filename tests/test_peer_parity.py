@@ -8,7 +8,7 @@ the eight toy runs, the run whose scores tie at float precision).
   own code, equal lexiframe's on rankings in its order (score descending, document id
   ascending; trec_eval breaks ties by id descending); ``nDCG(dcg='exp-log2')@k`` and
   ``ERR@k``, the TREC Web track's gdeval (perl), agree within half a unit of its fifth
-  printed decimal.
+  printed decimal; ``RBP(rel=1)``, cwl_eval's, within 1e-12 on rankings without ties.
 - ranx: on rankings without tied scores, equal to the last bit (P, R, RR, AP, R-precision,
   hits, hit_rate, bpref, the set measures), nDCG and F1@k within 1e-12 (ranx adds with
   NumPy's pairwise sum and log2, and divides in another order); ranx orders tied
@@ -146,6 +146,21 @@ def test_ir_measures_own_code_in_its_order(case, qrels, path):
     theirs = _ir_measures(run, qrels, OWN_CODE)
     ours = _lexiframe(run, qrels, OWN_CODE, no_relevant="keep")
     assert _differences(ours, theirs) == []
+
+
+CWL_EVAL = ["RBP(rel=1)", "RBP(p=0.9, rel=1)", "RBP(p=0.5, rel=2)"]
+"""ir_measures' RBP, binary at a level, computed by cwl_eval."""
+
+
+@pytest.mark.parametrize(("case", "qrels", "path"), CASES, ids=IDS)
+def test_ir_measures_cwl_eval_rbp(case, qrels, path):
+    """cwl_eval takes tied scores in the run's order and sums with NumPy's dot: within
+    1e-12 on rankings without ties."""
+    pytest.importorskip("cwl")
+    run = _ranked(_run(path), doc_descending=True)
+    theirs = _ir_measures(run, qrels, CWL_EVAL)
+    ours = _lexiframe(run, qrels, CWL_EVAL, no_relevant="keep")
+    assert _differences(ours, theirs, 1e-12) == []
 
 
 @pytest.mark.skipif(shutil.which("perl") is None, reason="gdeval is a perl script")

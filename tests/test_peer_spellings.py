@@ -61,6 +61,8 @@ IR_MEASURES_NAMES = {
     "SetF": "SetF",
     "SetF(beta=0.5)": "SetF(beta=0.5)",
     "SetAP": "SetAP",
+    "RBP(rel=1)": "RBP(rel=1)",
+    "RBP(p=0.9, rel=2)": "RBP(p=0.9, rel=2)",
 }
 RANX_NAMES = {
     # ranx's metric: lexiframe's name
@@ -253,3 +255,12 @@ def test_the_command_line_takes_the_peers_names(capsys, tmp_path):
     err = capsys.readouterr().err
     assert "DCG before normalisation" in err and "Traceback" not in err
     assert len(err.splitlines()) == 1
+
+
+def test_rbp_at_a_level_is_binary():
+    """RBP(rel=2), ir_measures' binary RBP: each document graded 2 or more gains 1."""
+    table = lf.evaluate(RUN, QRELS, ["RBP(rel=2)", "RBP"]).sort("query")
+    # query 1: grade 2 at rank 3; query 2: grade 3 at rank 2 (p = 0.8)
+    assert table["RBP(rel=2)"].to_list() == pytest.approx([0.2 * 0.8**2, 0.2 * 0.8], abs=1e-15)
+    # RBP scales the grades by the top grade: query 1, 1 at rank 1 and 2 at rank 3, over 2
+    assert table["RBP"].to_list()[0] == pytest.approx(0.2 * (0.5 + 0.8**2), abs=1e-15)

@@ -64,6 +64,7 @@ IR_MEASURES: dict[str, Peer] = {
     "SetR": Peer("SetR"),
     "SetF": Peer("SetF"),
     "SetAP": Peer("SetAP"),
+    "RBP": Peer("RBP"),
     "NumQ": Peer(None, "ir_measures' NumQ counts queries: lf.summarize gives it as n_queries"),
     "SDCG": Peer(None, "ir_measures' SDCG (cwl_eval's scaled DCG) has no lexiframe measure"),
     **{
@@ -280,6 +281,7 @@ PEER_TABLE: tuple[PeerRow, ...] = (
     PeerRow("Judged@10", "", "Judged@10", ""),
     PeerRow("ERR@10", "", "ERR@10", ""),
     PeerRow("RBP(p=0.9)", "rbp", "", ""),
+    PeerRow("RBP(rel=1)", "", "RBP(rel=1)", ""),
 )
 """The measures people report, as lexiframe, trec_eval, ir_measures and ranx spell them
 (``""``: the tool has no spelling of it): the measures page's table. Every spelling reads

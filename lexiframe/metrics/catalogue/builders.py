@@ -151,6 +151,8 @@ def r_ndcg(measure: Measure, context: Context) -> pl.Expr:
 
 def graded_rbp(measure: Measure, context: Context) -> pl.Expr:
     p = measure.number("p")
+    if measure.level is not None:  # binary at its level: the positions of that level
+        return exprs.rbp(context.positions, p=p)
     if context.graded:
         return exprs.rbp(
             context.gain_positions, p=p, grades=context.grades, ideal_grades=context.ideal_grades

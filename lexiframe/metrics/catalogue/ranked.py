@@ -102,12 +102,13 @@ FAMILIES: tuple[Family, ...] = (
         summary="Rank-biased precision with persistence p (its residual is RBPResid); on graded "
         "qrels the gains are the grades scaled to [0, 1] by the query's top grade, as trec_eval's "
         "rbp. trec_eval's names rbp (its default p = 0.9) and rbp_p=0.8 read as RBP(p=0.9) and "
-        "RBP(p=0.8).",
+        "RBP(p=0.8). RBP(rel=2) is binary: each document graded 2 or more gains 1 (ir_measures' "
+        "RBP(rel=2)).",
         formula=r"\mathrm{RBP} = (1 - p) \sum_{i \le r} g_i\, p^{\,p_i - 1},\ "
         r"g_i = \mathrm{grade}_i / \max(1, \text{top grade})",
         source="Moffat and Zobel (2008); trec_eval rbp; lexirecall paper §2",
         build=builders.graded_rbp,
-        params=builders.RBP_P,
+        params={**builders.RBP_P, **builders.AT_LEVEL},
         converters=builders.P_CONVERTER,
         needs=Needs(grades=True),
         example="RBP(p=0.5)",
