@@ -326,6 +326,13 @@ def peer_spellings_section() -> list[str]:
         "gives NaN or 0, for the other queries of the call too). Refused with the reason: "
         "`dcg` and `dcg_burges` (not normalised), `rbp.95` (ranx adds the raw grades; on "
         "binary qrels it is `RBP(p=0.95)`), `hit_rate` without a cut-off.",
+        "- **PyTerrier** takes ir_measures' names and trec_eval's (`nDCG@10`, `AP(rel=2)`, "
+        "`map`, `ndcg_cut_10`, `recip_rank`): both read here. **BEIR** reports pytrec_eval's "
+        "`ndcg_cut_k`, `map_cut_k`, `recall_k` and `P_k` as `NDCG@10`, `MAP@100`, "
+        "`Recall@100` and `P@10`, which read as `nDCG@10`, `AP@100`, `R@100` and `P@10` "
+        '(its numbers with `compat="pytrec_eval"`), and `MRR@10` as `RR@10`; BEIR first '
+        "removes the documents whose id is the query's (its `ignore_identical_ids`), which "
+        "lexiframe does not: filter the run the same way to compare.",
         "",
     ]
     return lines

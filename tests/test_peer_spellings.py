@@ -105,6 +105,21 @@ def test_ranx_spellings(spelling, name):
     assert parse_measure(spelling).name == name
 
 
+@pytest.mark.parametrize(
+    ("spelling", "name"),
+    [
+        # BEIR's keys (pytrec_eval's ndcg_cut_k, map_cut_k, recall_k, P_k; its MRR@k)
+        ("NDCG@10", "nDCG@10"), ("MAP@100", "AP@100"), ("Recall@100", "R@100"),
+        ("P@10", "P@10"), ("MRR@10", "RR@10"),
+        # PyTerrier's eval_metrics: ir_measures' and trec_eval's names
+        ("map", "AP"), ("ndcg_cut_10", "nDCG@10"), ("recip_rank", "RR"), ("P_10", "P@10"),
+        ("recall_1000", "R@1000"), ("AP(rel=2)", "AP(rel=2)"), ("nDCG@10", "nDCG@10"),
+    ],
+)  # fmt: skip
+def test_beir_and_pyterrier_names(spelling, name):
+    assert parse_measure(spelling).name == name
+
+
 def test_trec_eval_spellings_keep_their_meaning():
     """Where ranx's syntax could read a trec_eval name (rbp, map, bpref), trec_eval's
     reading stands: the two agree, except rbp, which only trec_eval spells bare."""
