@@ -279,3 +279,16 @@ def test_rbp_at_a_level_is_binary():
     assert table["RBP(rel=2)"].to_list() == pytest.approx([0.2 * 0.8**2, 0.2 * 0.8], abs=1e-15)
     # RBP scales the grades by the top grade: query 1, 1 at rank 1 and 2 at rank 3, over 2
     assert table["RBP"].to_list()[0] == pytest.approx(0.2 * (0.5 + 0.8**2), abs=1e-15)
+
+
+def test_a_measure_defined_by_the_user_keeps_its_name():
+    """A measure defined as ``hits`` is the user's, not ranx's hits."""
+    def top(k: int) -> pl.Expr:
+        return pl.col("positions").list.eval(pl.element() <= k).list.sum()
+
+    lf.define_measure("hits", top, cutoff="required", summary="Relevant in the top k.")
+    try:
+        assert parse_measure("hits@3").family.defined_by_user
+    finally:
+        lf.metrics.unregister("hits")
+    assert parse_measure("hits@3").name == "NumRelRet@3"

@@ -10,8 +10,9 @@ measure names, matched as ir_measures spells them; a name that is lexiframe's to
 ``P(rel=2)@10``, reads natively) and :data:`RANX` (ranx's metric names, lower case as ranx
 spells them, with its ``@k`` cut-off and ``-l<level>`` relevance level). A measure that
 lexiframe does not compute, or a parameter it sets elsewhere, is refused with the reason
-and what to name instead, never given another number. :data:`PEER_TABLE` is the measures
-page's table of the spellings people report.
+and what to name instead, never given another number. A measure defined with
+:func:`lexiframe.define_measure` keeps its name. :data:`PEER_TABLE` is the measures page's
+table of the spellings people report.
 """
 
 from __future__ import annotations
@@ -133,12 +134,19 @@ def from_peers(name: str, text: str) -> str:
         'P(rel=2)@10'
     """
     ranx = _RANX.fullmatch(text)
-    if ranx and ranx.group("metric") in RANX:
+    if ranx and ranx.group("metric") in RANX and not _users(ranx.group("metric")):
         return _from_ranx(name, ranx)
     measure = _IR_MEASURES.fullmatch(text)
-    if measure and measure.group("family") in IR_MEASURES:
+    if measure and measure.group("family") in IR_MEASURES and not _users(measure.group("family")):
         return _from_ir_measures(name, text, measure)
     return text
+
+
+def _users(name: str) -> bool:
+    """Whether ``name`` is a measure defined with :func:`lexiframe.define_measure`, which
+    takes precedence over a peer's spelling."""
+    family = family_named(name)
+    return family is not None and family.defined_by_user
 
 
 def _from_ranx(name: str, match: re.Match[str]) -> str:
