@@ -292,3 +292,20 @@ def test_a_measure_defined_by_the_user_keeps_its_name():
     finally:
         lf.metrics.unregister("hits")
     assert parse_measure("hits@3").name == "NumRelRet@3"
+
+
+@pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning")
+def test_spark_reads_the_peers_names_as_one_process_does(spark):
+    from polars.testing import assert_frame_equal
+
+    from lexiframe import spark as lfs
+    from tests.test_spark import _back, _quiet, _sdf
+
+    run, qrels = lf.read_run(DATA / "toy" / "runs"), lf.read_qrels(DATA / "toy" / "qrels.txt")
+    names = ["hit_rate@10", "ndcg_burges@10", "nDCG(dcg='exp-log2')@5", "map@100-l2", "hits@10"]
+    names += ["f1@10", "SetRelP", "ndcg@10-l2", "RBP(rel=2)"]
+    keys = ["system", "query"]
+    expected = _quiet(lf.evaluate, run, qrels, names).sort(keys)
+    assert "Success@10" in expected.columns and "nDCG(gains='exp')@10" in expected.columns
+    got = _back(lfs.evaluate(_sdf(spark, run), _sdf(spark, qrels), names), expected, keys)
+    assert_frame_equal(got, expected, check_exact=True)

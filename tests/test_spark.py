@@ -162,19 +162,6 @@ def test_measures_that_read_the_grades_on_binary_qrels(spark, lfs, toy):
     assert_frame_equal(got, expected, check_exact=True)
 
 
-def test_the_names_of_ir_measures_and_ranx_equal_one_process(spark, lfs, toy):
-    """ir_measures' and ranx's names read on Spark as in one process: lexiframe's columns,
-    the same numbers (docs/measures.md)."""
-    run, qrels = toy
-    names = ["hit_rate@10", "ndcg_burges@10", "nDCG(dcg='exp-log2')@5", "map@100-l2", "hits@10"]
-    names += ["f1@10", "SetRelP", "ndcg@10-l2"]
-    keys = ["system", "query"]
-    expected = _quiet(lf.evaluate, run, qrels, names).sort(keys)
-    assert "Success@10" in expected.columns and "nDCG(gains='exp')@10" in expected.columns
-    got = _back(lfs.evaluate(_sdf(spark, run), _sdf(spark, qrels), names), expected, keys)
-    assert_frame_equal(got, expected, check_exact=True)
-
-
 def test_gain_measures_at_a_level_equal_one_process(spark, lfs, toy):
     """threshold=2: the level decides what is relevant, and nDCG, G, RBP keep every positive
     grade as gain (trec_eval's -l 2), on Spark as in one process; on binary qrels too."""
