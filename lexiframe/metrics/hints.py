@@ -46,8 +46,8 @@ def did_you_mean(name: str) -> str:
     }
     spellings.update({m.name.lower(): m.name for m in preferences.MEASURES})
     # ir_measures' and ranx's names, as those tools spell them (hit_rate, ndcg_burges).
-    spellings.update({peer.lower(): peer for peer in (*IR_MEASURES, *RANX) if peer.lower()
-                      not in spellings})  # fmt: skip
+    for peer in (*IR_MEASURES, *RANX):
+        spellings.setdefault(peer.lower(), peer)
     close = difflib.get_close_matches(name.lower(), list(spellings), n=1, cutoff=0.6)
     return f"did you mean {spellings[close[0]]!r}?" if close else ""
 

@@ -129,6 +129,9 @@ GAIN_MAP: dict[str, Any] = {
     "param_text": {"gains": converters.as_dict},
     "check_frame": check_gain_order,
 }
+"""The fields of a family that takes a gain map (``gains=``, trec_eval's ``ndcg.1=…``,
+``G.1=…``): the parameter, read and printed as a dict, and trec_eval's order of the gains
+checked on the frame."""
 
 NDCG_GAINS: dict[str, Any] = {
     **GAIN_MAP,
@@ -137,9 +140,6 @@ NDCG_GAINS: dict[str, Any] = {
 }
 """nDCG's gains: a gain map, or ``'exp'`` (2^g - 1: ir_measures' ``dcg='exp-log2'``,
 ranx's ``ndcg_burges``)."""
-"""The fields of a family that takes a gain map (``gains=``, trec_eval's ``ndcg.1=…``,
-``G.1=…``): the parameter, read and printed as a dict, and trec_eval's order of the gains
-checked on the frame."""
 
 
 def r_ndcg(measure: Measure, context: Context) -> pl.Expr:
