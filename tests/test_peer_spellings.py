@@ -73,6 +73,8 @@ RANX_NAMES = {
     "ndcg@5-l1": "nDCG@5",
     "ndcg_burges@10": "nDCG(gains='exp')@10",
     "ndcg_burges": "nDCG(gains='exp')",
+    "ndcg@0": "nDCG",  # ranx's @0: the whole ranking
+    "precision@0": "SetP",
     "map": "AP",
     "map@100": "AP@100",
     "map@100-l2": "AP(rel=2)@100",

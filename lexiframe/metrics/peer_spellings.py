@@ -152,6 +152,7 @@ def _users(name: str) -> bool:
 def _from_ranx(name: str, match: re.Match[str]) -> str:
     metric, k, p, level = (match.group(key) for key in ("metric", "k", "p", "level"))
     peer = RANX[metric]
+    k = k if k and int(k) > 0 else None  # ranx's @0: the whole ranking
     at = f"@{k}" if k else ""
     if metric == "rbp" and not (p or k or level):
         return match.group(0)  # trec_eval's rbp, RBP(p=0.9)
