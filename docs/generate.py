@@ -234,7 +234,8 @@ def measures_reference() -> str:
     lines += [
         "",
         "trec_eval's spellings of cut-off measures are understood too: `P_10`, `recall_1000`, "
-        "`ndcg_cut_10`, `map_cut_100`, `success_5`, `iprec_at_recall_0.10`.",
+        "`ndcg_cut_10`, `map_cut_100`, `success_5`, `iprec_at_recall_0.10`; so are "
+        "ir_measures' and ranx's names ([below](#names-from-trec_eval-ir_measures-and-ranx)).",
         "",
         "**Relevance level of a measure.** The measures with a `rel` parameter count as "
         "relevant the documents graded `rel` or more, whatever the positions frame's "
@@ -267,8 +268,74 @@ def measures_reference() -> str:
         "P@10 but still gains in nDCG, so nDCG equals its value at `threshold=1` (RnDCG is 0 "
         "for a query without a document at the level, as in trec_eval).",
         "",
+        *peer_spellings_section(),
     ]
     return "\n".join(lines)
+
+
+def peer_spellings_section() -> list[str]:
+    """The measures page's table of the names trec_eval, ir_measures and ranx give the
+    measures people report (``lexiframe.metrics.peer_spellings.PEER_TABLE``), each checked
+    to read as its row's measure."""
+    from lexiframe.metrics import parse_measure
+    from lexiframe.metrics.peer_spellings import PEER_TABLE
+
+    lines = [
+        "## Names from trec_eval, ir_measures and ranx",
+        "",
+        "A measure may be named as trec_eval, ir_measures or ranx names it, wherever a name is "
+        "read (`lf.evaluate`, `measures`, the command line's `-m`, the `.lexi` namespaces, "
+        "Spark), and gives that tool's number. The output column carries lexiframe's name "
+        "(`hit_rate@10` gives the column `Success@10`), so two names of one measure give one "
+        "column. A blank cell: the tool has no name for the measure.",
+        "",
+        "| lexiframe | trec_eval | ir_measures | ranx |",
+        "|---|---|---|---|",
+    ]
+    for row in PEER_TABLE:
+        for spelling in row[1:]:
+            assert not spelling or parse_measure(spelling).name == row.lexiframe, spelling
+        lines.append("| " + " | ".join(f"`{cell}`" if cell else "" for cell in row) + " |")
+    lines += [
+        "",
+        "- **ir_measures** computes most measures with pytrec_eval: its numbers are lexiframe's "
+        'with `compat="pytrec_eval"` ([Reproducing](reproducing.md)), to the last bit, on '
+        "the queries the run answered; ir_measures adds 0 for each judged query the run "
+        "skipped (pytrec_eval and that setting leave it out), so its means count those "
+        "zeros. `RR@k` and `Judged@k` come from its own code, which breaks score ties by "
+        "document id ascending (trec_eval descending), and `nDCG(dcg='exp-log2')@k` and "
+        "`ERR@k` from the TREC Web track's gdeval, which prints 5 decimals and refuses grades "
+        "above 4. `rel=` is the measure's relevance level (`P(rel=2)@10`); `judged_only=True` "
+        "is trec_eval's -J, set here for the whole evaluation (`condensed=True`), and "
+        "`Bpref(rel=2)` and `infAP(rel=2)` are Bpref and infAP at `threshold=2`: those names "
+        "are refused with what to write instead. `NumQ`, `SDCG` and the diversity and "
+        "cwl_eval measures have no lexiframe measure and are refused. ir_measures' "
+        "`RBP(rel=1)` (binary: every document graded 1 or more gains 1) comes from cwl_eval, "
+        "which takes tied scores in the run's order and agrees within 1e-12.",
+        "- **ranx** names are read as ranx spells them (lower case): `@k` is the cut-off "
+        "(none: the whole ranking, so `precision`, `recall` and `f1` are the set measures) "
+        "and `-l2` the relevance level (`map-l2` is `AP(rel=2)`; for `ndcg`, the grades "
+        "below it gain nothing, as ranx drops them). `ndcg` takes the grades as gains "
+        "(Järvelin and Kekäläinen), `ndcg_burges` 2^g - 1; `hits@k` counts the relevant "
+        "documents in the top k, and `f1@k` is the F of P@k and R@k. The values are ranx's "
+        "to the last bit, nDCG's and f1@k's within 1e-12 (ranx adds with NumPy's pairwise "
+        "sum, and divides in another order), on rankings without tied scores: ranx orders "
+        "ties its own way. ranx scores a query without a relevant document 0 (lexiframe "
+        'leaves it out unless `no_relevant="keep"`), and its bpref divides by 0 for a '
+        "query that judges no document relevant, or none non-relevant (ranx 0.3.21 then "
+        "gives NaN or 0, for the other queries of the call too). Refused with the reason: "
+        "`dcg` and `dcg_burges` (not normalised), `rbp.95` (ranx adds the raw grades; on "
+        "binary qrels it is `RBP(p=0.95)`), `hit_rate` without a cut-off.",
+        "- **PyTerrier** takes ir_measures' names and trec_eval's (`nDCG@10`, `AP(rel=2)`, "
+        "`map`, `ndcg_cut_10`, `recip_rank`): both read here. **BEIR** reports pytrec_eval's "
+        "`ndcg_cut_k`, `map_cut_k`, `recall_k` and `P_k` as `NDCG@10`, `MAP@100`, "
+        "`Recall@100` and `P@10`, which read as `nDCG@10`, `AP@100`, `R@100` and `P@10` "
+        '(its numbers with `compat="pytrec_eval"`), and `MRR@10` as `RR@10`; BEIR first '
+        "removes the documents whose id is the query's (its `ignore_identical_ids`), which "
+        "lexiframe does not: filter the run the same way to compare.",
+        "",
+    ]
+    return lines
 
 
 def measures_nav(config: str) -> str:
@@ -750,8 +817,12 @@ def pages() -> dict[str, str]:
 def _method_parameter(family: Family, key: str, default: object) -> str:
     """A family parameter as a keyword of its method: typed by its default or choices,
     ``None`` standing for the family's default (stated once, in the catalogue)."""
+    from lexiframe.metrics import converters
+
     if family.choices.get(key):
         kind = "Literal[" + ", ".join(repr(c) for c in family.choices[key]) + "]"
+    elif key == "gains" and family.converters.get(key) is converters.ndcg_gains:
+        kind = "Mapping[int, float] | Literal['exp']"
     elif key == "gains":
         kind = "Mapping[int, float]"
     elif isinstance(default, tuple):

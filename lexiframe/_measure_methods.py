@@ -57,7 +57,7 @@ class MeasureMethods:
         self,
         k: int | None = None,
         *,
-        gains: Mapping[int, float] | None = None,
+        gains: Mapping[int, float] | Literal["exp"] | None = None,
         n_rel: IntoCount = "n_rel",
         grades: IntoExpr | None = None,
         ideal_grades: IntoExpr | None = None,
@@ -68,7 +68,9 @@ class MeasureMethods:
         their grade, negative gains count, the ideal DCG takes the positive ones;
         nDCG(gains={1: 1, 2: 1}) is binary nDCG on grades 1 and 2. trec_eval sorts gains by
         their difference cut to a whole number: gains it would take out of order in the
-        ideal DCG (less than 1 apart, e.g. {1: 2.5, 2: 2}) are refused.
+        ideal DCG (less than 1 apart, e.g. {1: 2.5, 2: 2}) are refused. gains='exp' gives
+        grade g the gain 2^g - 1 (Burges et al.): ir_measures' nDCG(dcg='exp-log2'), ranx's
+        ndcg_burges.
 
         The measure ``nDCG`` of :func:`lexiframe.measures` over the ranks in this list
         column (e.g. ``nDCG@10``). Source: trec_eval ndcg, ndcg_cut_k; Järvelin and
@@ -129,6 +131,7 @@ class MeasureMethods:
         self,
         *,
         p: float | None = None,
+        rel: int | None = None,
         n_rel: IntoCount = "n_rel",
         grades: IntoExpr | None = None,
         ideal_grades: IntoExpr | None = None,
@@ -136,14 +139,22 @@ class MeasureMethods:
         """Rank-biased precision with persistence p (its residual is RBPResid); on graded qrels
         the gains are the grades scaled to [0, 1] by the query's top grade, as trec_eval's
         rbp. trec_eval's names rbp (its default p = 0.9) and rbp_p=0.8 read as RBP(p=0.9)
-        and RBP(p=0.8).
+        and RBP(p=0.8). RBP(rel=2) is binary: each document graded 2 or more gains 1
+        (ir_measures' RBP(rel=2)).
 
         The measure ``RBP`` of :func:`lexiframe.measures` over the ranks in this list column
         (e.g. ``RBP(p=0.5)``); defaults p=0.8. Source: Moffat and Zobel (2008); trec_eval
         rbp; lexirecall paper §2; docs/measures/rbp.md.
         """
         return measure_expr(
-            "RBP", self._expr, None, n_rel=n_rel, grades=grades, ideal_grades=ideal_grades, p=p
+            "RBP",
+            self._expr,
+            None,
+            n_rel=n_rel,
+            grades=grades,
+            ideal_grades=ideal_grades,
+            p=p,
+            rel=rel,
         )
 
     def err(
@@ -265,17 +276,19 @@ class MeasureMethods:
 
     def num_rel_ret(
         self,
+        k: int | None = None,
         *,
         rel: int | None = None,
         n_rel: IntoCount = "n_rel",
     ) -> pl.Expr:
-        """How many relevant documents the ranking returned.
+        """How many relevant documents the ranking returned; with a cutoff, how many it ranked
+        in the top k (ranx's hits@k).
 
         The measure ``NumRelRet`` of :func:`lexiframe.measures` over the ranks in this list
-        column (e.g. ``NumRelRet``). Source: trec_eval num_rel_ret;
+        column (e.g. ``NumRelRet``). Source: trec_eval num_rel_ret; ranx hits;
         docs/measures/numrelret.md.
         """
-        return measure_expr("NumRelRet", self._expr, None, n_rel=n_rel, rel=rel)
+        return measure_expr("NumRelRet", self._expr, k, n_rel=n_rel, rel=rel)
 
     def set_precision(
         self,
@@ -305,18 +318,20 @@ class MeasureMethods:
 
     def set_f(
         self,
+        k: int | None = None,
         *,
         beta: float | None = None,
         rel: int | None = None,
         n_rel: IntoCount = "n_rel",
     ) -> pl.Expr:
-        """F of the retrieved set; beta weighs recall as trec_eval's set_F does.
+        """F of the retrieved set; beta weighs recall as trec_eval's set_F does. With a cutoff,
+        the F of P@k and R@k (ranx's f1@k).
 
         The measure ``SetF`` of :func:`lexiframe.measures` over the ranks in this list
-        column (e.g. ``SetF(beta=0.5)``); defaults beta=1.0. Source: trec_eval set_F;
-        docs/measures/setf.md.
+        column (e.g. ``SetF(beta=0.5)``); defaults beta=1.0. Source: trec_eval set_F; ranx
+        f1; docs/measures/setf.md.
         """
-        return measure_expr("SetF", self._expr, None, n_rel=n_rel, beta=beta, rel=rel)
+        return measure_expr("SetF", self._expr, k, n_rel=n_rel, beta=beta, rel=rel)
 
     def interpolated_precision(
         self,

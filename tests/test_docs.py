@@ -366,4 +366,4 @@ def test_pages_fit_a_phone(site):
     overflow = _phone_overflow(site, PHONE_PAGES)
     assert set(overflow) == set(PHONE_PAGES)
     too_wide = {page: seen for page, seen in overflow.items() if seen["overflow"] > 0}
-    assert too_wide == {}
+    assert not too_wide, "\n".join(f"{page}: {seen}" for page, seen in too_wide.items())

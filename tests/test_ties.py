@@ -26,7 +26,8 @@ from lexiframe.errors import InputError, LexiframeWarning
 MEASURES = ["P@1", "P@3", "R@2", "RP", "Success@1", "Success@3", "RR", "RR@2", "AP", "AP@3",
             "nDCG", "nDCG@3", "nDCG(gains={2: 5})", "RBP(p=0.5)", "Bpref", "SetP", "NumRelRet",
             "AP(rel=2)", "P(rel=2)@2", "RelativeP@2", "RPrecMult@1.5", "Judged", "Judged@3",
-            "Unjudged@3", "SetAP", "Utility", "BinG", "BinG(rel=2)", "RBPResid(p=0.5)"]  # fmt: skip
+            "Unjudged@3", "SetAP", "Utility", "BinG", "BinG(rel=2)", "RBPResid(p=0.5)",
+            "NumRelRet@2", "SetF@3", "nDCG(gains='exp')@3", "RBP(rel=2)"]  # fmt: skip
 """Every family with a closed form, with and without cut-offs, levels and gain maps."""
 
 UNJUDGED = None

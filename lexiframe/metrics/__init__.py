@@ -4,7 +4,8 @@
   :class:`Context`);
 - :mod:`.catalogue`: the built-in families, declarations only;
 - :mod:`.registry`: which names read as which family; :mod:`.parser` reads a name,
-  :mod:`.spellings` trec_eval's spellings, :mod:`.hints` words what does not parse;
+  :mod:`.spellings` trec_eval's spellings, :mod:`.peer_spellings` ir_measures' and
+  ranx's, :mod:`.hints` words what does not parse;
 - :mod:`.converters`: how parameters are checked and printed;
 - :mod:`.exprs`, :mod:`.sets`, :mod:`.judged`, :mod:`.gain`: the expressions;
 - :mod:`.custom`: measures users define; :mod:`.trec_eval`: trec_eval's catalogue.

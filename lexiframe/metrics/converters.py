@@ -15,6 +15,7 @@ import math
 from collections.abc import Callable
 
 from lexiframe.metrics import exprs
+from lexiframe.metrics.parts import EXPONENTIAL
 
 GAIN_MAP_EXAMPLE = "gains={0: 0, 1: 1, 2: 3}"
 """A gain map as a measure's name takes it: a dict of grades to gains."""
@@ -52,6 +53,24 @@ def gain_map(value: object) -> tuple[tuple[int, int | float], ...] | None:
             )
         pairs.append((grade, int(gain) if float(gain).is_integer() else float(gain)))
     return tuple(sorted(pairs)) or None
+
+
+def ndcg_gains(value: object) -> tuple[tuple[int, int | float], ...] | str | None:
+    """nDCG's ``gains=``: a gain map (:func:`gain_map`), or ``'exp'``, the gains 2^g - 1 of
+    every grade g (Burges et al., 2005)."""
+    if value == EXPONENTIAL:
+        return EXPONENTIAL
+    if isinstance(value, str):
+        raise ValueError(
+            f"gains= maps relevance grades to gains, e.g. {GAIN_MAP_EXAMPLE}, or is "
+            f"{EXPONENTIAL!r} (2^grade - 1)"
+        )
+    return gain_map(value)
+
+
+def gains_text(value: object) -> str:
+    """nDCG's ``gains=`` as typed: ``'exp'``, or a gain map as a dict."""
+    return repr(value) if isinstance(value, str) else as_dict(value)
 
 
 def max_grade(value: object) -> int:

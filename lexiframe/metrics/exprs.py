@@ -14,7 +14,7 @@ are null, with a :class:`~lexiframe.errors.MissingCorpusSizeWarning` that names 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 import polars as pl
@@ -122,7 +122,7 @@ def ndcg(
     k: int | None = None,
     grades: IntoExpr | None = None,
     ideal_grades: IntoExpr | None = None,
-    gains: Mapping[int, float] | None = None,
+    gains: parts.Gains | None = None,
 ) -> pl.Expr:
     """Normalised DCG with log2(rank + 1) discounts, cut at ``k`` if given.
 
@@ -132,9 +132,10 @@ def ndcg(
     grades, as trec_eval's ``ndcg`` and ``ndcg_cut_k`` compute them.
 
     ``gains`` maps grades to gains (trec_eval's ``-m ndcg.1=1,2=3``); a grade it leaves out
-    keeps its grade as gain. Every retrieved document of the frame adds its gain, negative
-    ones too; the ideal DCG takes the query's positive gains in descending order; a query
-    whose ideal DCG is 0 scores 0 (docs/definitions.md §2).
+    keeps its grade as gain; ``"exp"`` gives grade g the gain 2^g - 1 (Burges et al.,
+    2005). Every retrieved document of the frame adds its gain, negative ones too; the
+    ideal DCG takes the query's positive gains in descending order; a query whose ideal
+    DCG is 0 scores 0 (docs/definitions.md §2).
 
     Example:
         >>> import polars as pl

@@ -98,7 +98,8 @@ def check_gain_order(measures: Sequence[Measure], frame: pl.DataFrame, keys: Seq
         ...
         lexiframe.errors.InputError: G(gains={1: 0.5}): trec_eval compares gains by their ...
     """
-    mapped = [m for m in measures if m.param("gains") is not None]
+    # (Whole gains 2^g - 1, gains="exp", are at least 1 apart: trec_eval's order.)
+    mapped = [m for m in measures if isinstance(m.param("gains"), tuple)]
     if not mapped or "ideal_grades" not in frame.columns:
         return
     kinds = frame.select(pl.col("ideal_grades").list.unique().list.sort().alias("_levels"))

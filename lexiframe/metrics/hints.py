@@ -9,6 +9,7 @@ import re
 from lexiframe import preferences
 from lexiframe._utils import shorten
 from lexiframe.errors import UnknownMeasureError
+from lexiframe.metrics.peer_spellings import IR_MEASURES, RANX
 from lexiframe.metrics.registry import families, family_named, known_names
 
 _RANK_GLUED = re.compile(r"(?P<family>[A-Za-z][A-Za-z_]*?)[._-]?(?P<cutoff>\d+(?:\.\d+)?)")
@@ -19,11 +20,13 @@ _RANK_GLUED = re.compile(r"(?P<family>[A-Za-z][A-Za-z_]*?)[._-]?(?P<cutoff>\d+(?
 def did_you_mean(name: str) -> str:
     """``"did you mean 'P@10'?"`` for a name close to a known one, else ``""``: a family and
     a cut-off written without ``@`` first (trec_eval's ``P.10`` too), then a near spelling
-    (any case).
+    (any case) of a family, an alias, or ir_measures' and ranx's names.
 
     Example:
         >>> did_you_mean("P10"), did_you_mean("ndgc"), did_you_mean("zzz")
         ("did you mean 'P@10'?", "did you mean 'nDCG'?", '')
+        >>> did_you_mean("hitrate"), did_you_mean("ndcg-burges")
+        ("did you mean 'hit_rate'?", "did you mean 'ndcg_burges'?")
     """
     glued = _RANK_GLUED.fullmatch(name)
     if glued:
@@ -42,6 +45,9 @@ def did_you_mean(name: str) -> str:
         for spelling in (family.name, *family.aliases)
     }
     spellings.update({m.name.lower(): m.name for m in preferences.MEASURES})
+    # ir_measures' and ranx's names, as those tools spell them (hit_rate, ndcg_burges).
+    for peer in (*IR_MEASURES, *RANX):
+        spellings.setdefault(peer.lower(), peer)
     close = difflib.get_close_matches(name.lower(), list(spellings), n=1, cutoff=0.6)
     return f"did you mean {spellings[close[0]]!r}?" if close else ""
 

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from lexiframe.errors import InputError, UnknownMeasureError
 from lexiframe.metrics.converters import GAIN_MAP_EXAMPLE
 from lexiframe.metrics.hints import did_you_mean, unknown_measure
+from lexiframe.metrics.peer_spellings import from_peers
 from lexiframe.metrics.registry import family_named
 from lexiframe.metrics.spec import LEVEL, Family, Measure
 from lexiframe.metrics.spellings import from_trec_eval
@@ -145,17 +146,21 @@ def parse_measure(name: str | Measure) -> Measure:
     persistence) and ``rbp_p=0.8`` is ``RBP(p=0.8)``; ``ndcg_1=1,2=3`` (trec_eval's
     ``-m ndcg.1=1,2=3``) is ``nDCG(gains={1: 1, 2: 3})``, and ``G_1=2,2=4``,
     ``ndcg_rel_1=1,2=5`` and ``Rndcg_2=7`` are ``G``, ``nDCGRel`` and ``RnDCG`` with gains.
+    ir_measures' and ranx's spellings give their numbers too (``nDCG(dcg='exp-log2')@10``,
+    ``hit_rate@10``, ``map@100-l2``: :mod:`lexiframe.metrics.peer_spellings`).
 
     Example:
         >>> from lexiframe.metrics import parse_measure
         >>> str(parse_measure("ndcg@10")), str(parse_measure("asl@g1-5"))
         ('nDCG@10', 'ASL@g1-5')
+        >>> str(parse_measure("hit_rate@10")), str(parse_measure("nDCG(dcg='exp-log2')@10"))
+        ('Success@10', "nDCG(gains='exp')@10")
     """
     if isinstance(name, Measure):
         return name
     if not isinstance(name, str):
         raise TypeError(f"a measure is a name such as 'nDCG@10', not {type(name).__name__}")
-    text = from_trec_eval(name, name.strip())
+    text = from_trec_eval(name, from_peers(name, name.strip()))
     match = _NAME.match(text)
     if not match:
         raise unknown_measure(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable, Mapping
+from typing import Final, Literal
 
 import polars as pl
 
@@ -23,6 +24,13 @@ CountAtMost = Callable[[IntoExpr, IntoCount], pl.Expr]
 """How the documents of a rank list at rank k or above are counted: :func:`count_at_most`,
 or their expectation over the orderings of tied documents
 (:func:`lexiframe.metrics.ties.count_at_most`)."""
+
+EXPONENTIAL: Final = "exp"
+"""The gains 2^grade - 1 of Burges et al. (2005) (``nDCG(gains='exp')``): ir_measures'
+``nDCG(dcg='exp-log2')``, ranx's ``ndcg_burges``."""
+
+Gains = Mapping[int, float] | Literal["exp"]
+"""Gains per grade: a map of grades to gains, or :data:`EXPONENTIAL`."""
 
 
 def count(value: IntoCount) -> pl.Expr:
@@ -159,14 +167,15 @@ def gain_map(gains: Mapping[int, float]) -> tuple[list[float], list[float]]:
 
 
 def mapped_gains(
-    grades: IntoExpr, ideal_grades: IntoExpr, gains: Mapping[int, float] | None = None
+    grades: IntoExpr, ideal_grades: IntoExpr, gains: Gains | None = None
 ) -> tuple[pl.Expr, pl.Expr]:
     """The gains of the retrieved documents and the ideal gains, as Float64 lists, from the
     grades of the retrieved documents (in rank order) and of the query's documents
     (descending): the grades themselves, or under a gain map (trec_eval's
     ``-m ndcg.1=1,2=3``, ``G.1=2,2=4``: its setup_gains) each grade's gain, a grade the map
     leaves out keeping its grade. The ideal gains are then the positive ones, best first:
-    trec_eval's ideal ranking stops at the first gain that is not positive.
+    trec_eval's ideal ranking stops at the first gain that is not positive. ``"exp"``
+    (:data:`EXPONENTIAL`): each grade g gains 2^g - 1.
 
     Example:
         >>> import polars as pl
@@ -174,11 +183,18 @@ def mapped_gains(
         >>> got, ideal = mapped_gains("grades", "ideal", {1: -1, 3: 0.5})
         >>> df.select(got, ideal).row(0)
         ([-1.0, 2.0], [2.0, 0.5])
+        >>> df.select(*mapped_gains("grades", "ideal", "exp")).row(0)
+        ([1.0, 3.0], [7.0, 3.0, 1.0])
     """
     doc_gains = into_expr(grades).cast(pl.List(pl.Float64))
     ideal_gains = into_expr(ideal_grades).cast(pl.List(pl.Float64))
     if gains is None:
         return doc_gains, ideal_gains
+    if isinstance(gains, str):
+        if gains != EXPONENTIAL:
+            raise InputError(f"gains= maps grades to gains or is {EXPONENTIAL!r}, not {gains!r}")
+        exponential = pl.lit(2.0, dtype=pl.Float64).pow(pl.element()) - 1.0
+        return doc_gains.list.eval(exponential), ideal_gains.list.eval(exponential)
     old, new = gain_map(gains)
     doc_gains = doc_gains.list.eval(pl.element().replace(old, new))
     positive = pl.element().filter(pl.element() > 0.0).sort(descending=True)

@@ -62,8 +62,14 @@ def num_rel(n_rel: IntoCount = "n_rel") -> pl.Expr:
     return parts.count(n_rel).cast(pl.Float64)
 
 
-def num_rel_ret(positions: IntoExpr = "positions") -> pl.Expr:
-    """How many relevant documents the ranking returned, r (trec_eval ``num_rel_ret``).
+def num_rel_ret(
+    positions: IntoExpr = "positions",
+    *,
+    k: int | None = None,
+    at_most: parts.CountAtMost = parts.count_at_most,
+) -> pl.Expr:
+    """How many relevant documents the ranking returned, r (trec_eval ``num_rel_ret``), or
+    with ``k`` how many it ranked in the top k (ranx's ``hits@k``), counted by ``at_most``.
 
     Example:
         >>> import polars as pl
@@ -71,8 +77,13 @@ def num_rel_ret(positions: IntoExpr = "positions") -> pl.Expr:
         >>> df = pl.DataFrame({"positions": [[1, 3], []]}, schema={"positions": pl.List(pl.UInt32)})
         >>> df.select(sets.num_rel_ret()).to_series().to_list()
         [2.0, 0.0]
+        >>> df.select(sets.num_rel_ret(k=2)).to_series().to_list()
+        [1.0, 0.0]
     """
-    return parts.n_retrieved_relevant(positions).cast(pl.Float64)
+    if k is None:
+        return parts.n_retrieved_relevant(positions).cast(pl.Float64)
+    parts.check_cutoff(k, "NumRelRet")
+    return at_most(positions, k).cast(pl.Float64)
 
 
 def set_precision(positions: IntoExpr = "positions", *, n_ret: IntoCount = "n_ret") -> pl.Expr:
@@ -109,8 +120,11 @@ def set_f(
     n_rel: IntoCount = "n_rel",
     n_ret: IntoCount = "n_ret",
     beta: float = 1.0,
+    k: int | None = None,
+    at_most: parts.CountAtMost = parts.count_at_most,
 ) -> pl.Expr:
-    """F of the retrieved set: (β + 1)·P·R / (β·P + R), 0 when r = 0 (trec_eval ``set_F``).
+    """F of the retrieved set: (β + 1)·P·R / (β·P + R), 0 when r = 0 (trec_eval ``set_F``);
+    with ``k``, of P@k and R@k, the top k (ranx's ``f1@k``).
 
     β weighs recall as trec_eval's ``set_F.β`` does (the parameter enters linearly); β = 1
     is the harmonic mean of :func:`set_precision` and :func:`set_recall`.
@@ -123,11 +137,15 @@ def set_f(
         ...                           "n_ret": pl.UInt32})
         >>> df.select(sets.set_f()).item()
         0.5
+        >>> df.select(sets.set_f(k=2)).item()  # P@2 = 1/2, R@2 = 1/4
+        0.3333333333333333
     """
     if not isinstance(beta, int | float) or isinstance(beta, bool) or beta < 0:
         raise InputError(f"beta of SetF must be a non-negative number, not {beta!r}")
-    r = parts.n_retrieved_relevant(positions)
-    p = r / parts.count(n_ret)
+    if k is not None:
+        parts.check_cutoff(k, "SetF")
+    r = parts.n_retrieved_relevant(positions) if k is None else at_most(positions, k)
+    p = r / (parts.count(n_ret) if k is None else k)
     rec = r / parts.count(n_rel)
     value = (beta + 1.0) * p * rec / (beta * p + rec)
     return pl.when(r > 0).then(value).otherwise(0.0)

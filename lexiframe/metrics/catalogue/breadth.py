@@ -49,11 +49,15 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         name="NumRelRet",
         method="num_rel_ret",
-        summary="How many relevant documents the ranking returned.",
-        formula=r"\mathrm{NumRelRet} = r",
-        source="trec_eval num_rel_ret",
-        build=lambda m, c: sets.num_rel_ret(c.positions),
-        expected_over_ties=builders.order_free,
+        summary="How many relevant documents the ranking returned; with a cutoff, how many "
+        "it ranked in the top k (ranx's hits@k).",
+        formula=r"\mathrm{NumRelRet} = r,\quad \mathrm{NumRelRet}@k = \#\{i : p_i \le k\}",
+        source="trec_eval num_rel_ret; ranx hits",
+        build=lambda m, c: sets.num_rel_ret(c.positions, k=m.rank),
+        cutoff="optional",
+        expected_over_ties=lambda m, c: sets.num_rel_ret(
+            c.positions, k=m.rank, at_most=ties.count_at_most
+        ),
         aliases=("num_rel_ret",),
         params=builders.AT_LEVEL,
         example="NumRelRet",
@@ -85,12 +89,16 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         name="SetF",
         method="set_f",
-        summary="F of the retrieved set; beta weighs recall as trec_eval's set_F does.",
+        summary="F of the retrieved set; beta weighs recall as trec_eval's set_F does. With a "
+        "cutoff, the F of P@k and R@k (ranx's f1@k).",
         formula=r"\mathrm{SetF}_\beta = \frac{(\beta + 1)\, \mathrm{SetP} \cdot \mathrm{SetR}}"
         r"{\beta\, \mathrm{SetP} + \mathrm{SetR}}",
-        source="trec_eval set_F",
-        build=lambda m, c: sets.set_f(c.positions, n_rel=c.n_rel, beta=m.number("beta")),
-        expected_over_ties=builders.order_free,
+        source="trec_eval set_F; ranx f1",
+        build=lambda m, c: sets.set_f(c.positions, n_rel=c.n_rel, beta=m.number("beta"), k=m.rank),
+        cutoff="optional",
+        expected_over_ties=lambda m, c: sets.set_f(
+            c.positions, n_rel=c.n_rel, beta=m.number("beta"), k=m.rank, at_most=ties.count_at_most
+        ),
         params={"beta": 1.0, **builders.AT_LEVEL},
         converters={"beta": converters.number("beta=0.5")},
         aliases=("set_F",),

@@ -14,7 +14,7 @@ from lexiframe.errors import InputError
 from lexiframe.metrics import converters, exprs, parts, running, sets, ties
 from lexiframe.metrics import gain as gain_measures
 from lexiframe.metrics.gain_order import check_gain_order
-from lexiframe.metrics.parts import mapped_gains
+from lexiframe.metrics.parts import EXPONENTIAL, Gains, mapped_gains
 from lexiframe.metrics.spec import LEVEL, Context, Measure, Needs, gain_map_of
 
 AT_LEVEL: dict[str, object] = {LEVEL: None}
@@ -32,12 +32,19 @@ def required(rank: int | None) -> int:
     return rank
 
 
+def ndcg_gains(measure: Measure) -> Gains | None:
+    """nDCG's ``gains=``: a map of grades to gains, ``"exp"`` (2^g - 1), or ``None``."""
+    if measure.param("gains") == EXPONENTIAL:
+        return EXPONENTIAL
+    return gain_map_of(measure)
+
+
 def graded_ndcg(measure: Measure, context: Context) -> pl.Expr:
     if context.rules.running_sums:  # trec_eval's loop, to the last bit
         if not context.graded:
             return running.ndcg(context.positions, None, None, k=measure.rank, n_rel=context.n_rel)
         doc_gains, ideal_gains = mapped_gains(
-            context.grades, context.ideal_grades, gain_map_of(measure)
+            context.grades, context.ideal_grades, ndcg_gains(measure)
         )
         return running.ndcg(context.gain_positions, doc_gains, ideal_gains, k=measure.rank)
     if context.graded:
@@ -46,7 +53,7 @@ def graded_ndcg(measure: Measure, context: Context) -> pl.Expr:
             k=measure.rank,
             grades=context.grades,
             ideal_grades=context.ideal_grades,
-            gains=gain_map_of(measure),
+            gains=ndcg_gains(measure),
         )
     return exprs.ndcg(context.positions, n_rel=context.n_rel, k=measure.rank)
 
@@ -126,6 +133,14 @@ GAIN_MAP: dict[str, Any] = {
 ``G.1=…``): the parameter, read and printed as a dict, and trec_eval's order of the gains
 checked on the frame."""
 
+NDCG_GAINS: dict[str, Any] = {
+    **GAIN_MAP,
+    "converters": {"gains": converters.ndcg_gains},
+    "param_text": {"gains": converters.gains_text},
+}
+"""nDCG's gains: a gain map, or ``'exp'`` (2^g - 1: ir_measures' ``dcg='exp-log2'``,
+ranx's ``ndcg_burges``)."""
+
 
 def r_ndcg(measure: Measure, context: Context) -> pl.Expr:
     # trec_eval's Rndcg is 0 for a query without a relevant document at the level (-l),
@@ -136,6 +151,8 @@ def r_ndcg(measure: Measure, context: Context) -> pl.Expr:
 
 def graded_rbp(measure: Measure, context: Context) -> pl.Expr:
     p = measure.number("p")
+    if measure.level is not None:  # binary at its level: the positions of that level
+        return exprs.rbp(context.positions, p=p)
     if context.graded:
         return exprs.rbp(
             context.gain_positions, p=p, grades=context.grades, ideal_grades=context.ideal_grades
@@ -155,9 +172,7 @@ def expected_ndcg(measure: Measure, context: Context) -> pl.Expr:
     if not context.graded:
         gain = ties.discounted(context.positions, k=k)
         return exprs.normalised(gain, exprs.ideal_dcg(n_rel=context.n_rel, k=k))
-    doc_gains, ideal_gains = mapped_gains(
-        context.grades, context.ideal_grades, gain_map_of(measure)
-    )
+    doc_gains, ideal_gains = mapped_gains(context.grades, context.ideal_grades, ndcg_gains(measure))
     gain = ties.discounted(context.gain_positions, gains=doc_gains, k=k)
     return exprs.normalised(gain, exprs.ideal_dcg(k=k, ideal_gains=ideal_gains))
 
@@ -166,7 +181,7 @@ def expected_rbp(measure: Measure, context: Context) -> pl.Expr:
     """E[RBP]: each document's gain times the mean of (1 − p)·p^(place − 1) over its
     group's places."""
     weight = ties.rbp_weights(measure.number("p"))
-    if not context.graded:
+    if measure.level is not None or not context.graded:  # binary (at its level)
         return parts.positive_zero(ties.discounted(context.positions, discount=weight))
     gains = exprs.rbp_gains(context.grades, context.ideal_grades)
     return parts.positive_zero(

@@ -47,7 +47,9 @@ FAMILIES: tuple[Family, ...] = (
         "keep their grade, negative gains count, the ideal DCG takes the positive ones; "
         "nDCG(gains={1: 1, 2: 1}) is binary nDCG on grades 1 and 2. trec_eval sorts gains by "
         "their difference cut to a whole number: gains it would take out of order in the "
-        "ideal DCG (less than 1 apart, e.g. {1: 2.5, 2: 2}) are refused.",
+        "ideal DCG (less than 1 apart, e.g. {1: 2.5, 2: 2}) are refused. gains='exp' gives "
+        "grade g the gain 2^g - 1 (Burges et al.): ir_measures' nDCG(dcg='exp-log2'), ranx's "
+        "ndcg_burges.",
         formula=r"\mathrm{nDCG} = \frac{\sum_{i \le r} g_i / \log_2(p_i + 1)}"
         r"{\sum_{j \le m} g^*_j / \log_2(j + 1)}",
         source="trec_eval ndcg, ndcg_cut_k; Järvelin and Kekäläinen (2002)",
@@ -55,7 +57,7 @@ FAMILIES: tuple[Family, ...] = (
         expected_over_ties=builders.expected_ndcg,
         cutoff="optional",
         aliases=("NDCG", "ndcg"),
-        **builders.GAIN_MAP,
+        **builders.NDCG_GAINS,
         scale_free=True,
         needs=builders.reads_gains,
         example="nDCG@10",
@@ -112,13 +114,14 @@ FAMILIES: tuple[Family, ...] = (
         summary="Rank-biased precision with persistence p (its residual is RBPResid); on graded "
         "qrels the gains are the grades scaled to [0, 1] by the query's top grade, as trec_eval's "
         "rbp. trec_eval's names rbp (its default p = 0.9) and rbp_p=0.8 read as RBP(p=0.9) and "
-        "RBP(p=0.8).",
+        "RBP(p=0.8). RBP(rel=2) is binary: each document graded 2 or more gains 1 (ir_measures' "
+        "RBP(rel=2)).",
         formula=r"\mathrm{RBP} = (1 - p) \sum_{i \le r} g_i\, p^{\,p_i - 1},\ "
         r"g_i = \mathrm{grade}_i / \max(1, \text{top grade})",
         source="Moffat and Zobel (2008); trec_eval rbp; lexirecall paper §2",
         build=builders.graded_rbp,
         expected_over_ties=builders.expected_rbp,
-        params=builders.RBP_P,
+        params={**builders.RBP_P, **builders.AT_LEVEL},
         converters=builders.P_CONVERTER,
         needs=Needs(grades=True),
         example="RBP(p=0.5)",
