@@ -120,7 +120,7 @@ def positions(
     qrels = qrels_frame(qrels, (names.query, names.doc, names.relevance))
     by, threshold, partitions = list(options.by), options.threshold, options.partitions
     validate.require_threshold(threshold)  # a level of 0 or below is said in a warning
-    every_row = canonical_run(run, options)
+    every_row = canonical_run(run, options, qrels)  # a key of the qrels alone: crossed
     qrels_lf, qrels_keys = canonical_qrels(qrels, names, by, every_row)
     # Qrels are small next to runs: they are read once here and checked in full.
     qrels_lf = checked_qrels(collect(qrels_lf), names).lazy()
