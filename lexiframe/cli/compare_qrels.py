@@ -24,6 +24,7 @@ from lexiframe.cli._shared import (
     warnings_as_notes,
 )
 from lexiframe.cli.compare import require_seed
+from lexiframe.cli.qrels_sets import add_qrels_argument, qrels_files
 from lexiframe.errors import InputError
 
 DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10"]
@@ -33,34 +34,6 @@ SUMMARY_SHOWN = [
     "mean_bias", "hole_spearman", "test",
 ]  # fmt: skip
 SYSTEMS_SHOWN = ["qrels_b", "measure", "system", "mean_difference", "rank_shift", "hole"]
-
-
-def qrels_files(specs: list[str]) -> dict[str, str]:
-    """``NAME=FILE`` (or a bare ``FILE``, named by its stem) for each ``--qrels``.
-
-    >>> qrels_files(["human=qrels.txt", "llm=umbrela.txt"])
-    {'human': 'qrels.txt', 'llm': 'umbrela.txt'}
-    """
-    files: dict[str, str] = {}
-    for spec in specs:
-        name, _, path = spec.partition("=") if "=" in spec else (Path(spec).stem, "", spec)
-        if not name or not path:
-            raise InputError(
-                f"--qrels {spec!r}: write NAME=FILE, e.g. --qrels human=qrels.txt "
-                "--qrels llm=llm-qrels.txt"
-            )
-        if name in files:
-            raise InputError(
-                f"--qrels names {name!r} twice; name each qrels once, e.g. --qrels "
-                "human=qrels.txt --qrels llm=llm-qrels.txt"
-            )
-        files[name] = path
-    if len(files) < 2:
-        raise InputError(
-            "compare-qrels needs two or more --qrels, e.g. --qrels human=qrels.txt "
-            "--qrels llm=llm-qrels.txt"
-        )
-    return files
 
 
 def markdown(frame: pl.DataFrame, digits: int = 4) -> str:
@@ -91,6 +64,11 @@ def run_compare_qrels(args: argparse.Namespace) -> int:
     from lexiframe.stats._common import check_fraction
 
     files = qrels_files(args.qrels)
+    if len(files) < 2:
+        raise InputError(
+            "compare-qrels needs two or more --qrels, e.g. --qrels human=qrels.txt "
+            "--qrels llm=llm-qrels.txt"
+        )
     if args.reference is not None and args.reference not in files:
         raise InputError(
             f"--reference {args.reference!r} names none of the --qrels: "
@@ -173,12 +151,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         conflict_handler="resolve",  # --qrels is repeated here: NAME=FILE
     )
     add_track_arguments(cq)
-    cq.add_argument(
-        "--qrels",
-        action="append",
-        required=True,
-        metavar="NAME=FILE",
-        help="a qrels and its name, repeated: --qrels human=qrels.txt --qrels llm=llm.txt "
+    add_qrels_argument(
+        cq,
+        "a qrels and its name, repeated: --qrels human=qrels.txt --qrels llm=llm.txt "
         "(a bare FILE is named by its stem)",
     )
     cq.add_argument(

@@ -37,7 +37,7 @@ from lexiframe._utils import format_row
 from lexiframe.errors import InputError, LexiframeError, LexiframeWarning
 from lexiframe.metrics import Measure, parse_measures
 from lexiframe.options import ColumnNames, PositionsKwargs, PositionsOptions
-from lexiframe.spark import _arrow
+from lexiframe.spark import _arrow, _keys
 from lexiframe.validate import require_positive_int
 
 if TYPE_CHECKING:
@@ -209,6 +209,7 @@ def _prepare(
     # The workers rank with lexiframe.positions and these options: one bucket at once each.
     options = replace(given, partitions=None)
     by, names = list(options.by), options.columns
+    run = _keys.with_qrels_keys(run, qrels, by)  # a key of the qrels alone: crossed
     run_columns = list(dict.fromkeys([*by, names.system, names.query, names.doc, options.order]))
     _require(run, run_columns, "run")
     qrels_by = [key for key in by if key in qrels.columns]
@@ -559,8 +560,8 @@ def coverage(
     from pyspark.sql import functions as F
 
     resolved = PositionsOptions.of(options, **kwargs)
-    by = list(resolved.by)
-    names = resolved.columns
+    by, names = list(resolved.by), resolved.columns
+    run = _keys.with_qrels_keys(run, qrels, by)
     system, query, doc, relevance = names.system, names.query, names.doc, names.relevance
     _require(run, [*by, system, query], "run")
     qrels_by = [key for key in by if key in qrels.columns]

@@ -1,0 +1,27 @@
+"""A by= key that only the qrels carry, on Spark: several qrels sets in one table, each row
+named by its set (``qrels``, :func:`lexiframe.concat_qrels`), as in one process
+(:func:`lexiframe.ranking.tables.with_qrels_keys`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame as SparkFrame
+
+
+def with_qrels_keys(run: SparkFrame, qrels: SparkFrame, by: Sequence[str]) -> SparkFrame:
+    """The run with the by= keys that only ``qrels`` carry: each row once per value of those
+    keys in the qrels (a cross join with the few values, broadcast), so that every ranking
+    is evaluated against every qrels set; the run as it is when there are none.
+
+    Example:
+        >>> with_qrels_keys(run_sdf, qrels_sdf, ["qrels"])  # doctest: +SKIP
+    """
+    from pyspark.sql import functions as F
+
+    alone = [key for key in by if key not in run.columns and key in qrels.columns]
+    if not alone:
+        return run
+    return run.crossJoin(F.broadcast(qrels.select(*alone).distinct()))
