@@ -112,6 +112,7 @@ def concat_qrels(
                 'name the sets\' column otherwise, e.g. key="judge"'
             )
         parts.append(qrels.lazy().select(pl.lit(name).alias(key), pl.all()))
+    _require_one_kind(dict(zip(named, parts, strict=True)))
     try:
         both = pl.concat(parts, how="vertical_relaxed")
         frame = both if lazy else both.collect()
@@ -123,3 +124,18 @@ def concat_qrels(
             "relevance, with ids of one kind)"
         ) from None
     return frame
+
+
+def _require_one_kind(parts: Mapping[str, pl.LazyFrame]) -> None:
+    """Refuse a column that is a number in one set and text in another (ids of another
+    kind would match no run row; widths of one kind are widened when stacked)."""
+    seen: dict[str, tuple[str, pl.DataType]] = {}
+    for name, part in parts.items():
+        for column, dtype in part.collect_schema().items():
+            first = seen.setdefault(column, (name, dtype))
+            if first[1].is_numeric() != dtype.is_numeric():
+                raise InputError(
+                    f"concat_qrels(): the qrels sets do not stack: column {column!r} is "
+                    f"{first[1]} in {first[0]!r} and {dtype} in {name!r}; give ids of one "
+                    "kind, e.g. pl.col(\"query\").cast(pl.String)"
+                )
