@@ -16,6 +16,10 @@ def with_qrels_keys(run: SparkFrame, qrels: SparkFrame, by: Sequence[str]) -> Sp
     keys in the qrels (a cross join with the few values, broadcast), so that every ranking
     is evaluated against every qrels set; the run as it is when there are none.
 
+    The values are collected and made a table of their own: a table derived from the qrels
+    would make the later cogroup of the run with the qrels a self-join, which Spark refuses
+    as ambiguous.
+
     Example:
         >>> with_qrels_keys(run_sdf, qrels_sdf, ["qrels"])  # doctest: +SKIP
     """
@@ -24,4 +28,6 @@ def with_qrels_keys(run: SparkFrame, qrels: SparkFrame, by: Sequence[str]) -> Sp
     alone = [key for key in by if key not in run.columns and key in qrels.columns]
     if not alone:
         return run
-    return run.crossJoin(F.broadcast(qrels.select(*alone).distinct()))
+    keys = qrels.select(*alone)
+    values = run.sparkSession.createDataFrame(keys.distinct().collect(), keys.schema)
+    return run.crossJoin(F.broadcast(values))
