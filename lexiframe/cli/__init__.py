@@ -377,6 +377,7 @@ def build_parser() -> argparse.ArgumentParser:
         "TREC qrels file (or parquet); or NAME=FILE, repeated, to evaluate every run against "
         "every qrels at once (--qrels human=qrels.txt --qrels llm=llm.txt): the tables then "
         "have a qrels column naming each",
+        metavar="[NAME=]FILE",
     )
     add_compat_argument(ev)
     ev.add_argument(

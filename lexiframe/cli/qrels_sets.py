@@ -15,9 +15,11 @@ from lexiframe.errors import InputError
 from lexiframe.io.qrels import QRELS_KEY
 
 
-def add_qrels_argument(parser: argparse.ArgumentParser, help: str) -> None:
+def add_qrels_argument(
+    parser: argparse.ArgumentParser, help: str, metavar: str = "NAME=FILE"
+) -> None:
     """``--qrels``, repeated (the parser resolves it over :func:`add_track_arguments`'s)."""
-    parser.add_argument("--qrels", action="append", required=True, metavar="NAME=FILE", help=help)
+    parser.add_argument("--qrels", action="append", required=True, metavar=metavar, help=help)
 
 
 def _is_named(spec: str) -> bool:
