@@ -4,7 +4,8 @@ DataFrame, a LazyFrame, a pandas frame, files read in one batch or in many, or t
 command line. Spark runs the same harness in tests/test_spark.py.
 
 A new option is one entry of :data:`OPTIONS`; a new kind of user measure one function of
-:data:`USER_MEASURES`.
+:data:`USER_MEASURES`. Several qrels sets in one frame (a by= key of the qrels alone) take
+every path too.
 """
 
 from __future__ import annotations
