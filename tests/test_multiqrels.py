@@ -145,6 +145,17 @@ def test_a_key_of_both_and_a_key_of_the_qrels_alone(run, sets):
         assert_frame_equal(_sorted(part), _sorted(expected))
 
 
+def test_systems_given_without_the_key_get_every_qrels(run, sets):
+    """systems= (a system without rows gets worst-case rows) without the qrels key: each
+    system is completed under every set, as the run's own systems are."""
+    keyed = lf.concat_qrels(sets)
+    systems = pl.DataFrame({"system": [*run["system"].unique(), "absent"]})
+    got = _quietly(lambda: lf.positions(run, keyed, by="qrels", systems=systems))
+    expected = _stacked(sets, lambda q: lf.positions(run, q, systems=systems))
+    assert "absent" in got["system"].to_list()
+    assert_frame_equal(_sorted(got), _sorted(expected))
+
+
 def test_preferences_and_the_agreement_report_read_the_frame(run, sets):
     """One keyed positions frame gives the preferences of every set, and
     stats.qrels_agreement reads the keyed frames as they come."""

@@ -38,6 +38,7 @@ from lexiframe.ranking.tables import (
     evaluated_queries,
     kept_run_rows,
     with_nonrel_counts,
+    with_qrels_keys,
 )
 
 if TYPE_CHECKING:
@@ -124,6 +125,8 @@ def positions(
     qrels_lf, qrels_keys = canonical_qrels(qrels, names, by, every_row)
     # Qrels are small next to runs: they are read once here and checked in full.
     qrels_lf = checked_qrels(collect(qrels_lf), names).lazy()
+    if systems is not None:  # given per system: each qrels set of a key of the qrels alone
+        systems = collect(with_qrels_keys(systems.lazy(), qrels, by))
     if systems is None and collect(every_row.head(1)).height == 0:
         raise InputError("the run is empty: it has no rows, so there is nothing to evaluate")
     run_lf = kept_run_rows(every_row, options)
