@@ -18,7 +18,14 @@ from lexiframe.io.qrels import QRELS_KEY
 def add_qrels_argument(
     parser: argparse.ArgumentParser, help: str, metavar: str = "NAME=FILE"
 ) -> None:
-    """``--qrels``, repeated (the parser resolves it over :func:`add_track_arguments`'s)."""
+    """``--qrels``, repeated (a parser with ``conflict_handler="resolve"`` puts it in place
+    of :func:`lexiframe.cli._shared.add_track_arguments`'s).
+
+    >>> parser = argparse.ArgumentParser()
+    >>> add_qrels_argument(parser, "the qrels")
+    >>> parser.parse_args(["--qrels", "h=a.txt", "--qrels", "l=b.txt"]).qrels
+    ['h=a.txt', 'l=b.txt']
+    """
     parser.add_argument("--qrels", action="append", required=True, metavar=metavar, help=help)
 
 
@@ -63,7 +70,11 @@ def qrels_sets(specs: Sequence[str]) -> dict[str, str] | None:
 
 
 def qrels_paths(specs: str | Sequence[str]) -> list[str]:
-    """The files ``--qrels`` reads (one ``FILE`` or ``NAME=FILE`` each)."""
+    """The files ``--qrels`` reads (one ``FILE`` or ``NAME=FILE`` each).
+
+    >>> qrels_paths(["human=qrels.txt", "llm=llm.txt"]), qrels_paths("qrels.txt")
+    (['qrels.txt', 'llm.txt'], ['qrels.txt'])
+    """
     specs = [specs] if isinstance(specs, str) else list(specs)
     named = qrels_sets(specs)
     return specs if named is None else list(named.values())
@@ -72,7 +83,15 @@ def qrels_paths(specs: str | Sequence[str]) -> list[str]:
 def read_qrels_sets(specs: Sequence[str]) -> tuple[pl.DataFrame, tuple[str, ...]]:
     """The qrels of ``--qrels`` and the by= key that names their sets: one bare ``FILE`` as
     it is, with no key; ``NAME=FILE`` sets stacked with a ``qrels`` column
-    (:func:`lexiframe.concat_qrels`), which every ranking is evaluated against."""
+    (:func:`lexiframe.concat_qrels`), which every ranking is evaluated against.
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "qrels.txt"
+    >>> _ = path.write_text("401 0 D1 2\\n")
+    >>> qrels, by = read_qrels_sets([f"human={path}", f"llm={path}"])
+    >>> qrels.columns, by
+    (['qrels', 'query', 'doc', 'relevance'], ('qrels',))
+    """
     from lexiframe import io
 
     named = qrels_sets(specs)

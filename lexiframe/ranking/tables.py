@@ -58,7 +58,13 @@ def qrels_only_keys(
     by: Sequence[str], run_schema: pl.Schema, qrels: pl.DataFrame | pl.LazyFrame | None
 ) -> list[str]:
     """The by= keys that the qrels carry and the run does not: the name of each qrels set
-    when several are stacked in one frame (:func:`lexiframe.concat_qrels`)."""
+    when several are stacked in one frame (:func:`lexiframe.concat_qrels`).
+
+    Example:
+        >>> qrels_only_keys(["track", "qrels"], pl.Schema({"track": pl.String}),
+        ...                 pl.DataFrame({"track": ["a"], "qrels": ["llm"]}))
+        ['qrels']
+    """
     if qrels is None or not isinstance(qrels, pl.DataFrame | pl.LazyFrame):
         return []
     qrels_schema = qrels.collect_schema()
