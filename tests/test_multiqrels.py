@@ -7,9 +7,11 @@ leaves out one the first judges and judges another without a relevant document."
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 import polars as pl
 import pytest
@@ -21,6 +23,7 @@ import lexiframe as lf
 from lexiframe import stats
 from lexiframe.cli import main
 from lexiframe.errors import InputError, LexiframeWarning
+from lexiframe.ranking import lists
 from tests.conftest import DATA
 
 RUNS = sorted((DATA / "toy" / "runs").iterdir())
@@ -90,8 +93,26 @@ OPTIONS = {
 }
 
 
+@contextmanager
+def marked_by(how: str) -> Iterator[None]:
+    """Rows marked as judged by the probe (each ranking ranked once, its ranks crossed with
+    the qrels sets) or by the join (the run crossed with the sets, each ranked per set):
+    the join where a document is judged for more queries than MAX_JUDGMENTS_PER_DOC."""
+    limit = {"probe": 10**9, "join": 0}[how]
+    with patch.object(lists, "MAX_JUDGMENTS_PER_DOC", limit):
+        yield
+
+
+@pytest.mark.parametrize("marks", ["probe", "join"])
 @pytest.mark.parametrize("options", OPTIONS.values(), ids=OPTIONS.keys())
-def test_one_call_equals_one_call_per_qrels(run, sets, options):
+def test_one_call_equals_one_call_per_qrels(run, sets, options, marks):
+    with marked_by(marks):
+        _one_call_equals_one_call_per_qrels(run, sets, options)
+
+
+def _one_call_equals_one_call_per_qrels(
+    run: pl.DataFrame, sets: dict[str, pl.DataFrame], options: dict[str, Any]
+) -> None:
     keyed = lf.concat_qrels(sets)
     got = _quietly(lambda: lf.evaluate(run, keyed, MEASURES, by="qrels", **options))
     expected = _stacked(sets, lambda q: lf.evaluate(run, q, MEASURES, **options))
@@ -220,8 +241,20 @@ def small_tracks(draw: st.DrawFn) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(track=small_tracks(), keep=st.booleans(), depth=st.sampled_from([None, 2]))
-def test_property_one_call_equals_one_call_per_qrels(track, keep, depth):
+@given(
+    track=small_tracks(),
+    keep=st.booleans(),
+    depth=st.sampled_from([None, 2]),
+    marks=st.sampled_from(["probe", "join"]),
+)
+def test_property_one_call_equals_one_call_per_qrels(track, keep, depth, marks):
+    with marked_by(marks):
+        _property_one_call(track, keep, depth)
+
+
+def _property_one_call(
+    track: tuple[pl.DataFrame, dict[str, pl.DataFrame]], keep: bool, depth: int | None
+) -> None:
     run, sets = track
     options = {"no_relevant": "keep" if keep else "drop", "depth": depth}
     names = ["AP", "nDCG@3", "RR", "ASL"]

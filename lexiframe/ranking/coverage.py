@@ -72,7 +72,7 @@ def coverage(
             by,
         )
     else:  # rows that an option removes are read as positions reads them
-        every_row = canonical_run(run, options, qrels)
+        every_row = with_qrels_keys(canonical_run(run, options, qrels), qrels, by)
     systems = every_row.select(*by, "system").unique()
     answered = kept_run_rows(every_row, options).select(*by, "system", "query").unique()
     return coverage_of_answers(answered, systems, qrels, options)

@@ -23,7 +23,8 @@ def canonical_run(
     qrels: pl.DataFrame | pl.LazyFrame | None = None,
 ) -> pl.LazyFrame:
     """Check the run's schema and give its columns lexiframe's names; a by= key that only
-    ``qrels`` carry is given to the run by :func:`with_qrels_keys`."""
+    ``qrels`` carry is left out, for the caller to cross (:func:`with_qrels_keys`) or to
+    cross the ranks with (:func:`lexiframe.ranking.lists.ranked_lists`)."""
     names = options.columns
     if not isinstance(run, pl.DataFrame | pl.LazyFrame):
         raise TypeError(f"run must be a polars DataFrame or LazyFrame, not {type(run).__name__}")
@@ -44,14 +45,13 @@ def canonical_run(
         # trec_eval 9 keeps the score as a C float: the double read, rounded to the nearest
         # float32 (not the text parsed as float32, which can round the other way).
         order = order.cast(pl.Float32).cast(pl.Float64)
-    renamed = run.lazy().select(
+    return run.lazy().select(
         *by,
         pl.col(names.system).cast(pl.String).alias("system"),
         pl.col(names.query).alias("query"),
         pl.col(names.doc).alias("doc"),
         order.alias("order"),
     )
-    return renamed if qrels is None else with_qrels_keys(renamed, qrels, options.by)
 
 
 def qrels_only_keys(
