@@ -37,6 +37,8 @@ def ranked_lists(
     gives each block its keys), other runs by their keys. The flag columns
     (:data:`DUPLICATE_FLAGS`, and :data:`VALUE_FLAGS` with ``value_flags``) let the caller
     reject duplicate documents, NaN scores and null ids without another pass over the run.
+    With by= keys that only the qrels carry (:attr:`Request.crossed`: several qrels sets),
+    the run's rankings are ranked once and crossed with the sets (:func:`_graded_marks`).
     """
     keys, descending = _sort_keys(request.rank_by, run.collect_schema()["doc"])
     flags = {

@@ -77,7 +77,10 @@ def with_qrels_keys(
     """The run (any columns) with the by= keys that only ``qrels`` carry: each row once per
     value of those keys in the qrels, a cross join, so that every ranking is evaluated
     against every qrels set, and each set's queries, relevant documents and coverage are
-    its own (the keys then join the run to its judgments as a key both carry does).
+    its own (the keys then join the run to its judgments as a key both carry does). The
+    positions rank each ranking once instead where they can
+    (:func:`lexiframe.ranking.lists.ranked_lists`); coverage and a run marked by a join
+    cross the run.
 
     The values come first: each copy of the run keeps the run's row order, and so its
     rankings as blocks of consecutive rows (:mod:`lexiframe._blocks`).

@@ -1,6 +1,7 @@
 """A by= key that only the qrels carry, on Spark: several qrels sets in one table, each row
-named by its set (``qrels``, :func:`lexiframe.concat_qrels`), as in one process
-(:func:`lexiframe.ranking.tables.with_qrels_keys`)."""
+named by its set (``qrels``, :func:`lexiframe.concat_qrels`). The workers' positions take
+it as one process does; :func:`lexiframe.spark.coverage` crosses the run's answers with it
+(as :func:`lexiframe.ranking.tables.with_qrels_keys` does in one process)."""
 
 from __future__ import annotations
 

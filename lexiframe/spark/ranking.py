@@ -209,8 +209,8 @@ def _prepare(
     # The workers rank with lexiframe.positions and these options: one bucket at once each.
     options = replace(given, partitions=None)
     by, names = list(options.by), options.columns
-    run = _keys.with_qrels_keys(run, qrels, by)  # a key of the qrels alone: crossed
-    run_columns = list(dict.fromkeys([*by, names.system, names.query, names.doc, options.order]))
+    own = [key for key in by if key in run.columns or key not in qrels.columns]  # run's keys
+    run_columns = list(dict.fromkeys([*own, names.system, names.query, names.doc, options.order]))
     _require(run, run_columns, "run")
     qrels_by = [key for key in by if key in qrels.columns]
     qrels_columns = [*qrels_by, names.query, names.doc, names.relevance]
@@ -221,7 +221,7 @@ def _prepare(
     _checked_dry_run(rows, options, measures, n)  # the types, before Spark reads them
     _warn_driver_python(run.sparkSession)
     systems, mixed = _both(
-        lambda: _checked_run(run, rows, options),
+        lambda: _checked_run(run, rows, replace(options, by=tuple(own))),
         lambda: _check_qrels(qrels, rows.run, qrels_by, options),
     )
     if options.grades is not True:  # decided by lexiframe where some query is graded
@@ -351,8 +351,8 @@ def _judgment_of(
 
 
 def _checked_run(run: SparkFrame, rows: _Rows, options: PositionsOptions) -> pl.DataFrame:
-    """The (by…, system) keys of the run, in lexiframe's names, after one Spark aggregation
-    that counts per system the rows with a null id or a null or NaN score.
+    """The (by…, system) keys of the run (its own by= keys), in lexiframe's names, after one
+    Spark aggregation that counts per system the rows with a null id or a null or NaN score.
 
     The first bad ranking (in the keys' order, nulls first, as one process finds it) is
     collected and checked by :func:`lexiframe.positions`, which raises its own error; a run
