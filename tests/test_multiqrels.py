@@ -24,7 +24,7 @@ from lexiframe import stats
 from lexiframe.cli import main
 from lexiframe.errors import InputError, LexiframeWarning
 from lexiframe.ranking import lists
-from tests.conftest import DATA
+from tests.conftest import DATA, polars_to_pandas
 
 RUNS = sorted((DATA / "toy" / "runs").iterdir())
 QRELS = DATA / "toy" / "qrels.txt"
@@ -289,8 +289,13 @@ def test_concat_qrels_reads_files_and_refuses_bad_input(tmp_path, sets):
     with pytest.raises(InputError, match="do not stack"):
         numbered = sets["human"].with_columns(pl.col("query").cast(pl.Int64, strict=False))
         lf.concat_qrels({"a": sets["human"], "b": numbered})
-    with pytest.raises(InputError, match="polars frame or a qrels file"):
+    with pytest.raises(InputError, match="the qrels named 'a': cannot make a qrels of a int"):
         lf.concat_qrels({"a": 3})  # type: ignore[dict-item]
+    # Objects lf.as_qrels reads: a dict, a pandas frame.
+    held = lf.concat_qrels({"a": {"q1": {"d1": 1}}, "b": polars_to_pandas(sets["human"])})
+    assert isinstance(held, pl.DataFrame)
+    assert held.filter(pl.col("qrels") == "b").drop("qrels").equals(sets["human"])
+    assert held.filter(pl.col("qrels") == "a").rows() == [("a", "q1", "d1", 1)]
 
 
 def test_the_command_evaluates_every_qrels_at_once(run, sets, tmp_path, capsys):

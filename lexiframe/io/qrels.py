@@ -9,9 +9,10 @@ from typing import cast
 import polars as pl
 
 from lexiframe._utils import shorten
-from lexiframe.errors import InputError
+from lexiframe.errors import InputError, LexiframeError
 from lexiframe.io.files import Paths, is_paths
 from lexiframe.io.layouts import QRELS
+from lexiframe.io.objects import as_qrels
 from lexiframe.io.sources import read_table, scan_table
 
 
@@ -67,8 +68,9 @@ def concat_qrels(
     (``python benchmarks/run.py --shape mid --steps two-qrels-each two-qrels-keyed``).
 
     Args:
-        named: each set's name and its qrels: a frame (lexiframe's columns or the caller's,
-            the same for every set) or a qrels file (:func:`read_qrels`).
+        named: each set's name and its qrels: a Polars frame (lexiframe's columns or the
+            caller's, the same for every set), a qrels file (:func:`read_qrels`) or an object
+            :func:`lexiframe.as_qrels` reads (pandas, ranx, ir_measures, a dict).
         key: the name of the column that names the sets.
 
     Returns:
@@ -103,11 +105,11 @@ def concat_qrels(
             )
         if is_paths(qrels):
             qrels = read_qrels(cast(Paths, qrels))
-        if not isinstance(qrels, pl.DataFrame | pl.LazyFrame):
-            raise InputError(
-                f"concat_qrels(): the qrels named {name!r} must be a polars frame or a qrels "
-                f"file, not {type(qrels).__name__}"
-            )
+        elif not isinstance(qrels, pl.DataFrame | pl.LazyFrame):
+            try:  # pandas, ranx, ir_measures, a dict {query: {doc: grade}}
+                qrels = as_qrels(qrels)
+            except (TypeError, LexiframeError) as error:
+                raise InputError(f"concat_qrels(): the qrels named {name!r}: {error}") from None
         lazy = lazy or isinstance(qrels, pl.LazyFrame)
         if key in qrels.collect_schema():
             raise InputError(
