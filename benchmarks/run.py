@@ -294,6 +294,40 @@ def step_qrels_agreement(data: Data) -> Callable[[], object]:
     )
 
 
+def _two_qrels(data: Data) -> tuple[object, dict[str, object]]:
+    """The run and two qrels sets: the shape's, and one with a grade up for about half of
+    the judged documents (seeded by the document id's hash)."""
+    import polars as pl
+
+    run, qrels = _in_memory(data)
+    shifted = qrels.with_columns(
+        relevance=pl.min_horizontal(pl.col("relevance") + pl.col("doc").hash(0) % 2, pl.lit(2))
+    )
+    return run, {"human": qrels, "llm": shifted}
+
+
+def step_two_qrels_each(data: Data) -> Callable[[], object]:
+    """AP and nDCG@10 against two qrels sets, one evaluation each, stacked."""
+    import polars as pl
+
+    import lexiframe as lf
+
+    run, sets = _two_qrels(data)
+    return lambda: pl.concat(
+        lf.evaluate(run, qrels, ["AP", "nDCG@10"]).with_columns(qrels=pl.lit(name))
+        for name, qrels in sets.items()
+    )
+
+
+def step_two_qrels_keyed(data: Data) -> Callable[[], object]:
+    """The same in one evaluation: the sets stacked by ``lf.concat_qrels``, ``by="qrels"``."""
+    import lexiframe as lf
+
+    run, sets = _two_qrels(data)
+    keyed = lf.concat_qrels(sets)
+    return lambda: lf.evaluate(run, keyed, ["AP", "nDCG@10"], by="qrels")
+
+
 def step_mc4(data: Data) -> Callable[[], object]:
     import lexiframe as lf
 
@@ -427,6 +461,8 @@ STEPS: dict[str, tuple[Callable[[Data], Callable[[], object]], list[str], str | 
     "fisher": (step_fisher, [], None),
     "wilcoxon": (step_wilcoxon, [], None),
     "qrels-agreement": (step_qrels_agreement, [], None),
+    "two-qrels-each": (step_two_qrels_each, ["parquet"], None),
+    "two-qrels-keyed": (step_two_qrels_keyed, ["parquet"], "two-qrels-each"),
     "e2e-trec": (step_e2e_trec, ["trec.gz"], "polars-read"),
     "e2e-parquet": (step_e2e_parquet, ["parquet"], None),
     "classic": (step_classic, ["trec.gz"], None),

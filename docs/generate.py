@@ -717,6 +717,16 @@ def cli_reference() -> str:
         "many rows that holds at once. Two files holding the same ranking with a document "
         "in both are named in the error (two runs with one run tag?).",
         "",
+        "Several qrels at once: `lexiframe evaluate --qrels human=qrels.txt --qrels "
+        "llm=llm-qrels.txt RUNS` evaluates every run against every qrels in one evaluation "
+        "(`lf.concat_qrels` and `by=\"qrels\"` in Python). The per-query tables and the "
+        "summaries have a `qrels` column naming each, each qrels evaluates its own queries, "
+        "and each ordering is printed once per qrels (`AP (mean) qrels=llm`). A bare "
+        "`--qrels FILE` given once evaluates as one qrels, without the column (a file whose "
+        "name holds `=` is read as a file); with names, `-q` (trec_eval's format, one qrels) "
+        "is refused: write the table with `-o`. A name given twice or an empty name or file "
+        "is an error.",
+        "",
     ]
     return "\n".join(lines)
 

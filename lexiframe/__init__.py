@@ -26,6 +26,7 @@ from lexiframe.evaluation import evaluate, measures, summarize
 from lexiframe.io import (
     as_qrels,
     as_run,
+    concat_qrels,
     read_qrels,
     read_run,
     scan_qrels,
@@ -55,6 +56,7 @@ __all__ = [
     "UnknownMeasureError",
     "as_qrels",
     "as_run",
+    "concat_qrels",
     "coverage",
     "datasets",
     "define_measure",

@@ -35,6 +35,7 @@ from lexiframe.io.runs import BATCH_BYTES
 from lexiframe.io.sources import table_parts
 from lexiframe.options import PositionsOptions
 from lexiframe.ranking import positions, warn_dropped
+from lexiframe.ranking.tables import with_qrels_keys
 from lexiframe.typing import SystemFrom
 
 BYTES_PER_ROW = 100
@@ -92,8 +93,10 @@ class _Batches:
             if dropped:
                 # Counted over the whole run below, from the queries of the batches that had
                 # some (listing the queries of every batch would cost a tenth of the time).
-                qrels_by = [key for key in self.by if key in self.qrels.columns]
-                dropping.append(batch.select(*qrels_by, pl.col(self.query).alias("query")).unique())
+                # A key of the qrels alone (several qrels sets): every batch query has each.
+                own = [key for key in self.by if key in self.qrels.columns and key in batch.columns]
+                queries = batch.lazy().select(*own, pl.col(self.query).alias("query")).unique()
+                dropping.append(collect(with_qrels_keys(queries, self.qrels, self.by)))
             has_rows = pl.col("n_ret") > 0
             found.append(part.filter(has_rows))
             skipped.append(part.filter(~has_rows))

@@ -141,7 +141,9 @@ class PositionsOptions:
             at this depth (without it, at the longest ranking of the query).
         by: extra key columns of the run (e.g. ``"track"``) kept in the output. When the
             qrels carry them too, they are joined on them; otherwise every query of the
-            qrels applies to every group.
+            qrels applies to every group. A key that only the qrels carry (``"qrels"``,
+            naming the sets of :func:`lexiframe.concat_qrels`) crosses every ranking: each
+            is evaluated against each set, on that set's own queries.
         rank_by: ``"score"`` (trec_eval's order: score descending) or ``"rank"`` (an
             existing rank column, ascending; :func:`lexiframe.read_run` reads it with
             ``rank=True``); equal values are ordered as ``ties`` says.

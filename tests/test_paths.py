@@ -4,7 +4,8 @@ DataFrame, a LazyFrame, a pandas frame, files read in one batch or in many, or t
 command line. Spark runs the same harness in tests/test_spark.py.
 
 A new option is one entry of :data:`OPTIONS`; a new kind of user measure one function of
-:data:`USER_MEASURES`.
+:data:`USER_MEASURES`. Several qrels sets in one frame (a by= key of the qrels alone) take
+every path too.
 """
 
 from __future__ import annotations
@@ -262,3 +263,47 @@ def test_an_option_that_removes_rows_reaches_every_path(run, qrels, tmp_path, mo
     row = coverage.filter(pl.col("system") == "sys000").row(0, named=True)
     assert row["skipped"] == row["evaluated"] > 0
     assert lf.coverage(run.lazy(), qrels).equals(coverage)
+
+
+def _sorted_keyed(frame: pl.DataFrame) -> pl.DataFrame:
+    return frame.sort("qrels", *KEYS).select("qrels", *KEYS, pl.exclude("qrels", *KEYS))
+
+
+def test_several_qrels_mean_the_same_on_every_path(run, qrels, tmp_path):
+    """Several qrels sets in one frame (a by= key of the qrels alone, lf.concat_qrels) give
+    the same frame on every path, and each set's rows are those of the set evaluated
+    alone (the second set judges a query the first does not, and leaves one out)."""
+    from tests.test_multiqrels import llm_qrels
+
+    llm = llm_qrels(run, qrels)
+    llm_file = tmp_path / "llm.txt"
+    lf.write_trec_qrels(llm, llm_file)
+    sets = {"human": qrels, "llm": llm}
+    keyed = lf.concat_qrels(sets)
+    names, kwargs = BUILT_IN, {"n": N, "by": "qrels"}
+    completed = PositionsOptions(by=("qrels",)).for_measures(parse_measures(names))
+    out = tmp_path / "per_query.parquet"
+    argv = ["evaluate", "--qrels", f"human={QRELS}", "--qrels", f"llm={llm_file}",
+            *[flag for name in names for flag in ("-m", name)], "--n", str(N)]  # fmt: skip
+    results = _quietly(lambda: {
+        "one call per qrels": pl.concat(
+            lf.evaluate(run, q, names, n=N).with_columns(qrels=pl.lit(name))
+            for name, q in sets.items()
+        ),
+        "eager": lf.evaluate(run, keyed, names, **kwargs),
+        "lazy": lf.evaluate(run.lazy(), keyed.lazy(), names, **kwargs).collect(),
+        "pandas": pl.from_pandas(
+            polars_to_pandas(run).lexi.evaluate(polars_to_pandas(keyed), names, **kwargs)
+        ),
+        "files": lf.evaluate(RUNS, keyed, names, **kwargs),
+        **{
+            f"files in batches of {size} bytes": lf.measures(
+                positions_of_files(RUNS, keyed, completed, batch_bytes=size), names, n=N
+            )
+            for size in (3_000, 40_000)
+        },
+    })  # fmt: skip
+    assert _quietly(lambda: main([*argv, *map(str, RUNS), "-o", str(out)])) == 0
+    results["cli"] = pl.read_parquet(out)
+    assert set(results["eager"]["qrels"]) == {"human", "llm"}
+    _assert_same({key: _sorted_keyed(value) for key, value in results.items()})

@@ -119,3 +119,39 @@ def test_an_option_that_removes_rows_reaches_spark(spark):
     assert coverage.equals(_quietly(lambda: lf.coverage(run, qrels, options)))
     row = coverage.filter(pl.col("system") == "sys000").row(0, named=True)
     assert row["skipped"] == row["evaluated"] > 0
+
+
+def test_several_qrels_mean_the_same_on_spark(spark, tmp_path, capsys):
+    """Several qrels sets in one table (a by= key of the qrels alone) give on Spark, in the
+    API and the command, the frame and the tables one process gives."""
+    from lexiframe import spark as lfs
+    from lexiframe.cli import main
+    from tests.test_multiqrels import llm_qrels
+    from tests.test_paths import _sorted_keyed
+
+    run, human = lf.read_run(RUNS), lf.read_qrels(QRELS)
+    llm = llm_qrels(run, human)
+    keyed = lf.concat_qrels({"human": human, "llm": llm})
+    names = ["AP", "nDCG@10", "Bpref", "ASL", "ERR@10"]
+    expected = _quietly(lambda: lf.evaluate(run, keyed, names, n=N, by="qrels"))
+    run_sdf = spark.createDataFrame(run.to_arrow())
+    qrels_sdf = spark.createDataFrame(keyed.to_arrow())
+    got = pl.from_arrow(lfs.evaluate(run_sdf, qrels_sdf, names, n=N, by="qrels").toArrow())
+    assert isinstance(got, pl.DataFrame)
+    _assert_same({"one process": _sorted_keyed(expected), "spark": _sorted_keyed(got)})
+    one = _quietly(lambda: lf.coverage(run, keyed, by="qrels"))
+    assert lfs.coverage(run_sdf, qrels_sdf, by="qrels").equals(one)
+
+    llm_file = tmp_path / "llm.txt"
+    lf.write_trec_qrels(llm, llm_file)
+    printed, tables = {}, {}
+    for label, extra in (("here", []), ("spark", ["--spark", "local[2]"])):
+        out = tmp_path / f"{label}.parquet"
+        argv = ["evaluate", *map(str, RUNS), "--qrels", f"human={QRELS}", "--qrels",
+                f"llm={llm_file}", "-m", "AP", "-m", "sgnLP", "-o", str(out), *extra]  # fmt: skip
+        assert main(argv) == 0
+        printed[label] = capsys.readouterr().out
+        metrics = out.with_name(f"{label}-metrics.parquet")
+        tables[label] = pl.read_parquet(metrics if metrics.is_file() else metrics / "*.parquet")
+    assert printed["here"] == printed["spark"] and "sgnLP (mc4) qrels=llm" in printed["here"]
+    _assert_same({key: _sorted_keyed(value) for key, value in tables.items()})

@@ -371,7 +371,7 @@ def test_reference_pairs_and_three_qrels(track: dict[str, pl.DataFrame]) -> None
 
 def test_report_errors(track: dict[str, pl.DataFrame]) -> None:
     metrics = track["metrics"]
-    with pytest.raises(SchemaError, match=r"pl\.lit\('human'\)"):
+    with pytest.raises(SchemaError, match=r"concat_qrels\(\{'human': human, 'llm': llm\}\)"):
         stats.qrels_agreement(metrics.drop("qrels"), "AP")
     with pytest.raises(InputError, match="no per-query frame has a column 'RR'"):
         stats.qrels_agreement(metrics, "RR")

@@ -28,7 +28,7 @@ from lexiframe._utils import plural, quote_names
 from lexiframe.aggregate import METHODS, Method, order, summarize_preferences
 from lexiframe.cli import _spark as spark_options
 from lexiframe.cli import compare, compare_qrels, trec_eval, trec_eval_output
-from lexiframe.cli._orderings import long_orderings
+from lexiframe.cli._orderings import long_orderings, orderings_per_key
 from lexiframe.cli._shared import (
     add_compat_argument,
     add_track_arguments,
@@ -40,6 +40,7 @@ from lexiframe.cli._shared import (
     trec_eval_habit,
     warnings_as_notes,
 )
+from lexiframe.cli.qrels_sets import add_qrels_argument, qrels_paths, qrels_sets, read_qrels_sets
 from lexiframe.errors import InputError, LexiframeError, LexiframeWarning, OutputError
 from lexiframe.evaluation import measures, summarize
 from lexiframe.options import PositionsOptions
@@ -95,19 +96,22 @@ def _orderings(
     metrics: list[str],
     preference_names: list[str],
     method: Method,
+    by: Sequence[str] = (),
 ) -> dict[str, pl.DataFrame]:
-    """One ordering per measure: ``method`` on preferences (from one summary of the pair
-    table, :func:`lexiframe.summarize_preferences`), the mean on metrics."""
+    """One ordering per measure (and qrels set, ``by``): ``method`` on preferences (from
+    one summary of the pair table, :func:`lexiframe.summarize_preferences`), the mean on
+    metrics."""
     result = {}
     for name in preference_names:
         if pair_summary is not None:
-            result[f"{name} ({method})"] = order(pair_summary, name, method=method)
+            ordering = order(pair_summary, name, method=method, by=by)
+            result.update(orderings_per_key(f"{name} ({method})", ordering, by))
     for name in metrics:
         if per_query is None:
             continue
-        ordering = metric_ordering(name, partial(order, per_query, name, method="mean"))
-        if ordering is not None:
-            result[f"{name} (mean)"] = ordering
+        by_mean = metric_ordering(name, partial(order, per_query, name, method="mean", by=by))
+        if by_mean is not None:
+            result.update(orderings_per_key(f"{name} (mean)", by_mean, by))
     return result
 
 
@@ -215,7 +219,7 @@ def input_paths(args: argparse.Namespace) -> list[Path]:
     from lexiframe.io.files import find_files
 
     paths: list[Path] = []
-    for value, table in ((args.runs, "run"), ([args.qrels], "qrels")):
+    for value, table in ((args.runs, "run"), (qrels_paths(args.qrels), "qrels")):
         named = [item for item in value if item != "-"]
         if named:
             paths.extend(find_files(named, table))
@@ -225,12 +229,13 @@ def input_paths(args: argparse.Namespace) -> list[Path]:
 
 def _evaluate(
     args: argparse.Namespace,
-    qrels: pl.DataFrame,
     metric_names: list[str],
     preference_names: list[str],
 ) -> tuple[dict[str, pl.DataFrame], dict[str, pl.DataFrame], dict[str, pl.DataFrame]]:
-    """The per-query tables, their summaries and the orderings, in this process."""
-    options = track_options(args, metric_names)
+    """The per-query tables, their summaries and the orderings, in this process (against
+    every qrels set of ``--qrels NAME=FILE`` at once, its name in the ``qrels`` column)."""
+    qrels, by = read_qrels_sets(args.qrels)
+    options = track_options(args, metric_names).replace(by=by)
     with warnings_as_notes():
         # A batch of run files at a time: memory holds one batch of rows, not the run.
         frame = positions_of_files(args.runs, qrels, options, system_from=args.system_from)
@@ -241,15 +246,17 @@ def _evaluate(
     if metric_names:
         with warnings_as_notes():
             per_query = measures(frame, metric_names, n=args.n, compat=options.compat)
-            per_query = per_query.sort("system", "query")
+            per_query = per_query.sort(*by, "system", "query")
         tables["metrics"] = per_query
-        summary["metrics"] = summarize(per_query)
+        summary["metrics"] = summarize(per_query, by=list(by))
     if preference_names:
-        prefs = preferences(frame, preference_names)
+        prefs = preferences(frame, preference_names, by=by)
         tables["preferences"] = prefs
-        summary["preferences"] = summarize_preferences(prefs)
+        summary["preferences"] = summarize_preferences(prefs, by=by)
     pair_summary = summary.get("preferences")  # one summary for the table and the orderings
-    orderings = _orderings(per_query, pair_summary, metric_names, preference_names, args.order)
+    orderings = _orderings(
+        per_query, pair_summary, metric_names, preference_names, args.order, by
+    )
     return tables, summary, orderings
 
 
@@ -262,6 +269,11 @@ def run_evaluate(args: argparse.Namespace) -> int:
             f"-q prints the metrics of each query, and {quote_names(preference_names)} "
             f"{'compares' if len(preference_names) == 1 else 'compare'} two rankings: write "
             "the per-query preferences with -o FILE (or drop -q for the tables)"
+        )
+    if args.per_query and qrels_sets(args.qrels) is not None:
+        raise InputError(
+            "-q prints trec_eval's format for one qrels; with --qrels NAME=FILE write the "
+            "per-query table, with its qrels column, with -o FILE (or give one --qrels FILE)"
         )
     kinds = (["metrics"] if metric_names else []) + (["preferences"] if preference_names else [])
     if args.spark:  # Spark reads the inputs and writes the files (targets may be URIs)
@@ -285,8 +297,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
         with io.Outputs(inputs=input_paths(args)) as files:
             for what, _, target in plan:  # checked now, before any work
                 files.add(target, what)
-            qrels = io.read_qrels(args.qrels)
-            tables, summary, orderings = _evaluate(args, qrels, metric_names, preference_names)
+            tables, summary, orderings = _evaluate(args, metric_names, preference_names)
             for _, kind, target in plan:
                 if kind == "orderings":
                     table = long_orderings(orderings)
@@ -309,7 +320,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
         print(_table(summary["metrics"]))
     if "preferences" in summary:
         pair_summary = summary["preferences"]
-        shown = pair_summary.select("system_a", "system_b", "n_queries", *preference_names)
+        keys = pair_summary.columns[: pair_summary.columns.index("system_a")]  # by…: qrels
+        shown = pair_summary.select(*keys, "system_a", "system_b", "n_queries", *preference_names)
         print(
             f"\nMean preference per pair of systems (positive: system_a preferred; "
             f"{plural(pair_summary.height, 'pair')}):"
@@ -357,8 +369,16 @@ def build_parser() -> argparse.ArgumentParser:
         "per-system means, the per-pair mean preferences and an ordering of the systems per "
         "measure. With both kinds of measure, each file option writes two files, "
         "<stem>-metrics<ext> and <stem>-preferences<ext>.",
+        conflict_handler="resolve",  # --qrels is repeated here: FILE, or NAME=FILE
     )
     add_track_arguments(ev)
+    add_qrels_argument(
+        ev,
+        "TREC qrels file (or parquet); or NAME=FILE, repeated, to evaluate every run against "
+        "every qrels at once (--qrels human=qrels.txt --qrels llm=llm.txt): the tables then "
+        "have a qrels column naming each",
+        metavar="[NAME=]FILE",
+    )
     add_compat_argument(ev)
     ev.add_argument(
         "--measure",

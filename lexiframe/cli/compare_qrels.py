@@ -1,6 +1,7 @@
 """``lexiframe compare-qrels``: what changes when the same runs are judged by other qrels.
 
-The runs are evaluated once per ``--qrels NAME=FILE`` (human and LLM labels, say), and
+The runs are evaluated against every ``--qrels NAME=FILE`` (human and LLM labels, say) in
+one evaluation (:func:`lexiframe.concat_qrels`, ``by="qrels"``), and
 :func:`lexiframe.stats.qrels_agreement` compares them: the agreement of the system
 orderings (Kendall's τ, τ_AP, top-k overlap), of the significance decisions, the bias per
 system with its hole size, and κ and α on the shared judgments. Printed as Markdown
@@ -24,7 +25,9 @@ from lexiframe.cli._shared import (
     warnings_as_notes,
 )
 from lexiframe.cli.compare import require_seed
+from lexiframe.cli.qrels_sets import add_qrels_argument, qrels_files
 from lexiframe.errors import InputError
+from lexiframe.io.qrels import QRELS_KEY
 
 DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10"]
 SUMMARY_SHOWN = [
@@ -33,34 +36,6 @@ SUMMARY_SHOWN = [
     "mean_bias", "hole_spearman", "test",
 ]  # fmt: skip
 SYSTEMS_SHOWN = ["qrels_b", "measure", "system", "mean_difference", "rank_shift", "hole"]
-
-
-def qrels_files(specs: list[str]) -> dict[str, str]:
-    """``NAME=FILE`` (or a bare ``FILE``, named by its stem) for each ``--qrels``.
-
-    >>> qrels_files(["human=qrels.txt", "llm=umbrela.txt"])
-    {'human': 'qrels.txt', 'llm': 'umbrela.txt'}
-    """
-    files: dict[str, str] = {}
-    for spec in specs:
-        name, _, path = spec.partition("=") if "=" in spec else (Path(spec).stem, "", spec)
-        if not name or not path:
-            raise InputError(
-                f"--qrels {spec!r}: write NAME=FILE, e.g. --qrels human=qrels.txt "
-                "--qrels llm=llm-qrels.txt"
-            )
-        if name in files:
-            raise InputError(
-                f"--qrels names {name!r} twice; name each qrels once, e.g. --qrels "
-                "human=qrels.txt --qrels llm=llm-qrels.txt"
-            )
-        files[name] = path
-    if len(files) < 2:
-        raise InputError(
-            "compare-qrels needs two or more --qrels, e.g. --qrels human=qrels.txt "
-            "--qrels llm=llm-qrels.txt"
-        )
-    return files
 
 
 def markdown(frame: pl.DataFrame, digits: int = 4) -> str:
@@ -91,6 +66,11 @@ def run_compare_qrels(args: argparse.Namespace) -> int:
     from lexiframe.stats._common import check_fraction
 
     files = qrels_files(args.qrels)
+    if len(files) < 2:
+        raise InputError(
+            "compare-qrels needs two or more --qrels, e.g. --qrels human=qrels.txt "
+            "--qrels llm=llm-qrels.txt"
+        )
     if args.reference is not None and args.reference not in files:
         raise InputError(
             f"--reference {args.reference!r} names none of the --qrels: "
@@ -111,25 +91,25 @@ def run_compare_qrels(args: argparse.Namespace) -> int:
             if target:
                 written.add(Path(target), f"the {what} table")  # checked before any work
         run = io.read_run(args.runs, system_from=args.system_from)
-        options = track_options(args, metric_names)
-        metrics, prefs, judgments = [], [], []
-        for name, path in files.items():
-            qrels = io.read_qrels(path)
-            key = pl.lit(name).alias("qrels")
-            judgments.append(qrels.with_columns(key))
-            with warnings_as_notes():
-                frame = positions(run, qrels, options)
-                if metric_names:
-                    metrics.append(measures(frame, metric_names, n=args.n).with_columns(key))
-            if preference_names:
-                prefs.append(preferences(frame, preference_names).with_columns(key))
-        per_query = [pl.concat(part) for part in (metrics, prefs) if part]
+        # Every run against every qrels in one evaluation, each set named in "qrels".
+        judgments = io.concat_qrels(files)
+        options = track_options(args, metric_names).replace(by=QRELS_KEY)
+        per_query = []
+        with warnings_as_notes():
+            frame = positions(run, judgments, options)
+            if metric_names:
+                per_query.append(measures(frame, metric_names, n=args.n))
+        if preference_names:
+            per_query.append(preferences(frame, preference_names, by=QRELS_KEY))
+        # The qrels in the order given: the first of each pair is the one given first.
+        given = pl.col(QRELS_KEY).replace_strict(list(files), range(len(files)))
+        per_query = [table.sort(given, maintain_order=True) for table in per_query]
         with warnings_as_notes():
             report = qrels_agreement(
                 per_query, [*metric_names, *preference_names], reference=args.reference,
                 method=args.order, k=args.k, test=args.test, correction=args.correction,
-                alpha=args.alpha, run=run, judgments=pl.concat(judgments, how="vertical_relaxed"),
-                top_docs=args.top_docs, seed=args.seed,
+                alpha=args.alpha, run=run, judgments=judgments, top_docs=args.top_docs,
+                seed=args.seed,
             )  # fmt: skip
         tables = {"summary": report.summary, "systems": report.systems, "labels": report.labels}
         for what, target in outputs.items():
@@ -173,12 +153,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         conflict_handler="resolve",  # --qrels is repeated here: NAME=FILE
     )
     add_track_arguments(cq)
-    cq.add_argument(
-        "--qrels",
-        action="append",
-        required=True,
-        metavar="NAME=FILE",
-        help="a qrels and its name, repeated: --qrels human=qrels.txt --qrels llm=llm.txt "
+    add_qrels_argument(
+        cq,
+        "a qrels and its name, repeated: --qrels human=qrels.txt --qrels llm=llm.txt "
         "(a bare FILE is named by its stem)",
     )
     cq.add_argument(

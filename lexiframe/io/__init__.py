@@ -27,7 +27,7 @@ from lexiframe.io.files import PathLike, Paths
 from lexiframe.io.layouts import QRELS_SCHEMA, RUN_SCHEMA
 from lexiframe.io.objects import as_qrels, as_run
 from lexiframe.io.outputs import Outputs, check_output_path
-from lexiframe.io.qrels import read_qrels, scan_qrels
+from lexiframe.io.qrels import concat_qrels, read_qrels, scan_qrels
 from lexiframe.io.runs import read_run, read_run_batches, scan_run
 from lexiframe.io.writers import (
     WRITE_FORMATS,
@@ -49,6 +49,7 @@ __all__ = [
     "as_run",
     "check_output_path",
     "check_writable",
+    "concat_qrels",
     "read_qrels",
     "read_run",
     "read_run_batches",

@@ -30,14 +30,16 @@ from lexiframe.ranking._request import KEYS, POSITION, TIE_COLUMNS, Request
 from lexiframe.ranking.checks import check_values, checked_qrels, checked_rankings, warn_dropped
 from lexiframe.ranking.coverage import coverage, coverage_of_answers
 from lexiframe.ranking.grades import binary_ndcg, keeps_grades
-from lexiframe.ranking.lists import MAX_JUDGMENTS_PER_DOC, ranked_lists
+from lexiframe.ranking.lists import MAX_JUDGMENTS_PER_DOC, marks_exactly, ranked_lists
 from lexiframe.ranking.tables import (
     canonical_qrels,
     canonical_run,
     complete_rows,
     evaluated_queries,
     kept_run_rows,
+    qrels_only_keys,
     with_nonrel_counts,
+    with_qrels_keys,
 )
 
 if TYPE_CHECKING:
@@ -120,43 +122,64 @@ def positions(
     qrels = qrels_frame(qrels, (names.query, names.doc, names.relevance))
     by, threshold, partitions = list(options.by), options.threshold, options.partitions
     validate.require_threshold(threshold)  # a level of 0 or below is said in a warning
-    every_row = canonical_run(run, options)
+    every_row = canonical_run(run, options, qrels)  # without the keys of the qrels alone
     qrels_lf, qrels_keys = canonical_qrels(qrels, names, by, every_row)
     # Qrels are small next to runs: they are read once here and checked in full.
     qrels_lf = checked_qrels(collect(qrels_lf), names).lazy()
+    if systems is not None:  # given per system: each qrels set of a key of the qrels alone
+        systems = collect(with_qrels_keys(systems.lazy(), qrels, by))
     if systems is None and collect(every_row.head(1)).height == 0:
         raise InputError("the run is empty: it has no rows, so there is nothing to evaluate")
-    run_lf = kept_run_rows(every_row, options)
-    if systems is None and run_lf is not every_row:  # a system whose rows are all removed
-        systems = collect(every_row.select(*by, "system").unique())
     # The judgments whose grades gain: the relevant ones, and above threshold=1 every
     # positive grade (trec_eval's -l decides what is relevant, not what gains).
     gainful = qrels_lf.filter(pl.col("relevance") >= options.gain_level)
     grades = keeps_grades(gainful, qrels_keys, options.grades, names, threshold=threshold)
-    request = Request(options, qrels_keys, grades)
-    gainful = qrels_lf.filter(pl.col("relevance") >= request.gain_level)
+    gain_level = Request(options, qrels_keys, grades).gain_level
+    gainful = qrels_lf.filter(pl.col("relevance") >= gain_level)
     every_query = qrels_lf if options.keeps_no_relevant else None
     queries = evaluated_queries(
         gainful, qrels_keys, grades, judged=every_query, threshold=threshold
     )
-    if request.judged:
+    if options.judged:
         queries = with_nonrel_counts(queries, qrels_lf, qrels_keys, threshold)
-    judgments = qrels_lf if request.reads_every_judgment else gainful
+    judgments = qrels_lf if options.reads_every_judgment else gainful
+    every_row, crossed = _crossed(every_row, qrels_lf, judgments, by)
+    request = Request(options, qrels_keys, grades, crossed)
+    run_lf = kept_run_rows(every_row, options)
+    if systems is None and run_lf is not every_row:  # a system whose rows are all removed
+        every_system = every_row.select(*request.run_keys[:-1]).unique()
+        systems = collect(with_qrels_keys(every_system, qrels_lf, by))
     if isinstance(run, pl.LazyFrame):
         if systems is not None and run_lf is every_row:
             raise InputError("systems= needs an in-memory run (a DataFrame), not a LazyFrame")
         return _streamed(run_lf, judgments, queries, request, partitions, systems)
 
     # An in-memory run is checked for NaN scores and null ids in one cheap pass first.
-    check_values(run_lf, options)
+    check_values(run_lf, request.run_options)
     parts = _eager_rankings(run_lf, judgments, request, partitions)
-    rankings_df = checked_rankings(pl.concat(parts, how="diagonal"), run_lf, options)
+    rankings_df = checked_rankings(pl.concat(parts, how="diagonal"), run_lf, request.run_options)
     queries_df = collect(queries)
     warn_dropped(rankings_df, queries_df, by, qrels_keys, names, collect(qrels_lf))
     every = None
     if systems is not None:  # the systems of the whole run, when this is a part of it
         every = systems.lazy().select(*by, pl.col("system").cast(pl.String))
     return collect(complete_rows(rankings_df.lazy(), queries_df.lazy(), request, every))
+
+
+def _crossed(
+    run: pl.LazyFrame, qrels: pl.LazyFrame, judgments: pl.LazyFrame, by: list[str]
+) -> tuple[pl.LazyFrame, pl.DataFrame | None]:
+    """The run, and the values of the by= keys that only the qrels carry (several qrels
+    sets) when its rankings are to be ranked once and their ranks crossed with them
+    (:func:`lexiframe.ranking.lists.ranked_lists`); the run crossed with those values
+    instead (:func:`with_qrels_keys`: each ranking ranked once per set) where its rows are
+    marked by a join (:func:`lexiframe.ranking.lists.marks_exactly`)."""
+    alone = qrels_only_keys(by, run.collect_schema(), qrels)
+    if not alone:
+        return run, None
+    if marks_exactly(judgments, alone):
+        return with_qrels_keys(run, qrels, by), None
+    return run, collect(qrels.select(alone).unique().sort(alone))
 
 
 def _streamed(
@@ -199,7 +222,9 @@ def _streamed(
                 request,
                 value_flags=True,
             )
-            rankings = checked_rankings(plan.collect(engine=GROUP_ENGINE), run, request.options)
+            rankings = checked_rankings(
+                plan.collect(engine=GROUP_ENGINE), run, request.run_options
+            )
             group_queries = queries_df.filter(in_group)
             new = rankings.select(system_keys).unique().join(seen, on=system_keys, how="anti")
             if new.height and done.height:
@@ -227,7 +252,7 @@ def _eager_rankings(
 ) -> list[pl.DataFrame]:
     """The rankings of an in-memory run: grouped by slices where each ranking is one block
     of rows (:mod:`lexiframe._blocks`), by their keys in groups of queries elsewhere."""
-    blocks = _blocks.number_blocks(collect(run), request.keys)
+    blocks = _blocks.number_blocks(collect(run), request.run_keys)
     parts = [
         collect(ranked_lists(blocks.run.lazy(), judgments, request, block_keys=blocks.keys.lazy()))
     ]

@@ -31,6 +31,9 @@ class Request:
     """The keys that join a ranking to its judgments: the by= keys the qrels carry, query."""
     grades: bool
     """Whether the frame keeps the grade columns (``options.grades`` resolved on the qrels)."""
+    crossed: pl.DataFrame | None = None
+    """The values of the by= keys that only the qrels carry (each qrels set's name), when
+    each ranking is ranked once and its ranks crossed with them (:func:`ranked_lists`)."""
 
     @property
     def by(self) -> list[str]:
@@ -38,8 +41,24 @@ class Request:
 
     @property
     def keys(self) -> list[str]:
-        """The keys of one ranking: by…, system, query."""
+        """The keys of one ranking of the frame: by…, system, query."""
         return [*self.options.by, *KEYS]
+
+    @property
+    def crossed_keys(self) -> list[str]:
+        return [] if self.crossed is None else self.crossed.columns
+
+    @property
+    def run_keys(self) -> list[str]:
+        """The keys of one ranking of the run: :attr:`keys` but the crossed ones."""
+        return [key for key in self.keys if key not in self.crossed_keys]
+
+    @property
+    def run_options(self) -> PositionsOptions:
+        """The options with the by= keys of the run alone, for the checks of its rows."""
+        if self.crossed is None:
+            return self.options
+        return self.options.replace(by=self.run_keys[: -len(KEYS)])
 
     @property
     def depth(self) -> int | None:

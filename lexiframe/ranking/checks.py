@@ -165,10 +165,14 @@ def warn_dropped(
     ):
         if part.height:
             # An id is shortened: a note stays short whatever the data (a 1 MB query id).
-            examples = ", ".join(
-                shorten(repr(str(e)), 60) for e in part.sort(qrels_keys).head(3)["query"]
-            )
-            reasons.append(f"{part.height} {why} (e.g. {names.query}={examples})")
+            first = part.sort(qrels_keys).head(3)
+            if len(qrels_keys) == 1:
+                ids = ", ".join(shorten(repr(str(e)), 60) for e in first["query"])
+                examples = f"{names.query}={ids}"
+            else:  # by= keys of the qrels (each qrels set of several): name them with it
+                named = first.rename({"query": names.query}).iter_rows(named=True)
+                examples = "; ".join(format_row(row) for row in named)
+            reasons.append(f"{part.height} {why} (e.g. {examples})")
     warnings.warn(
         DroppedQueriesWarning(
             f"{plural(dropped.height, 'query', 'queries')} of the run "

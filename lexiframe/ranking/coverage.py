@@ -10,7 +10,14 @@ from lexiframe._compat import collect
 from lexiframe.io.objects import qrels_frame, run_frame
 from lexiframe.options import PositionsKwargs, PositionsOptions
 from lexiframe.ranking._request import KEYS
-from lexiframe.ranking.tables import canonical_qrels, canonical_run, kept_run_rows, query_grid
+from lexiframe.ranking.tables import (
+    canonical_qrels,
+    canonical_run,
+    kept_run_rows,
+    qrels_only_keys,
+    query_grid,
+    with_qrels_keys,
+)
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -56,11 +63,16 @@ def coverage(
     run = run_frame(run, (names.system, names.query, names.doc, names.score))
     qrels = qrels_frame(qrels, (names.query, names.doc, names.relevance))
     if options.kept_rows is None:  # the (system, query) pairs are all that is read
-        every_row = run.lazy().select(
-            *by, pl.col(names.system).alias("system"), pl.col(names.query).alias("query")
+        own = [key for key in by if key not in qrels_only_keys(by, run.collect_schema(), qrels)]
+        every_row = with_qrels_keys(
+            run.lazy().select(
+                *own, pl.col(names.system).alias("system"), pl.col(names.query).alias("query")
+            ),
+            qrels,
+            by,
         )
     else:  # rows that an option removes are read as positions reads them
-        every_row = canonical_run(run, options)
+        every_row = with_qrels_keys(canonical_run(run, options, qrels), qrels, by)
     systems = every_row.select(*by, "system").unique()
     answered = kept_run_rows(every_row, options).select(*by, "system", "query").unique()
     return coverage_of_answers(answered, systems, qrels, options)

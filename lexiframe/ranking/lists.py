@@ -41,6 +41,8 @@ def ranked_lists(
     gives each block its keys), other runs by their keys. The flag columns
     (:data:`DUPLICATE_FLAGS`, and :data:`VALUE_FLAGS` with ``value_flags``) let the caller
     reject duplicate documents, NaN scores and null ids without another pass over the run.
+    With by= keys that only the qrels carry (:attr:`Request.crossed`: several qrels sets),
+    the run's rankings are ranked once and crossed with the sets (:func:`_graded_marks`).
     """
     rankings = _rankings(run, judgments, request, value_flags, block_keys)
     if request.options.ties != "expected":
@@ -109,6 +111,7 @@ def _rankings(
         request.qrels_keys,
         keep_order=block_keys is not None,
         grades=request.grades or request.reads_every_judgment,
+        crossed=request.crossed_keys,
     )
     mark = pl.col("_mark")
     ranks = (mark.sort_by(keys, descending=descending).arg_true() + 1).cast(POSITION)
@@ -153,10 +156,10 @@ def _grouped(
     request: Request,
     block_keys: pl.LazyFrame | None,
 ) -> pl.LazyFrame:
-    """``columns`` aggregated per ranking: per block of rows when ``block_keys`` number
-    them (:mod:`lexiframe._blocks`), else per ranking keys."""
+    """``columns`` aggregated per ranking of the run: per block of rows when ``block_keys``
+    number them (:mod:`lexiframe._blocks`), else per ranking keys."""
     if block_keys is None:
-        return rows.group_by(request.keys).agg(**columns)
+        return rows.group_by(request.run_keys).agg(**columns)
     block = pl.col(_blocks.BLOCK)
     return (
         rows.with_columns(block.set_sorted())  # a join kept the order, not the flag
@@ -178,17 +181,25 @@ def _graded_marks(
     their grades, and come back as lists in rank order. A ranking left without a judged
     document gets nulls, which :func:`complete_rows` turns into empty lists (and ``n_ret`` 0
     for a condensed ranking).
+
+    With by= keys that only the qrels carry (:attr:`Request.crossed`: several qrels sets),
+    each ranking of the run was ranked once: its marked documents are joined to the
+    judgments of every set, and the ranking is crossed with the sets' names.
     """
-    keys, qrels_keys = request.keys, request.qrels_keys
-    marked = rankings.select(*keys, "_ranks", "_docs").explode("_ranks", "_docs")
+    keys, qrels_keys, crossed = request.keys, request.qrels_keys, request.crossed
+    marked = rankings.select(*request.run_keys, "_ranks", "_docs").explode("_ranks", "_docs")
     if request.depth is not None:
         marked = marked.filter(pl.col("_ranks") <= request.depth)
     grades = judgments.select(*qrels_keys, _docs="doc", _grade="relevance")
-    graded = marked.join(grades, on=[*qrels_keys, "_docs"], how="inner")
+    shared = [key for key in qrels_keys if key not in request.crossed_keys]
+    graded = marked.join(grades, on=[*shared, "_docs"], how="inner")
     grade, doc = (pl.col(name).sort_by("_ranks") for name in ("_grade", "_docs"))
     lists = graded.group_by(keys).agg(**_graded_lists(grade, doc, pl.col("_ranks").sort(), request))
     own = ["_ranks", "_docs", *(["n_ret"] if request.condensed else [])]
-    return rankings.drop(own).join(lists, on=keys, how="left")
+    rankings = rankings.drop(own)
+    if crossed is not None:
+        rankings = crossed.lazy().join(rankings, how="cross")
+    return rankings.join(lists, on=keys, how="left")
 
 
 def _graded_lists(
@@ -232,6 +243,21 @@ MAX_JUDGMENTS_PER_DOC = 4
 """Above this many queries judging one document, mark rows by a (query, doc) join."""
 
 
+def marks_exactly(judgments: pl.LazyFrame, crossed: list[str]) -> bool:
+    """Whether :func:`_with_marks` marks the run's rows by a join on (query, doc): when a
+    document is judged for more than :data:`MAX_JUDGMENTS_PER_DOC` queries (of one qrels
+    set, ``crossed`` naming the sets). A part of the judgments marks as the whole does or
+    by the cheaper probe.
+
+    Example:
+        >>> marks_exactly(pl.LazyFrame({"query": ["q1", "q2"], "doc": ["d1", "d1"]}), [])
+        False
+    """
+    per_doc = judgments.group_by(*crossed, "doc").len().select(pl.col("len").max())
+    fanout = collect(per_doc).item()
+    return fanout is not None and fanout > MAX_JUDGMENTS_PER_DOC
+
+
 def _with_marks(
     run: pl.LazyFrame,
     judgments: pl.LazyFrame,
@@ -239,6 +265,7 @@ def _with_marks(
     *,
     keep_order: bool,
     grades: bool,
+    crossed: list[str],
 ) -> tuple[pl.LazyFrame, bool]:
     """The run with ``_mark``, a boolean per row, and whether the mark is exact.
 
@@ -248,10 +275,13 @@ def _with_marks(
     judgments of their own query once the rankings are built. Catalogue items of a
     recommender are judged for many users, so that most rows would be marked: then the
     mark is exact, by a join on (query, doc), which ``keep_order`` keeps in row order, and
-    with ``grades`` the join brings each judged row's grade as ``_grade``.
+    with ``grades`` the join brings each judged row's grade as ``_grade``. A run whose
+    rankings are crossed with qrels sets afterwards (``crossed``) is marked by the probe:
+    :func:`lexiframe.positions` crosses the run itself where the join is needed.
     """
-    fanout = collect(judgments.group_by("doc").len().select(pl.col("len").max())).item()
-    if fanout is not None and fanout > MAX_JUDGMENTS_PER_DOC:
+    if marks_exactly(judgments, crossed):
+        if crossed:
+            raise AssertionError("a run whose ranks are crossed is marked by the probe")
         grade = [pl.col("relevance").alias("_grade")] if grades else []
         marks = judgments.select(*qrels_keys, "doc", *grade, _mark=pl.lit(True))
         order: Literal["left"] | None = "left" if keep_order else None

@@ -4,6 +4,8 @@ skipped the query)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import polars as pl
 
 from lexiframe import validate
@@ -22,12 +24,20 @@ from lexiframe.ranking._request import (
 )
 
 
-def canonical_run(run: pl.DataFrame | pl.LazyFrame, options: PositionsOptions) -> pl.LazyFrame:
-    """Check the run's schema and give its columns lexiframe's names."""
-    names, by = options.columns, list(options.by)
+def canonical_run(
+    run: pl.DataFrame | pl.LazyFrame,
+    options: PositionsOptions,
+    qrels: pl.DataFrame | pl.LazyFrame | None = None,
+) -> pl.LazyFrame:
+    """Check the run's schema and give its columns lexiframe's names; a by= key that only
+    ``qrels`` carry is left out, for the caller to cross (:func:`with_qrels_keys`) or to
+    cross the ranks with (:func:`lexiframe.ranking.lists.ranked_lists`)."""
+    names = options.columns
     if not isinstance(run, pl.DataFrame | pl.LazyFrame):
         raise TypeError(f"run must be a polars DataFrame or LazyFrame, not {type(run).__name__}")
     schema = run.collect_schema()
+    alone = qrels_only_keys(options.by, schema, qrels)
+    by = [key for key in options.by if key not in alone]
     order_column = options.order
     needed = [names.system, names.query, names.doc, *options.ordered_by, *by]
     validate.require_columns(schema, needed, "run")
@@ -51,6 +61,50 @@ def canonical_run(run: pl.DataFrame | pl.LazyFrame, options: PositionsOptions) -
         order.alias("order"),
         *[pl.col(rank).cast(pl.Float64).alias(TIE_RANK) for rank in options.ordered_by[1:]],
     )
+
+
+def qrels_only_keys(
+    by: Sequence[str], run_schema: pl.Schema, qrels: pl.DataFrame | pl.LazyFrame | None
+) -> list[str]:
+    """The by= keys that the qrels carry and the run does not: the name of each qrels set
+    when several are stacked in one frame (:func:`lexiframe.concat_qrels`).
+
+    Example:
+        >>> qrels_only_keys(["track", "qrels"], pl.Schema({"track": pl.String}),
+        ...                 pl.DataFrame({"track": ["a"], "qrels": ["llm"]}))
+        ['qrels']
+    """
+    if qrels is None or not isinstance(qrels, pl.DataFrame | pl.LazyFrame):
+        return []
+    qrels_schema = qrels.collect_schema()
+    return [key for key in by if key not in run_schema and key in qrels_schema]
+
+
+def with_qrels_keys(
+    run: pl.LazyFrame, qrels: pl.DataFrame | pl.LazyFrame, by: Sequence[str]
+) -> pl.LazyFrame:
+    """The run (any columns) with the by= keys that only ``qrels`` carry: each row once per
+    value of those keys in the qrels, a cross join, so that every ranking is evaluated
+    against every qrels set, and each set's queries, relevant documents and coverage are
+    its own (the keys then join the run to its judgments as a key both carry does). The
+    positions rank each ranking once instead where they can
+    (:func:`lexiframe.ranking.lists.ranked_lists`); coverage and a run marked by a join
+    cross the run.
+
+    The values come first: each copy of the run keeps the run's row order, and so its
+    rankings as blocks of consecutive rows (:mod:`lexiframe._blocks`).
+
+    Example:
+        >>> run = pl.LazyFrame({"system": ["a", "a"], "query": ["q1", "q2"]})
+        >>> qrels = pl.DataFrame({"qrels": ["llm", "human"], "query": ["q1", "q1"]})
+        >>> with_qrels_keys(run, qrels, ["qrels"]).collect().rows()
+        [('human', 'a', 'q1'), ('human', 'a', 'q2'), ('llm', 'a', 'q1'), ('llm', 'a', 'q2')]
+    """
+    alone = qrels_only_keys(by, run.collect_schema(), qrels)
+    if not alone:
+        return run
+    values = qrels.lazy().select(alone).unique().sort(alone)
+    return values.join(run, how="cross", maintain_order="left_right")
 
 
 def kept_run_rows(run: pl.LazyFrame, options: PositionsOptions) -> pl.LazyFrame:

@@ -18,17 +18,19 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from functools import partial
+from functools import partial, reduce
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from lexiframe import io
 from lexiframe.aggregate import Method
-from lexiframe.cli._orderings import long_orderings
+from lexiframe.cli._orderings import long_orderings, orderings_per_key
 from lexiframe.cli._shared import metric_ordering, track_options, warnings_as_notes
 from lexiframe.cli._spark import LOCAL_DRIVER_MEMORY, RESOURCE_WAIT_SECONDS
+from lexiframe.cli.qrels_sets import qrels_paths, qrels_sets
 from lexiframe.errors import InputError, LexiframeError
+from lexiframe.io.qrels import QRELS_KEY
 from lexiframe.spark import _arrow
 from lexiframe.spark import io as spark_io
 from lexiframe.spark._errors import SparkJobError, is_spark_error, lexiframe_error, root_cause
@@ -155,7 +157,7 @@ def run_on_spark(
     }
     for target in targets.values():
         spark_io.check_target(target)
-    spark_io.check_apart(targets, [*args.runs, args.qrels])
+    spark_io.check_apart(targets, [*args.runs, *qrels_paths(args.qrels)])
     spark, started = None, False
     wait = args.resource_wait or RESOURCE_WAIT_SECONDS
     try:
@@ -210,8 +212,8 @@ def _evaluate(
 
     with _arrow.quiet_pyspark():
         run = spark_io.read_run(spark, args.runs, system_from=args.system_from)
-        qrels = spark_io.read_qrels(spark, args.qrels)
-    options = track_options(args, metric_names)
+        qrels, by = _read_qrels_sets(spark, args.qrels)
+    options = track_options(args, metric_names).replace(by=by)
     buckets = args.buckets
     sdfs: dict[str, SparkFrame] = {}
     with warnings_as_notes():
@@ -219,7 +221,7 @@ def _evaluate(
             frame = lfs.positions(run, qrels, options, buckets=buckets).cache()
             if metric_names:
                 sdfs["metrics"] = lfs.measures(frame, metric_names, n=args.n, buckets=buckets)
-            sdfs["preferences"] = lfs.preferences(frame, preference_names, buckets=buckets)
+            sdfs["preferences"] = lfs.preferences(frame, preference_names, by=by, buckets=buckets)
         else:
             sdfs["metrics"] = lfs.evaluate(
                 run, qrels, metric_names, n=args.n, buckets=buckets, options=options
@@ -233,8 +235,8 @@ def _evaluate(
         written.append((f"per-query {kind}", spark_io.write(sdfs[kind], target, columns, keys)))
     tables: dict[str, pl.DataFrame] = {}
     if args.per_query and "metrics" in sdfs:  # printed: the one table collected
-        tables["metrics"] = _arrow.collect(sdfs["metrics"]).sort("system", "query")
-    summary, orderings = _summaries(sdfs, metric_names, preference_names, args.order)
+        tables["metrics"] = _arrow.collect(sdfs["metrics"]).sort(*by, "system", "query")
+    summary, orderings = _summaries(sdfs, metric_names, preference_names, args.order, list(by))
     _note_dropped(lfs.coverage(run, qrels, options))
     return tables, summary, orderings, written
 
@@ -270,6 +272,7 @@ def _summaries(
     metric_names: list[str],
     preference_names: list[str],
     method: Method,
+    by: list[str],
 ) -> tuple[dict[str, pl.DataFrame], dict[str, pl.DataFrame]]:
     from lexiframe import aggregate, evaluation
     from lexiframe import spark as lfs
@@ -278,27 +281,43 @@ def _summaries(
     if "metrics" in tables:
         per_query = tables["metrics"]
         summary["metrics"] = _like(
-            _arrow.collect(lfs.summarize(per_query)),
-            evaluation.summarize(_arrow.empty_polars(per_query)),
+            _arrow.collect(lfs.summarize(per_query, by=by)),
+            evaluation.summarize(_arrow.empty_polars(per_query), by=by),
         )
     if "preferences" in tables:
         prefs = tables["preferences"]
-        pair_summary = _arrow.collect(lfs.summarize(prefs, measures=preference_names))
+        pair_summary = _arrow.collect(lfs.summarize(prefs, by=by, measures=preference_names))
+        empty = _arrow.empty_polars(prefs)
         summary["preferences"] = _like(
             pair_summary,
-            aggregate.summarize_preferences(_arrow.empty_polars(prefs), measures=preference_names),
+            aggregate.summarize_preferences(empty, by=by, measures=preference_names),
         )
         for name in preference_names:
-            ordering = aggregate.order(summary["preferences"], name, method=method)
-            orderings[f"{name} ({method})"] = ordering
+            ordering = aggregate.order(summary["preferences"], name, method=method, by=by)
+            orderings.update(orderings_per_key(f"{name} ({method})", ordering, by))
     # The orderings by mean read every ranking's values: one collect serves them all.
     per_query_rows = _arrow.collect(tables["metrics"]) if metric_names else None
     for name in metric_names:
-        compute = partial(aggregate.order, per_query_rows, name, method="mean")
+        compute = partial(aggregate.order, per_query_rows, name, method="mean", by=by)
         by_mean = metric_ordering(name, compute)
         if by_mean is not None:
-            orderings[f"{name} (mean)"] = by_mean
+            orderings.update(orderings_per_key(f"{name} (mean)", by_mean, by))
     return summary, orderings
+
+
+def _read_qrels_sets(spark: SparkSession, specs: list[str]) -> tuple[SparkFrame, tuple[str, ...]]:
+    """The qrels of ``--qrels`` read by Spark and the by= key that names their sets, as
+    :func:`lexiframe.cli.qrels_sets.read_qrels_sets` reads them in one process."""
+    from pyspark.sql import functions as F
+
+    named = qrels_sets(specs)
+    if named is None:
+        return spark_io.read_qrels(spark, specs[0]), ()
+    sets = [
+        spark_io.read_qrels(spark, path).select(F.lit(name).alias(QRELS_KEY), "*")
+        for name, path in named.items()
+    ]
+    return reduce(lambda a, b: a.unionByName(b), sets), (QRELS_KEY,)
 
 
 def _like(frame: pl.DataFrame, empty: pl.DataFrame) -> pl.DataFrame:

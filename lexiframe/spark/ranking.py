@@ -37,7 +37,7 @@ from lexiframe._utils import format_row
 from lexiframe.errors import InputError, LexiframeError, LexiframeWarning
 from lexiframe.metrics import Measure, parse_measures
 from lexiframe.options import ColumnNames, PositionsKwargs, PositionsOptions
-from lexiframe.spark import _arrow
+from lexiframe.spark import _arrow, _keys
 from lexiframe.validate import require_positive_int
 
 if TYPE_CHECKING:
@@ -209,9 +209,9 @@ def _prepare(
     # The workers rank with lexiframe.positions and these options: one bucket at once each.
     options = replace(given, partitions=None)
     by, names = list(options.by), options.columns
-    run_columns = list(
-        dict.fromkeys([*by, names.system, names.query, names.doc, *options.ordered_by])
-    )
+    own = [key for key in by if key in run.columns or key not in qrels.columns]  # run's keys
+    keys = [*own, names.system, names.query, names.doc, *options.ordered_by]
+    run_columns = list(dict.fromkeys(keys))
     _require(run, run_columns, "run")
     qrels_by = [key for key in by if key in qrels.columns]
     qrels_columns = [*qrels_by, names.query, names.doc, names.relevance]
@@ -222,7 +222,7 @@ def _prepare(
     _checked_dry_run(rows, options, measures, n)  # the types, before Spark reads them
     _warn_driver_python(run.sparkSession)
     systems, mixed = _both(
-        lambda: _checked_run(run, rows, options),
+        lambda: _checked_run(run, rows, replace(options, by=tuple(own))),
         lambda: _check_qrels(qrels, rows.run, qrels_by, options),
     )
     if options.grades is not True:  # decided by lexiframe where some query is graded
@@ -352,8 +352,8 @@ def _judgment_of(
 
 
 def _checked_run(run: SparkFrame, rows: _Rows, options: PositionsOptions) -> pl.DataFrame:
-    """The (by…, system) keys of the run, in lexiframe's names, after one Spark aggregation
-    that counts per system the rows with a null id or a null or NaN score.
+    """The (by…, system) keys of the run (its own by= keys), in lexiframe's names, after one
+    Spark aggregation that counts per system the rows with a null id or a null or NaN score.
 
     The first bad ranking (in the keys' order, nulls first, as one process finds it) is
     collected and checked by :func:`lexiframe.positions`, which raises its own error; a run
@@ -561,8 +561,8 @@ def coverage(
     from pyspark.sql import functions as F
 
     resolved = PositionsOptions.of(options, **kwargs)
-    by = list(resolved.by)
-    names = resolved.columns
+    by, names = list(resolved.by), resolved.columns
+    run = _keys.with_qrels_keys(run, qrels, by)
     system, query, doc, relevance = names.system, names.query, names.doc, names.relevance
     _require(run, [*by, system, query], "run")
     qrels_by = [key for key in by if key in qrels.columns]

@@ -1,9 +1,10 @@
 """What changes when the same runs are judged by two or more qrels (human and LLM labels).
 
 :func:`qrels_agreement` reads per-query frames that carry a key column naming the qrels
-(``qrels="human"`` / ``"llm"``: evaluate once per qrels and stack the results with
-``pl.lit(name).alias("qrels")``) and reports, for every pair of qrels (or each against a
-reference) and every measure or preference:
+(``qrels="human"`` / ``"llm"``: evaluate against every qrels at once,
+``lf.evaluate(run, lf.concat_qrels({"human": human, "llm": llm}), names, by="qrels")``)
+and reports, for every pair of qrels (or each against a reference) and every measure or
+preference:
 
 - the agreement of the system orderings: Kendall's τ-b (:func:`lexiframe.stats.kendall_tau`),
   τ_AP and the top-k overlap (:mod:`lexiframe.stats.ordering_agreement`);
@@ -88,7 +89,9 @@ def qrels_agreement(
         qrels: the key column naming the qrels of each row.
         reference: compare it with each other qrels (the false positives and negatives,
             τ_AP and the holes are with respect to it); by default every pair, the first
-            of a pair (in the order the qrels first appear) taken as its reference.
+            of a pair (in the order the qrels first appear; a frame evaluated against
+            several qrels at once holds its rows in no set order: name the reference, or
+            sort the frame) taken as its reference.
         method: how each measure orders the systems (:func:`lexiframe.order`: ``"mean"``,
             ``"mc4"``, ``"borda"``, ``"winrate"``).
         k: the top-k of the ordering overlap.
@@ -236,10 +239,9 @@ def _frames(per_query: Frames, qrels: str) -> list[pl.DataFrame]:
             frame.schema,
             [qrels],
             "per-query",
-            f"Evaluate once per qrels and stack the results with a column naming each, e.g. "
-            f"pl.concat([lf.evaluate(run, human, ['AP']).with_columns(pl.lit('human')"
-            f".alias({qrels!r})), lf.evaluate(run, llm, ['AP']).with_columns(pl.lit('llm')"
-            f".alias({qrels!r}))]).",
+            "Evaluate against every qrels at once, with a column naming each, e.g. "
+            "lf.evaluate(run, lf.concat_qrels({'human': human, 'llm': llm}"
+            f"{'' if qrels == 'qrels' else f', key={qrels!r}'}), ['AP'], by={qrels!r}).",
         )
     # the queries every qrels evaluates: a difference of means is over the same queries
     return [
