@@ -6,6 +6,7 @@ scores) ride along inside the positions plan so that they cost no extra pass ove
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Mapping, Sequence
 from typing import overload
@@ -14,6 +15,7 @@ import polars as pl
 
 from lexiframe._utils import format_row, quote_names, shorten
 from lexiframe.errors import InputError, SchemaError
+from lexiframe.typing import Labels
 
 Frame = pl.DataFrame | pl.LazyFrame
 
@@ -228,20 +230,43 @@ def require_depth(depth: int | None) -> None:
         require_positive_int(depth, "depth", maximum=POSITION_MAX)
 
 
-def require_threshold(threshold: object, *, warn: bool = True, name: str = "threshold") -> None:
-    """The lowest relevant grade: an integer; at 0 or below, documents judged
-    non-relevant (grade 0) count as relevant, which is said once in a warning (``warn``:
-    where the frame is built, not where the option is only stated). ``name``: the
-    argument, or the flag at the command line.
+def require_threshold(
+    threshold: object, *, warn: bool = True, name: str = "threshold", whole: bool = True
+) -> None:
+    """The lowest relevant grade: an integer, or with fractional labels (``whole=False``,
+    ``labels="gain"`` or ``"probability"``) a finite real number; at a level that a label
+    of 0 reaches, documents judged non-relevant count as relevant, which is said once in a
+    warning (``warn``: where the frame is built, not where the option is only stated).
+    ``name``: the argument, or the flag at the command line.
 
     Example:
         >>> require_threshold(2**70, name="-l")
         Traceback (most recent call last):
         ...
         lexiframe.errors.InputError: -l must be an integer from -9223372036854775807 to ...
+        >>> require_threshold(0.5)
+        Traceback (most recent call last):
+        ...
+        lexiframe.errors.InputError: threshold must be an integer grade, not 0.5; a ...
+        >>> require_threshold(0.5, whole=False)
     """
-    if isinstance(threshold, bool) or not isinstance(threshold, numbers.Integral):
-        raise InputError(f"{name} must be an integer grade, not {_short_repr(threshold)}")
+    real = isinstance(threshold, numbers.Real) and not isinstance(threshold, bool)
+    if not whole:
+        if not real or not math.isfinite(float(threshold)):  # type: ignore[arg-type]
+            raise InputError(f"{name} must be a finite number, not {_short_repr(threshold)}")
+        level = float(threshold)  # type: ignore[arg-type]
+        if warn and level <= 0:
+            _warn_zero_relevant(f"threshold={threshold} counts documents labelled 0 as relevant")
+        return
+    if not real or not isinstance(threshold, numbers.Integral):
+        fraction = real and not isinstance(threshold, numbers.Integral)
+        hint = (
+            "; a fractional threshold reads fractional labels, declared with "
+            "labels='gain' or labels='probability'"
+            if fraction
+            else ""
+        )
+        raise InputError(f"{name} must be an integer grade, not {_short_repr(threshold)}{hint}")
     threshold = int(threshold)  # NumPy's integers too, as for every integer argument
     if abs(threshold) > INT64_MAX:
         raise InputError(
@@ -249,17 +274,19 @@ def require_threshold(threshold: object, *, warn: bool = True, name: str = "thre
             f"{_short_repr(threshold)}"
         )
     if warn and threshold < 1:
-        import warnings
-
-        from lexiframe._utils import caller_stacklevel
-        from lexiframe.errors import LexiframeWarning
-
-        warnings.warn(
+        _warn_zero_relevant(
             f"threshold={threshold} counts documents judged non-relevant (grade "
-            f"{max(threshold, 0)}{' and below' if threshold < 0 else ''}) as relevant",
-            LexiframeWarning,
-            stacklevel=caller_stacklevel(),
+            f"{max(threshold, 0)}{' and below' if threshold < 0 else ''}) as relevant"
         )
+
+
+def _warn_zero_relevant(message: str) -> None:
+    import warnings
+
+    from lexiframe._utils import caller_stacklevel
+    from lexiframe.errors import LexiframeWarning
+
+    warnings.warn(message, LexiframeWarning, stacklevel=caller_stacklevel())
 
 
 def require_corpus_size(n: object, schema: Mapping[str, pl.DataType]) -> None:
@@ -300,15 +327,26 @@ def require_corpus_size(n: object, schema: Mapping[str, pl.DataType]) -> None:
 
 
 @overload
-def check_grades(frame: pl.DataFrame, column: str = ..., table: str = ...) -> pl.DataFrame: ...
+def check_grades(
+    frame: pl.DataFrame, column: str = ..., table: str = ..., *, labels: Labels = ...
+) -> pl.DataFrame: ...
 @overload
-def check_grades(frame: pl.LazyFrame, column: str = ..., table: str = ...) -> pl.LazyFrame: ...
+def check_grades(
+    frame: pl.LazyFrame, column: str = ..., table: str = ..., *, labels: Labels = ...
+) -> pl.LazyFrame: ...
 @overload
-def check_grades(frame: Frame, column: str = ..., table: str = ...) -> Frame: ...
-def check_grades(frame: Frame, column: str = "relevance", table: str = "qrels") -> Frame:
+def check_grades(
+    frame: Frame, column: str = ..., table: str = ..., *, labels: Labels = ...
+) -> Frame: ...
+def check_grades(
+    frame: Frame, column: str = "relevance", table: str = "qrels", *, labels: Labels = "grades"
+) -> Frame:
     """Grades as integers, the one check of every qrels input (text, parquet, Polars,
     pandas, dicts, ranx, PyTerrier): a float column is cast to Int64 when every grade is
     a whole number, and refused with an example row on a NaN, an infinity or a fraction.
+    Declared fractional labels (``labels="gain"``, ``"probability"``;
+    :attr:`lexiframe.PositionsOptions.labels`) are cast to Float64 instead, and refused
+    when negative, NaN or infinite, or, as probabilities, above 1.
 
     Example:
         >>> qrels = pl.DataFrame({"query": ["q1"], "doc": ["d1"], "relevance": [2.0]})
@@ -318,9 +356,19 @@ def check_grades(frame: Frame, column: str = "relevance", table: str = "qrels") 
         Traceback (most recent call last):
         ...
         lexiframe.errors.InputError: column 'relevance' of the qrels: grades must be ...
+        >>> check_grades(qrels.with_columns(relevance=pl.lit(0.5)), labels="gain")["relevance"]
+        shape: (1,)
+        Series: 'relevance' [f64]
+        [
+            0.5
+        ]
     """
     dtype = frame.collect_schema().get(column)
-    if dtype is None or dtype.is_integer() or not dtype.is_numeric():
+    if dtype is None or not dtype.is_numeric():
+        return frame
+    if labels != "grades":
+        return _checked_labels(frame, column, table, labels)
+    if dtype.is_integer():
         return frame
     if dtype == pl.Decimal or not dtype.is_float():
         grade = pl.col(column).cast(pl.Float64)
@@ -329,20 +377,46 @@ def check_grades(frame: Frame, column: str = "relevance", table: str = "qrels") 
     bad = grade.is_not_null() & (grade.is_nan() | grade.is_infinite() | (grade != grade.round(0)))
     # 2^63 itself is out of Int64's range: the float nearest INT64_MAX is 2^63.
     too_big = grade.abs() >= float(INT64_MAX)
-    problems = {
-        "whole numbers, not NaN, infinite or fractional": bad,
-        f"integers from {-INT64_MAX} to {INT64_MAX}": too_big,
-    }
+    where = f"column {column!r} of the {table}: grades must be"
+    _raise_first(frame, {"whole numbers, not NaN, infinite or fractional": bad}, where, True)
+    _raise_first(frame, {f"integers from {-INT64_MAX} to {INT64_MAX}": too_big}, where)
+    return frame.with_columns(pl.col(column).cast(pl.Int64))
+
+
+def _checked_labels(frame: Frame, column: str, table: str, labels: Labels) -> Frame:
+    """Fractional labels as Float64: finite, non-negative, probabilities at most 1."""
+    label = pl.col(column).cast(pl.Float64)
+    top = 1.0 if labels == "probability" else math.inf
+    kind = "probabilities in [0, 1]" if labels == "probability" else "non-negative finite gains"
+    bad = label.is_not_null() & (label.is_nan() | (label < 0) | (label > top) | label.is_infinite())
+    where = f"column {column!r} of the {table}: with labels={labels!r} the labels must be"
+    _raise_first(frame, {kind: bad}, where)
+    return frame.with_columns(label)
+
+
+def _raise_first(
+    frame: Frame, problems: Mapping[str, pl.Expr], where: str, fractions: bool = False
+) -> None:
+    """Raise on the first problem that a row of ``frame`` has, with that row
+    (``fractions``: saying how to declare fractional labels)."""
     for why, problem in problems.items():
         example = frame.filter(problem).head(1)
         if isinstance(example, pl.LazyFrame):
             example = example.collect()
         if example.height:
-            raise InputError(
-                f"column {column!r} of the {table}: grades must be {why}; e.g. row "
-                f"{format_row(example.row(0, named=True))}"
-            )
-    return frame.with_columns(pl.col(column).cast(pl.Int64))
+            row = format_row(example.row(0, named=True))
+            hint, cli_hint = LABELS_HINT if fractions else NO_HINT
+            raise InputError(f"{where} {why}; e.g. row {row}", hint=hint, cli_hint=cli_hint)
+
+
+LABELS_HINT: tuple[str, str | None] = (
+    "; fractional labels are read when declared: labels='gain' or labels='probability'",
+    "; fractional labels are read when declared: --labels gain or --labels probability",
+)
+"""The end of a message refusing a fractional grade: how to declare fractional labels
+(:attr:`lexiframe.PositionsOptions.labels`), in the API's words and the command's."""
+
+NO_HINT: tuple[str, str | None] = ("", None)
 
 
 def raise_ranking_problem(

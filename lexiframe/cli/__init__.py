@@ -41,7 +41,7 @@ from lexiframe.cli._shared import (
     warnings_as_notes,
 )
 from lexiframe.errors import InputError, LexiframeError, LexiframeWarning, OutputError
-from lexiframe.evaluation import measures, summarize
+from lexiframe.evaluation import measures, measures_for, summarize
 from lexiframe.options import PositionsOptions
 from lexiframe.preferences import preferences
 from lexiframe.ranking import coverage, positions
@@ -240,7 +240,7 @@ def _evaluate(
     per_query = prefs = None
     if metric_names:
         with warnings_as_notes():
-            per_query = measures(frame, metric_names, n=args.n, compat=options.compat)
+            per_query = measures_for(frame, metric_names, options, args.n)
             per_query = per_query.sort("system", "query")
         tables["metrics"] = per_query
         summary["metrics"] = summarize(per_query)
@@ -285,7 +285,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
         with io.Outputs(inputs=input_paths(args)) as files:
             for what, _, target in plan:  # checked now, before any work
                 files.add(target, what)
-            qrels = io.read_qrels(args.qrels)
+            qrels = io.read_qrels(args.qrels, labels=args.labels)
             tables, summary, orderings = _evaluate(args, qrels, metric_names, preference_names)
             for _, kind, target in plan:
                 if kind == "orderings":

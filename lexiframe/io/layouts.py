@@ -6,6 +6,8 @@ import dataclasses
 
 import polars as pl
 
+from lexiframe.typing import Labels
+
 RUN_SCHEMA = pl.Schema(
     {"system": pl.String, "query": pl.String, "doc": pl.String, "score": pl.Float64}
 )
@@ -55,6 +57,19 @@ QRELS = Layout(
     types={"relevance": pl.Int64},
     output=tuple(QRELS_SCHEMA),
 )
+LABELLED_QRELS = dataclasses.replace(QRELS, types={"relevance": pl.Float64})
+"""Qrels whose relevance is a real number (``labels="gain"`` or ``"probability"``)."""
+
+
+def qrels_layout(labels: Labels) -> Layout:
+    """The layout of qrels holding ``labels`` (:attr:`lexiframe.PositionsOptions.labels`)."""
+    return QRELS if labels == "grades" else LABELLED_QRELS
+
+
+def qrels_schema(labels: Labels) -> pl.Schema:
+    """The columns of qrels holding ``labels``: :data:`QRELS_SCHEMA`, relevance Float64
+    for fractional labels."""
+    return qrels_layout(labels).output_schema
 
 
 def trec_rank() -> pl.Expr:

@@ -106,7 +106,7 @@ def _conform(
             columns[name] = column.cast(pl.String)
         else:
             expected = layout.output_schema[name]
-            if name == "relevance" and dtype.is_float():
+            if name == "relevance" and dtype.is_float() and expected.is_integer():
                 # Whole-number grades stored as floats are read; others are refused.
                 plan = check_grades(plan, name, f"qrels parquet file {shown(path)}")
                 dtype = pl.Int64()

@@ -5,19 +5,25 @@ from __future__ import annotations
 import polars as pl
 
 from lexiframe.io.files import Paths
-from lexiframe.io.layouts import QRELS
+from lexiframe.io.layouts import qrels_layout
 from lexiframe.io.sources import read_table, scan_table
+from lexiframe.typing import Labels
+from lexiframe.validate import check_grades
 
 
-def read_qrels(path: Paths) -> pl.DataFrame:
+def read_qrels(path: Paths, *, labels: Labels = "grades") -> pl.DataFrame:
     """Read TREC qrels (``query iteration doc relevance``, plain or gzipped) or parquet.
 
     Args:
         path: a file, several files or a directory, as in :func:`read_run`. Parquet files
             need columns query, doc and relevance (integer).
+        labels: what the relevance column holds (:attr:`lexiframe.PositionsOptions.labels`):
+            ``"grades"``, whole numbers; ``"gain"`` or ``"probability"``, real numbers
+            (``0.7``), read as Float64 and checked (non-negative; probabilities at most 1).
 
     Returns:
-        query (String), doc (String), relevance (Int64); integer ids of parquet stay Int64.
+        query (String), doc (String), relevance (Int64, or Float64 for fractional labels);
+        integer ids of parquet stay Int64.
 
     Example:
         >>> import tempfile, pathlib
@@ -25,12 +31,17 @@ def read_qrels(path: Paths) -> pl.DataFrame:
         >>> _ = path.write_text("401 0 D1 2\\n401 0 D2 0\\n")
         >>> read_qrels(path).sort("query", "doc").rows()
         [('401', 'D1', 2), ('401', 'D2', 0)]
+        >>> _ = path.write_text("401 0 D1 0.75\n")
+        >>> read_qrels(path, labels="probability").rows()
+        [('401', 'D1', 0.75)]
     """
-    return read_table(path, QRELS, "field")
+    frame = read_table(path, qrels_layout(labels), "field")
+    return frame if labels == "grades" else check_grades(frame, labels=labels)
 
 
-def scan_qrels(path: Paths) -> pl.LazyFrame:
-    """Lazily read TREC qrels or parquet: :func:`read_qrels` as a LazyFrame.
+def scan_qrels(path: Paths, *, labels: Labels = "grades") -> pl.LazyFrame:
+    """Lazily read TREC qrels or parquet: :func:`read_qrels` as a LazyFrame (fractional
+    ``labels`` are checked when it is collected).
 
     Example:
         >>> import tempfile, pathlib
@@ -39,4 +50,5 @@ def scan_qrels(path: Paths) -> pl.LazyFrame:
         >>> scan_qrels(path).filter(pl.col("relevance") > 0).collect().rows()
         [('401', 'D1', 2)]
     """
-    return scan_table(path, QRELS, "field")
+    plan = scan_table(path, qrels_layout(labels), "field")
+    return plan if labels == "grades" else check_grades(plan, labels=labels)

@@ -117,9 +117,10 @@ def positions(
     options = PositionsOptions.of(options, **kwargs)
     names = options.columns
     run = run_frame(run, (names.system, names.query, names.doc, names.score))  # ranx, …
-    qrels = qrels_frame(qrels, (names.query, names.doc, names.relevance))
+    qrels = qrels_frame(qrels, (names.query, names.doc, names.relevance), options.labels)
     by, threshold, partitions = list(options.by), options.threshold, options.partitions
-    validate.require_threshold(threshold)  # a level of 0 or below is said in a warning
+    # A level that a label of 0 reaches is said in a warning.
+    validate.require_threshold(threshold, whole=not options.fractional)
     every_row = canonical_run(run, options)
     qrels_lf, qrels_keys = canonical_qrels(qrels, names, by, every_row)
     # Qrels are small next to runs: they are read once here and checked in full.
@@ -132,13 +133,11 @@ def positions(
     # The judgments whose grades gain: the relevant ones, and above threshold=1 every
     # positive grade (trec_eval's -l decides what is relevant, not what gains).
     gainful = qrels_lf.filter(pl.col("relevance") >= options.gain_level)
-    grades = keeps_grades(gainful, qrels_keys, options.grades, names, threshold=threshold)
+    grades = keeps_grades(gainful, qrels_keys, options)
     request = Request(options, qrels_keys, grades)
     gainful = qrels_lf.filter(pl.col("relevance") >= request.gain_level)
     every_query = qrels_lf if options.keeps_no_relevant else None
-    queries = evaluated_queries(
-        gainful, qrels_keys, grades, judged=every_query, threshold=threshold
-    )
+    queries = evaluated_queries(gainful, qrels_keys, request, judged=every_query)
     if request.judged:
         queries = with_nonrel_counts(queries, qrels_lf, qrels_keys, threshold)
     judgments = qrels_lf if request.reads_every_judgment else gainful

@@ -210,15 +210,19 @@ def _evaluate(
 
     with _arrow.quiet_pyspark():
         run = spark_io.read_run(spark, args.runs, system_from=args.system_from)
-        qrels = spark_io.read_qrels(spark, args.qrels)
     options = track_options(args, metric_names)
+    with _arrow.quiet_pyspark():
+        qrels = spark_io.read_qrels(spark, args.qrels, labels=options.labels)
     buckets = args.buckets
     sdfs: dict[str, SparkFrame] = {}
     with warnings_as_notes():
         if preference_names:
             frame = lfs.positions(run, qrels, options, buckets=buckets).cache()
             if metric_names:
-                sdfs["metrics"] = lfs.measures(frame, metric_names, n=args.n, buckets=buckets)
+                sdfs["metrics"] = lfs.measures(
+                    frame, metric_names, n=args.n, buckets=buckets,
+                    compat=options.compat, labels=options.labels,
+                )  # fmt: skip
             sdfs["preferences"] = lfs.preferences(frame, preference_names, buckets=buckets)
         else:
             sdfs["metrics"] = lfs.evaluate(

@@ -4,7 +4,7 @@ AP, nDCG, P@k, R@k, R-precision, RBP, ERR, TSE, SL3, RecallError, ASL): their de
 
 from __future__ import annotations
 
-from lexiframe.metrics import converters, exprs
+from lexiframe.metrics import converters, expected, exprs
 from lexiframe.metrics.catalogue import builders
 from lexiframe.metrics.spec import Family, Needs
 
@@ -16,6 +16,7 @@ FAMILIES: tuple[Family, ...] = (
         formula=r"\mathrm{RR} = 1/p_1",
         source="trec_eval recip_rank; lexiprecision paper §1",
         build=lambda m, c: exprs.rr(c.positions, k=m.rank),
+        expectation=lambda m, c: expected.rr(c.gain_positions, c.grades, k=m.rank),
         cutoff="optional",
         aliases=("MRR", "recip_rank", "RecipRank"),
         params=builders.AT_LEVEL,
@@ -65,6 +66,9 @@ FAMILIES: tuple[Family, ...] = (
         formula=r"\mathrm{P}@k = \#\{i : p_i \le k\} / k",
         source="trec_eval P_k",
         build=lambda m, c: exprs.precision(c.positions, k=builders.required(m.rank)),
+        expectation=lambda m, c: expected.precision(
+            c.gain_positions, c.grades, k=builders.required(m.rank)
+        ),
         cutoff="required",
         aliases=("Precision",),
         params=builders.AT_LEVEL,
@@ -105,6 +109,9 @@ FAMILIES: tuple[Family, ...] = (
         r"g_i = \mathrm{grade}_i / \max(1, \text{top grade})",
         source="Moffat and Zobel (2008); trec_eval rbp; lexirecall paper §2",
         build=builders.graded_rbp,
+        # Probabilities are gains of at most 1, which graded RBP takes unscaled: the sum of
+        # each document's chance of relevance times its weight, RBP's expected value.
+        expectation=builders.graded_rbp,
         params=builders.RBP_P,
         converters=builders.P_CONVERTER,
         needs=Needs(grades=True),
@@ -131,6 +138,9 @@ FAMILIES: tuple[Family, ...] = (
         aliases=("err",),
         params={"max_grade": exprs.ERR_MAX_GRADE},
         converters={"max_grade": converters.max_grade},
+        expectation=lambda m, c: expected.err(
+            c.gain_positions, c.grades, k=m.rank, max_grade=m.whole("max_grade")
+        ),
         needs=Needs(grades=True, requires_grades=True),
         check_frame=builders.check_max_grade,
         example="ERR@10",
