@@ -247,7 +247,7 @@ def require_threshold(
         >>> require_threshold(0.5)
         Traceback (most recent call last):
         ...
-        lexiframe.errors.InputError: threshold must be an integer grade, not 0.5; a ...
+        lexiframe.errors.InputError: threshold must be an integer grade, not 0.5; fractional ...
         >>> require_threshold(0.5, whole=False)
     """
     real = isinstance(threshold, numbers.Real) and not isinstance(threshold, bool)
@@ -259,14 +259,12 @@ def require_threshold(
             _warn_zero_relevant(f"threshold={threshold} counts documents labelled 0 as relevant")
         return
     if not real or not isinstance(threshold, numbers.Integral):
-        fraction = real and not isinstance(threshold, numbers.Integral)
-        hint = (
-            "; a fractional threshold reads fractional labels, declared with "
-            "labels='gain' or labels='probability'"
-            if fraction
-            else ""
+        hint, cli_hint = LABELS_HINT if real else NO_HINT  # a fraction: fractional labels
+        raise InputError(
+            f"{name} must be an integer grade, not {_short_repr(threshold)}",
+            hint=hint,
+            cli_hint=cli_hint,
         )
-        raise InputError(f"{name} must be an integer grade, not {_short_repr(threshold)}{hint}")
     threshold = int(threshold)  # NumPy's integers too, as for every integer argument
     if abs(threshold) > INT64_MAX:
         raise InputError(

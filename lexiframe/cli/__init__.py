@@ -31,6 +31,7 @@ from lexiframe.cli import compare, compare_qrels, trec_eval, trec_eval_output
 from lexiframe.cli._orderings import long_orderings
 from lexiframe.cli._shared import (
     add_compat_argument,
+    add_labels_argument,
     add_track_arguments,
     check_track_arguments,
     load_measure_files,
@@ -360,6 +361,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_track_arguments(ev)
     add_compat_argument(ev)
+    add_labels_argument(ev)
     ev.add_argument(
         "--measure",
         "--metric",
