@@ -286,7 +286,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
         with io.Outputs(inputs=input_paths(args)) as files:
             for what, _, target in plan:  # checked now, before any work
                 files.add(target, what)
-            qrels = io.read_qrels(args.qrels, labels=args.labels)
+            qrels = io.read_qrels(args.qrels, labels=args.label_kind)
             tables, summary, orderings = _evaluate(args, qrels, metric_names, preference_names)
             for _, kind, target in plan:
                 if kind == "orderings":

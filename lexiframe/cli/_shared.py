@@ -70,10 +70,15 @@ def _grade(text: str) -> int | float:
         return float(text)
 
 
+LABELS_DEST = "label_kind"
+"""Where ``--labels`` of :func:`add_labels_argument` is held in the parsed arguments."""
+
+
 def add_labels_argument(parser: argparse.ArgumentParser) -> None:
     """``--labels``: what the qrels' grades are (:attr:`PositionsOptions.labels`)."""
     parser.add_argument(
         "--labels",
+        dest=LABELS_DEST,  # compare-qrels' --labels names a file
         choices=LABELS,
         default=PositionsOptions.labels,
         help="what the qrels' relevance column holds: whole-number grades (the default), "
@@ -140,7 +145,7 @@ def check_track_arguments(args: argparse.Namespace) -> None:
     """Refuse bad values of the integer flags before any work, naming the flag."""
     from lexiframe.validate import POSITION_MAX, require_positive_int, require_threshold
 
-    whole = getattr(args, "labels", PositionsOptions.labels) == PositionsOptions.labels
+    whole = getattr(args, LABELS_DEST, PositionsOptions.labels) == PositionsOptions.labels
     require_threshold(args.threshold, warn=False, name="--threshold", whole=whole)
     if args.depth is not None:
         require_positive_int(args.depth, "--depth", maximum=POSITION_MAX)
@@ -162,7 +167,7 @@ def track_options(args: argparse.Namespace, metric_names: Sequence[str]) -> Posi
         condensed=args.condensed,
         no_relevant=getattr(args, "no_relevant", PositionsOptions.no_relevant),
         compat=getattr(args, "compat", PositionsOptions.compat),
-        labels=getattr(args, "labels", PositionsOptions.labels),
+        labels=getattr(args, LABELS_DEST, PositionsOptions.labels),
     )
     return options.for_measures(parse_measures(metric_names)) if metric_names else options
 

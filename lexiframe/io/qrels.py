@@ -31,7 +31,7 @@ def read_qrels(path: Paths, *, labels: Labels = "grades") -> pl.DataFrame:
         >>> _ = path.write_text("401 0 D1 2\\n401 0 D2 0\\n")
         >>> read_qrels(path).sort("query", "doc").rows()
         [('401', 'D1', 2), ('401', 'D2', 0)]
-        >>> _ = path.write_text("401 0 D1 0.75\n")
+        >>> _ = path.write_text("401 0 D1 0.75\\n")
         >>> read_qrels(path, labels="probability").rows()
         [('401', 'D1', 0.75)]
     """
