@@ -34,7 +34,7 @@ def add_track_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--threshold",
-        type=_grade,
+        type=grade,
         default=PositionsOptions.threshold,
         help=f"lowest relevant grade ({PositionsOptions.threshold}); every positive grade "
         "still gains in nDCG, G, RBP, ERR, as with trec_eval -l",
@@ -62,8 +62,13 @@ def add_track_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _grade(text: str) -> int | float:
-    """A grade as typed: a whole number, or a real one (for --labels gain/probability)."""
+def grade(text: str) -> int | float:
+    """A grade as typed: a whole number, or a real one (for --labels gain/probability).
+
+    Example:
+        >>> grade("2"), grade("0.5")
+        (2, 0.5)
+    """
     try:
         return int(text)
     except ValueError:
@@ -79,6 +84,7 @@ def add_labels_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--labels",
         dest=LABELS_DEST,  # compare-qrels' --labels names a file
+        metavar="LABELS",
         choices=LABELS,
         default=PositionsOptions.labels,
         help="what the qrels' relevance column holds: whole-number grades (the default), "
