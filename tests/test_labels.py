@@ -15,9 +15,9 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from polars.testing import assert_frame_equal
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
 
 import lexiframe as lf
 from lexiframe.errors import InputError
@@ -43,7 +43,11 @@ def _qrels(labels: list[float | None]) -> pl.DataFrame:
     """The judged documents' labels (None: the document is not in the qrels)."""
     judged = [(f"d{i}", p) for i, p in enumerate(labels) if p is not None]
     return pl.DataFrame(
-        {"query": ["q"] * len(judged), "doc": [d for d, _ in judged], "relevance": [p for _, p in judged]},
+        {
+            "query": ["q"] * len(judged),
+            "doc": [doc for doc, _ in judged],
+            "relevance": [label for _, label in judged],
+        },
         schema={"query": pl.String, "doc": pl.String, "relevance": pl.Float64},
     )
 
@@ -108,9 +112,7 @@ labels = st.lists(st.one_of(st.none(), probability), min_size=1, max_size=8)
 def test_the_expectations_are_the_mean_over_every_relevance_outcome(labels, k):
     chances = [p or 0.0 for p in labels]  # an unjudged document is never relevant
     assume(any(chances))  # else the query is not evaluated (checked below)
-    frame = lf.evaluate(
-        _run(len(labels)), _qrels(labels), list(_measures(k)), labels="probability"
-    )
+    frame = lf.evaluate(_run(len(labels)), _qrels(labels), list(_measures(k)), labels="probability")
     row = frame.row(0, named=True)
     for name, measure in _measures(k).items():
         assert row[name] == pytest.approx(_enumerated(chances, measure), abs=1e-12), name
@@ -185,7 +187,7 @@ def test_measures_without_a_closed_form_refuse_probabilities_saying_why():
     with pytest.raises(InputError, match=r"rel=.*e\.g\. P@5"):
         lf.evaluate(_run(2), _qrels([0.7, 0.0]), ["P(rel=2)@5"], labels="probability")
     frame = lf.positions(_run(2), _qrels([0.7, 0.0]), labels="probability")
-    with pytest.raises(InputError, match="^AP has no closed-form"):
+    with pytest.raises(InputError, match=r"^AP has no closed-form"):
         lf.measures(frame, ["AP"], labels="probability")
 
 

@@ -198,8 +198,11 @@ def labelled_qrels(qrels: pl.DataFrame, label: pl.Expr, tmp: Path) -> tuple[pl.D
     return labelled, path
 
 
-@pytest.mark.parametrize(("label", "options", "flags", "names"),
-                         [case[1:] for case in LABELLED], ids=[case[0] for case in LABELLED])  # fmt: skip
+@pytest.mark.parametrize(
+    ("label", "options", "flags", "names"),
+    [case[1:] for case in LABELLED],
+    ids=[case[0] for case in LABELLED],
+)
 def test_fractional_labels_mean_the_same_on_every_path(
     run, qrels, user_measures, tmp_path, label, options, flags, names
 ):
