@@ -380,7 +380,9 @@ def evaluate(
     measure cannot do without them (``AP(rel=2)``, ERR, G, a gain map such as
     ``nDCG(gains=…)``), as each measure declares (:meth:`PositionsOptions.for_measures`).
     ``options`` and the keyword arguments ``positions_options`` are those of
-    :func:`lexiframe.positions` (``threshold``, ``depth``, ``by``, column names, …).
+    :func:`lexiframe.positions` (``threshold``, ``depth``, ``by``, column names, …);
+    ``labels="gain"`` or ``"probability"`` reads real-valued labels (the latter gives each
+    measure's expected value; docs/definitions.md §2, "Fractional labels").
 
     Example:
         >>> import polars as pl

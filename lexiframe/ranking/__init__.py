@@ -79,8 +79,8 @@ def positions(
         qrels: query, doc, relevance. A document is relevant when
             ``relevance >= threshold``.
         options: the :class:`~lexiframe.PositionsOptions` (threshold, depth, by, rank_by,
-            docs, grades, judged, condensed, no_relevant, column names, partitions), each
-            documented there.
+            docs, grades, judged, condensed, no_relevant, column names, partitions, compat,
+            labels), each documented there.
         systems: the (by…, system) keys of every system to evaluate, in lexiframe's names
             (default: the run's): one without rows in ``run`` gets worst-case rows for every
             evaluated query, as a system that skipped them. For a run cut into groups of
