@@ -218,3 +218,23 @@ def test_the_option_is_checked():
         lf.PositionsOptions(labels="float")  # type: ignore[arg-type]
     with pytest.raises(InputError, match="grades=False drops the labels"):
         lf.PositionsOptions(labels="gain", grades=False)
+
+
+def test_the_command_line_reads_declared_labels_and_refuses_in_flag_words(tmp_path, capsys):
+    from lexiframe.cli import main
+
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("q 0 d0 0.25\nq 0 d1 0\nq 0 d2 1\n")
+    run.write_text("".join(f"q Q0 d{i} {i + 1} {3 - i} s\n" for i in range(3)))
+    out = tmp_path / "out.parquet"
+    argv = ["evaluate", "--qrels", str(qrels), str(run), "-m", "P@2", "-m", "RR", "-o", str(out)]
+    assert main([*argv, "--labels", "probability"]) == 0
+    # E[P@2] = (0.25 + 0) / 2; E[RR] = 0.25 + 0.75 · 1/3.
+    assert pl.read_parquet(out).select("P@2", "RR").row(0) == pytest.approx((0.125, 0.5))
+    capsys.readouterr()
+    assert main(argv) == 2
+    assert "--labels gain or --labels probability" in capsys.readouterr().err
+    assert main([*argv, "-m", "AP", "--labels", "probability"]) == 2
+    err = capsys.readouterr().err
+    assert "AP has no closed-form" in err and "--labels gain --threshold 0.5" in err
+    assert len(err.strip().splitlines()) == 1

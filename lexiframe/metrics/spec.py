@@ -262,11 +262,12 @@ class Measure:
         if self.family.expectation is None:
             raise InputError(
                 f"{self} has no closed-form expected value when each document is relevant "
-                "with the probability its label gives (labels='probability'): it divides by "
-                "or compares random quantities (AP, R@k and nDCG divide by the number of "
-                "relevant documents, itself random), and the expectation of a ratio is not "
-                f"the ratio of expectations. The measures with one: {offered}; or threshold "
-                "the probabilities, e.g. labels='gain' with threshold=0.5"
+                "with the probability its label gives: it divides by or compares random "
+                "quantities (AP, R@k and nDCG divide by the number of relevant documents, "
+                "itself random), and the expectation of a ratio is not the ratio of "
+                f"expectations. The measures with one: {offered}",
+                hint="; or threshold the probabilities: labels='gain', threshold=0.5",
+                cli_hint="; or threshold the probabilities: --labels gain --threshold 0.5",
             )
         if self.level is not None:
             without = replace(self, params=tuple(p for p in self.params if p[0] != LEVEL))
