@@ -331,7 +331,7 @@ class PositionsOptions:
     @property
     def fractional(self) -> bool:
         """Whether the labels are real numbers (``labels="gain"`` or ``"probability"``)."""
-        return self.labels != "grades"
+        return validate.fractional(self.labels)
 
     @property
     def gain_level(self) -> float:

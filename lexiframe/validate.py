@@ -326,25 +326,26 @@ def require_corpus_size(n: object, schema: Mapping[str, pl.DataType]) -> None:
 
 @overload
 def check_grades(
-    frame: pl.DataFrame, column: str = ..., table: str = ..., *, labels: Labels = ...
+    frame: pl.DataFrame, column: str = ..., table: str = ..., *, labels: Labels | None = ...
 ) -> pl.DataFrame: ...
 @overload
 def check_grades(
-    frame: pl.LazyFrame, column: str = ..., table: str = ..., *, labels: Labels = ...
+    frame: pl.LazyFrame, column: str = ..., table: str = ..., *, labels: Labels | None = ...
 ) -> pl.LazyFrame: ...
 @overload
 def check_grades(
-    frame: Frame, column: str = ..., table: str = ..., *, labels: Labels = ...
+    frame: Frame, column: str = ..., table: str = ..., *, labels: Labels | None = ...
 ) -> Frame: ...
 def check_grades(
-    frame: Frame, column: str = "relevance", table: str = "qrels", *, labels: Labels = "grades"
+    frame: Frame, column: str = "relevance", table: str = "qrels", *, labels: Labels | None = None
 ) -> Frame:
     """Grades as integers, the one check of every qrels input (text, parquet, Polars,
     pandas, dicts, ranx, PyTerrier): a float column is cast to Int64 when every grade is
     a whole number, and refused with an example row on a NaN, an infinity or a fraction.
     Declared fractional labels (``labels="gain"``, ``"probability"``;
-    :attr:`lexiframe.PositionsOptions.labels`) are cast to Float64 instead, and refused
-    when negative, NaN or infinite, or, as probabilities, above 1.
+    :attr:`lexiframe.PositionsOptions.labels`; ``None`` or ``"grades"``: whole numbers)
+    are cast to Float64 instead, and refused when negative, NaN or infinite, or, as
+    probabilities, above 1.
 
     Example:
         >>> qrels = pl.DataFrame({"query": ["q1"], "doc": ["d1"], "relevance": [2.0]})
@@ -364,7 +365,7 @@ def check_grades(
     dtype = frame.collect_schema().get(column)
     if dtype is None or not dtype.is_numeric():
         return frame
-    if labels != "grades":
+    if labels is not None and fractional(labels):
         return _checked_labels(frame, column, table, labels)
     if dtype.is_integer():
         return frame
@@ -379,6 +380,17 @@ def check_grades(
     _raise_first(frame, {"whole numbers, not NaN, infinite or fractional": bad}, where, True)
     _raise_first(frame, {f"integers from {-INT64_MAX} to {INT64_MAX}": too_big}, where)
     return frame.with_columns(pl.col(column).cast(pl.Int64))
+
+
+def fractional(labels: Labels | None) -> bool:
+    """Whether ``labels`` declares real-valued labels (``"gain"``, ``"probability"``), not
+    whole-number grades (``"grades"``, or ``None``: nothing declared).
+
+    Example:
+        >>> fractional(None), fractional("grades"), fractional("gain")
+        (False, False, True)
+    """
+    return labels not in (None, "grades")
 
 
 def _checked_labels(frame: Frame, column: str, table: str, labels: Labels) -> Frame:

@@ -75,7 +75,7 @@ def as_run(obj: Any, *, system: str | None = None) -> pl.DataFrame | pl.LazyFram
     return _convert(obj, "score", require_text(system, "system", optional=True))
 
 
-def as_qrels(obj: Any, *, labels: Labels = "grades") -> pl.DataFrame | pl.LazyFrame:
+def as_qrels(obj: Any, *, labels: Labels | None = None) -> pl.DataFrame | pl.LazyFrame:
     """Qrels as lexiframe's frame: ``query, doc, relevance`` (Polars).
 
     Args:
@@ -84,7 +84,8 @@ def as_qrels(obj: Any, *, labels: Labels = "grades") -> pl.DataFrame | pl.LazyFr
             (ir_measures ``Qrel``, ir_datasets qrels), or a pandas/Polars frame
             (lexiframe's columns, PyTerrier's ``qid``/``docno``/``label``, …).
         labels: what the grades are (:attr:`lexiframe.PositionsOptions.labels`): whole
-            numbers (``"grades"``), or real gains or probabilities, kept as Float64.
+            numbers (``None``, ``"grades"``), or real gains or probabilities (``"gain"``,
+            ``"probability"``), kept as Float64.
 
     Example:
         >>> import lexiframe as lf
@@ -97,7 +98,7 @@ def as_qrels(obj: Any, *, labels: Labels = "grades") -> pl.DataFrame | pl.LazyFr
 
 
 def _convert(
-    obj: Any, value: str, system: str | None, labels: Labels = "grades"
+    obj: Any, value: str, system: str | None, labels: Labels | None = None
 ) -> pl.DataFrame | pl.LazyFrame:
     what = "run" if value == "score" else "qrels"
     if isinstance(obj, pl.DataFrame | pl.LazyFrame):
@@ -132,16 +133,16 @@ def _is_pandas(obj: Any) -> bool:
     return type(obj).__module__.startswith("pandas") and type(obj).__name__ == "DataFrame"
 
 
-def _schema(value: str, labels: Labels) -> pl.Schema:
+def _schema(value: str, labels: Labels | None) -> pl.Schema:
     return RUN_SCHEMA if value == "score" else qrels_schema(labels)
 
 
-def _typed(frame: pl.DataFrame, value: str, labels: Labels) -> pl.DataFrame:
+def _typed(frame: pl.DataFrame, value: str, labels: Labels | None) -> pl.DataFrame:
     schema = _schema(value, labels)
     return frame.select(pl.col(name).cast(dtype) for name, dtype in schema.items())
 
 
-def _from_dicts(data: Any, value: str, system: str, labels: Labels) -> pl.DataFrame:
+def _from_dicts(data: Any, value: str, system: str, labels: Labels | None) -> pl.DataFrame:
     """``{query: {doc: value}}`` → columns, flattened by C-level chains (no loop per row)."""
     if not isinstance(data, Mapping):
         raise TypeError(f"to_dict() gave a {type(data).__name__}, not {{query: {{doc: value}}}}")
@@ -170,7 +171,9 @@ def _from_dicts(data: Any, value: str, system: str, labels: Labels) -> pl.DataFr
     return _typed(frame, value, labels)
 
 
-def _from_tuples(rows: Iterable[Any], value: str, system: str, labels: Labels) -> pl.DataFrame:
+def _from_tuples(
+    rows: Iterable[Any], value: str, system: str, labels: Labels | None
+) -> pl.DataFrame:
     rows = list(rows)
     if not rows:
         return pl.DataFrame(schema=_schema(value, labels))
@@ -205,7 +208,7 @@ def _require_numbers(frame: pl.DataFrame | pl.LazyFrame, value: str) -> None:
 
 
 def _from_frame(
-    frame: pl.DataFrame | pl.LazyFrame, value: str, system: str | None, labels: Labels
+    frame: pl.DataFrame | pl.LazyFrame, value: str, system: str | None, labels: Labels | None
 ) -> pl.DataFrame | pl.LazyFrame:
     columns = frame.collect_schema().names()
     wanted = ["system", "query", "doc", "score"] if value == "score" else ["query", "doc", value]
@@ -269,7 +272,7 @@ def run_frame(obj: Any, names: tuple[str, ...] = _RUN_NAMES) -> pl.DataFrame | p
 
 
 def qrels_frame(
-    obj: Any, names: tuple[str, ...] = _QRELS_NAMES, labels: Labels = "grades"
+    obj: Any, names: tuple[str, ...] = _QRELS_NAMES, labels: Labels | None = None
 ) -> pl.DataFrame | pl.LazyFrame:
     """Qrels as the evaluation functions take them (see :func:`run_frame`); grades are
     integers whatever the columns' names, or with fractional ``labels`` real numbers

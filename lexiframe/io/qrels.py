@@ -8,18 +8,19 @@ from lexiframe.io.files import Paths
 from lexiframe.io.layouts import qrels_layout
 from lexiframe.io.sources import read_table, scan_table
 from lexiframe.typing import Labels
-from lexiframe.validate import check_grades
+from lexiframe.validate import check_grades, fractional
 
 
-def read_qrels(path: Paths, *, labels: Labels = "grades") -> pl.DataFrame:
+def read_qrels(path: Paths, *, labels: Labels | None = None) -> pl.DataFrame:
     """Read TREC qrels (``query iteration doc relevance``, plain or gzipped) or parquet.
 
     Args:
         path: a file, several files or a directory, as in :func:`read_run`. Parquet files
             need columns query, doc and relevance (integer).
         labels: what the relevance column holds (:attr:`lexiframe.PositionsOptions.labels`):
-            ``"grades"``, whole numbers; ``"gain"`` or ``"probability"``, real numbers
-            (``0.7``), read as Float64 and checked (non-negative; probabilities at most 1).
+            ``None`` or ``"grades"``, whole numbers; ``"gain"`` or ``"probability"``, real
+            numbers (``0.7``), read as Float64 and checked (non-negative; probabilities at
+            most 1).
 
     Returns:
         query (String), doc (String), relevance (Int64, or Float64 for fractional labels);
@@ -36,10 +37,10 @@ def read_qrels(path: Paths, *, labels: Labels = "grades") -> pl.DataFrame:
         [('401', 'D1', 0.75)]
     """
     frame = read_table(path, qrels_layout(labels), "field")
-    return frame if labels == "grades" else check_grades(frame, labels=labels)
+    return check_grades(frame, labels=labels) if fractional(labels) else frame
 
 
-def scan_qrels(path: Paths, *, labels: Labels = "grades") -> pl.LazyFrame:
+def scan_qrels(path: Paths, *, labels: Labels | None = None) -> pl.LazyFrame:
     """Lazily read TREC qrels or parquet: :func:`read_qrels` as a LazyFrame (fractional
     ``labels`` are checked when it is collected).
 
@@ -51,4 +52,4 @@ def scan_qrels(path: Paths, *, labels: Labels = "grades") -> pl.LazyFrame:
         [('401', 'D1', 2)]
     """
     plan = scan_table(path, qrels_layout(labels), "field")
-    return plan if labels == "grades" else check_grades(plan, labels=labels)
+    return check_grades(plan, labels=labels) if fractional(labels) else plan

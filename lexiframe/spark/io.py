@@ -19,7 +19,7 @@ from urllib.parse import unquote, urlsplit
 from lexiframe.errors import InputError, OutputError
 from lexiframe.spark._errors import SparkJobError, is_spark_error, java_causes, root_cause
 from lexiframe.typing import Labels, SystemFrom
-from lexiframe.validate import LABELS_HINT, NO_HINT
+from lexiframe.validate import LABELS_HINT, NO_HINT, fractional
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, SparkSession
@@ -60,7 +60,7 @@ def read_run(
 
 
 def read_qrels(
-    spark: SparkSession, sources: str | Sequence[str], *, labels: Labels = "grades"
+    spark: SparkSession, sources: str | Sequence[str], *, labels: Labels | None = None
 ) -> SparkFrame:
     """Qrels as a Spark DataFrame ``query, doc, relevance``, read by Spark: TREC text's
     relevance as bigint, or as double for fractional ``labels`` (``"gain"``,
@@ -78,7 +78,7 @@ def _read(
     sources: str | Sequence[str],
     table: str,
     system_from: SystemFrom,
-    labels: Labels = "grades",
+    labels: Labels | None = None,
 ) -> SparkFrame:
     from functools import reduce
 
@@ -108,7 +108,7 @@ def _reading(source: str, table: str) -> Iterator[None]:
 
 
 def _read_one(
-    spark: SparkSession, source: str, table: str, system_from: SystemFrom, labels: Labels
+    spark: SparkSession, source: str, table: str, system_from: SystemFrom, labels: Labels | None
 ) -> SparkFrame:
     from pyspark.sql import functions as F
 
@@ -142,7 +142,7 @@ def _read_one(
     if table == "run" and system_from == "filename":
         frame = frame.withColumn("system", _file_system())
     number = "score" if table == "run" else "relevance"
-    kind = "double" if table == "run" or labels != "grades" else "bigint"
+    kind = "double" if table == "run" or fractional(labels) else "bigint"
     frame = frame.withColumn(number, F.expr(f"try_cast({number} AS {kind})"))
     _check_lines(frame, fields, number, kind, table, (source, given))
     return frame.select(*columns)
