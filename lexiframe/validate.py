@@ -421,7 +421,8 @@ def _raise_first(
 
 LABELS_HINT: tuple[str, str | None] = (
     "; fractional labels are read when declared: labels='gain' or labels='probability'",
-    "; fractional labels are read when declared: --labels gain or --labels probability",
+    "; fractional labels are read when declared: lexiframe evaluate --labels gain (or "
+    "probability)",
 )
 """The end of a message refusing a fractional grade: how to declare fractional labels
 (:attr:`lexiframe.PositionsOptions.labels`), in the API's words and the command's."""

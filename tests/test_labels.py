@@ -233,7 +233,7 @@ def test_the_command_line_reads_declared_labels_and_refuses_in_flag_words(tmp_pa
     assert pl.read_parquet(out).select("P@2", "RR").row(0) == pytest.approx((0.125, 0.5))
     capsys.readouterr()
     assert main(argv) == 2
-    assert "--labels gain or --labels probability" in capsys.readouterr().err
+    assert "lexiframe evaluate --labels gain (or probability)" in capsys.readouterr().err
     assert main([*argv, "-m", "AP", "--labels", "probability"]) == 2
     err = capsys.readouterr().err
     assert "AP has no closed-form" in err and "--labels gain --threshold 0.5" in err
