@@ -25,6 +25,7 @@ import polars as pl
 
 from lexiframe import validate
 from lexiframe.errors import InputError
+from lexiframe.labels import fractional
 from lexiframe.typing import CompatName, Labels, LevelCutoff, NoRelevant, RankBy
 
 
@@ -331,7 +332,7 @@ class PositionsOptions:
     @property
     def fractional(self) -> bool:
         """Whether the labels are real numbers (``labels="gain"`` or ``"probability"``)."""
-        return validate.fractional(self.labels)
+        return fractional(self.labels)
 
     @property
     def gain_level(self) -> float:

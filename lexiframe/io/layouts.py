@@ -6,8 +6,8 @@ import dataclasses
 
 import polars as pl
 
+from lexiframe.labels import fractional
 from lexiframe.typing import Labels
-from lexiframe.validate import fractional
 
 RUN_SCHEMA = pl.Schema(
     {"system": pl.String, "query": pl.String, "doc": pl.String, "score": pl.Float64}

@@ -32,8 +32,9 @@ import polars as pl
 from lexiframe._utils import format_row, shorten
 from lexiframe.errors import InputError, SchemaError
 from lexiframe.io.layouts import RUN_SCHEMA, qrels_schema
+from lexiframe.labels import check_grades
 from lexiframe.typing import Labels
-from lexiframe.validate import check_grades, require_text
+from lexiframe.validate import require_text
 
 DEFAULT_SYSTEM = "run"
 """The system id of a run that names none (a dict, namedtuples, a frame without one)."""
@@ -276,7 +277,7 @@ def qrels_frame(
 ) -> pl.DataFrame | pl.LazyFrame:
     """Qrels as the evaluation functions take them (see :func:`run_frame`); grades are
     integers whatever the columns' names, or with fractional ``labels`` real numbers
-    (:func:`lexiframe.validate.check_grades`)."""
+    (:func:`lexiframe.labels.check_grades`)."""
     convert = partial(as_qrels, labels=labels)
     frame: pl.DataFrame | pl.LazyFrame = _entry(obj, names, _QRELS_NAMES, convert)
     if isinstance(frame, pl.DataFrame | pl.LazyFrame):

@@ -12,8 +12,8 @@ from lexiframe._utils import quote_names, shorten
 from lexiframe.errors import InputError, SchemaError
 from lexiframe.io.files import shown, system_name
 from lexiframe.io.layouts import Layout, trec_rank
+from lexiframe.labels import check_grades
 from lexiframe.typing import SystemFrom
-from lexiframe.validate import check_grades
 
 
 def parquet_plan(files: Sequence[Path], layout: Layout, system_from: SystemFrom) -> pl.LazyFrame:

@@ -7,8 +7,8 @@ import polars as pl
 from lexiframe.io.files import Paths
 from lexiframe.io.layouts import qrels_layout
 from lexiframe.io.sources import read_table, scan_table
+from lexiframe.labels import check_grades, fractional
 from lexiframe.typing import Labels
-from lexiframe.validate import check_grades, fractional
 
 
 def read_qrels(path: Paths, *, labels: Labels | None = None) -> pl.DataFrame:

@@ -36,12 +36,11 @@ from isal import igzip
 
 from lexiframe._compat import collect
 from lexiframe._utils import shorten
-from lexiframe.errors import InputError
+from lexiframe.errors import LABELS_HINT, NO_HINT, InputError
 from lexiframe.io.files import shown, system_name
 from lexiframe.io.gzipped import decompress, head, is_gzip
 from lexiframe.io.layouts import Layout
 from lexiframe.typing import SystemFrom
-from lexiframe.validate import LABELS_HINT, NO_HINT
 
 _SNIFF_BYTES = 1 << 13
 _SNIFF_LINES = 16

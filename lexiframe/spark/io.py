@@ -16,10 +16,10 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import unquote, urlsplit
 
-from lexiframe.errors import InputError, OutputError
+from lexiframe.errors import LABELS_HINT, NO_HINT, InputError, OutputError
+from lexiframe.labels import fractional
 from lexiframe.spark._errors import SparkJobError, is_spark_error, java_causes, root_cause
 from lexiframe.typing import Labels, SystemFrom
-from lexiframe.validate import LABELS_HINT, NO_HINT, fractional
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, SparkSession
