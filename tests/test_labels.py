@@ -168,6 +168,14 @@ def test_every_positive_label_makes_a_query_evaluated_under_probabilities():
         assert lf.evaluate(_run(2), _qrels([0.0]), ["P@2"], labels="probability").height == 0
 
 
+def test_coverage_counts_the_queries_each_reading_evaluates():
+    qrels = _qrels([0.3, 0.0, None])
+    chances = lf.coverage(_run(3), qrels, labels="probability").row(0, named=True)
+    gains = lf.coverage(_run(3), qrels, labels="gain").row(0, named=True)
+    assert (chances["evaluated"], chances["no_relevant"]) == (1, 0)
+    assert (gains["evaluated"], gains["no_relevant"]) == (0, 1)
+
+
 def test_fractional_grades_undeclared_are_refused_naming_the_option(tmp_path: Path):
     with pytest.raises(InputError, match=r"relevance=0\.7.*labels='gain' or labels='probability'"):
         lf.evaluate(_run(2), _qrels([0.7, 0.0]), ["P@1"])

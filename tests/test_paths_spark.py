@@ -13,6 +13,7 @@ import polars as pl
 import pytest
 
 import lexiframe as lf
+from lexiframe.errors import InputError
 from lexiframe.metrics import Needs, unregister
 from lexiframe.options import PositionsOptions
 from tests.test_paths import (
@@ -108,6 +109,8 @@ def test_fractional_labels_mean_the_same_on_spark(spark, tmp_path, label, option
         _assert_same({"one process": _sorted(expected), "spark": _sorted(got)})
     one = _quietly(lambda: lf.coverage(run, labelled, **options))
     assert lfs.coverage(run_sdf, read, **options).equals(one)
+    with pytest.raises(InputError, match=r"is not an integer.*labels='gain'"):
+        spark_io.read_qrels(spark, str(path))  # undeclared: refused, naming the option
 
 
 class DropsLowScores(PositionsOptions):
