@@ -67,6 +67,7 @@ ALL_MEASURES = [
     "TSE", "TSE(exposure='ap')", "TSE(exposure='ndcg')", "TSE(exposure='rbp')",
     "TSE(exposure='linear')", "SL3", "RecallError", "ASL", "ASL@g1-10",
 ]  # fmt: skip
+EXPECTED = ["P@10", "Success@10", "RR", "ERR@20", "RBP(p=0.5)"]  # labels="probability"
 CORPUS_SIZE = 528_155  # robust04's, for the measures that impute unretrieved documents
 PYTREC_EVAL = {"recip_rank", "map", "ndcg", "recall_1000", "Rprec"}
 RANX = ["mrr", "map", "ndcg", "recall@1000", "r-precision"]
@@ -223,6 +224,29 @@ def step_all_measures(data: Data) -> Callable[[], object]:
     run, qrels = _in_memory(data)
     frame = lf.positions(run, qrels, grades=True)
     return lambda: lf.measures(frame, ALL_MEASURES, n=CORPUS_SIZE)
+
+
+def step_binary_expected(data: Data) -> Callable[[], object]:
+    """The measures that have an expected value under probability labels, on the grades."""
+    import lexiframe as lf
+
+    run, qrels = _in_memory(data)
+    frame = lf.positions(run, qrels, grades=True)
+    return lambda: lf.measures(frame, EXPECTED)
+
+
+def step_expected(data: Data) -> Callable[[], object]:
+    """Their expected values, the grades read as probabilities of relevance (grade / top
+    grade): each positively graded document is in the frame's lists, not only the
+    relevant ones."""
+    import polars as pl
+
+    import lexiframe as lf
+
+    run, qrels = _in_memory(data)
+    chances = qrels.with_columns(pl.col("relevance").clip(0) / pl.col("relevance").max())
+    frame = lf.positions(run, chances, labels="probability")
+    return lambda: lf.measures(frame, EXPECTED, labels="probability")
 
 
 def step_preferences(data: Data) -> Callable[[], object]:
@@ -456,6 +480,8 @@ STEPS: dict[str, tuple[Callable[[Data], Callable[[], object]], list[str], str | 
     "measures": (step_measures, ["parquet"], None),
     "measures-ties": (step_measures_ties, ["parquet"], "measures"),
     "all-measures": (step_all_measures, ["parquet"], None),
+    "binary-expected": (step_binary_expected, ["parquet"], None),
+    "expected": (step_expected, ["parquet"], "binary-expected"),
     "preferences": (step_preferences, ["parquet"], None),
     "mc4": (step_mc4, ["parquet"], None),
     "fisher": (step_fisher, [], None),

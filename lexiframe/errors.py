@@ -137,3 +137,14 @@ def cli_text(problem: BaseException | Warning | str) -> str:
         'disk'
     """
     return problem.cli_message() if isinstance(problem, Details) else str(problem)
+
+
+LABELS_HINT: tuple[str, str | None] = (
+    "; fractional labels are read when declared: labels='gain' or labels='probability'",
+    "; fractional labels are read when declared: lexiframe evaluate --labels gain (or "
+    "probability)",
+)
+"""The end of a message refusing a fractional grade: how to declare fractional labels
+(:attr:`lexiframe.PositionsOptions.labels`), in the API's words and the command's."""
+
+NO_HINT: tuple[str, str | None] = ("", None)

@@ -29,7 +29,7 @@ from lexiframe.metrics.custom import user_view
 from lexiframe.options import PositionsKwargs, PositionsOptions
 from lexiframe.ranking import TIE_COLUMNS
 from lexiframe.ranking import positions as build_positions
-from lexiframe.typing import CompatName, SystemFrom
+from lexiframe.typing import CompatName, Labels, SystemFrom
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -62,6 +62,7 @@ def measures(
     *,
     n: int | str | pl.Expr | None = None,
     compat: CompatName = PositionsOptions.compat,
+    labels: Labels = PositionsOptions.labels,
 ) -> Frame:
     """One column per measure, named by its canonical name, one row per ranking.
 
@@ -76,6 +77,9 @@ def measures(
             :class:`~lexiframe.errors.MissingCorpusSizeWarning`.
         compat: whose numbers to give, as the frame's ``compat=`` (its interpolated
             precision cut-offs, its DCG sums; docs/reproducing.md).
+        labels: what the frame's grades are, as its ``labels=``: with ``"probability"``
+            each measure gives its expected value under independent relevance (the
+            measures without one are refused; docs/definitions.md §2).
 
     nDCG and RBP take the grades of the ``grades`` and ``ideal_grades`` columns as gains,
     as trec_eval does; :func:`lexiframe.positions` keeps them whenever the qrels are graded,
@@ -129,7 +133,9 @@ def measures(
     depth = exprs.skipped_depth(schema, [key for key in keys if key != "system"])
     rules = PositionsOptions(compat=compat).rules
     ties = all(name in schema for name in TIE_COLUMNS)  # ties="expected"
-    context = Context(n=n, graded=graded, depth=depth, rules=rules, ties=ties)
+    for measure in parsed:  # the measures without an expectation refuse probabilities
+        measure.check_labels(labels)
+    context = Context(n=n, graded=graded, depth=depth, rules=rules, ties=ties, labels=labels)
     if graded and "gain_positions" in schema:  # above threshold=1: the ranks of the gains
         context = replace(context, gain_positions=pl.col("gain_positions"))
     if n is None:
@@ -157,6 +163,27 @@ def measures(
         columns = [_expr_of(measure, context) for measure in parsed]
         checked = _checked_corpus_size(_checked_by_families(frame, parsed, schema, keys), n, schema)
     return _selected(checked, parsed, columns, keys, schema)
+
+
+def measures_for(
+    frame: Frame,
+    names: MeasureNames,
+    options: PositionsOptions,
+    n: int | str | pl.Expr | None = None,
+) -> Frame:
+    """:func:`measures` of a positions frame built with ``options``: under their
+    ``compat`` and ``labels``, which the frame does not carry (every path calls this).
+
+    Example:
+        >>> import polars as pl
+        >>> from lexiframe import PositionsOptions
+        >>> pos = pl.DataFrame({"system": ["a"], "query": ["q1"], "positions": [[1]],
+        ...                     "n_rel": [1], "n_ret": [3], "grades": [[0.5]],
+        ...                     "ideal_grades": [[0.5]], "gain_positions": [[1]]})
+        >>> measures_for(pos, ["P@2"], PositionsOptions(labels="probability"))["P@2"].item()
+        0.25
+    """
+    return measures(frame, names, n=n, compat=options.compat, labels=options.labels)
 
 
 def _expr_of(measure: Measure, context: Context) -> pl.Expr:
@@ -356,7 +383,9 @@ def evaluate(
     measure cannot do without them (``AP(rel=2)``, ERR, G, a gain map such as
     ``nDCG(gains=…)``), as each measure declares (:meth:`PositionsOptions.for_measures`).
     ``options`` and the keyword arguments ``positions_options`` are those of
-    :func:`lexiframe.positions` (``threshold``, ``depth``, ``by``, column names, …).
+    :func:`lexiframe.positions` (``threshold``, ``depth``, ``by``, column names, …);
+    ``labels="gain"`` or ``"probability"`` reads real-valued labels (the latter gives each
+    measure's expected value; docs/definitions.md §2, "Fractional labels").
 
     Example:
         >>> import polars as pl
@@ -370,7 +399,7 @@ def evaluate(
     parsed = parse_measures(names)
     resolved = PositionsOptions.of(options, **positions_options).for_measures(parsed)
     judgments = (
-        read_qrels(cast(Paths, qrels))
+        read_qrels(cast(Paths, qrels), labels=resolved.labels)
         if is_paths(qrels)
         else cast(pl.DataFrame | pl.LazyFrame, qrels)
     )
@@ -381,7 +410,7 @@ def evaluate(
         if system_from is not None:
             raise InputError("system_from= applies to run files; this run is a frame")
         frame = build_positions(cast(pl.DataFrame, run), judgments, resolved)
-    return measures(frame, parsed, n=n, compat=resolved.compat)
+    return measures_for(frame, parsed, resolved, n)
 
 
 def _checked_by_families(

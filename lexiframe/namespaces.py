@@ -17,6 +17,7 @@ from lexiframe.mc4 import MC4_DAMPING
 from lexiframe.metrics import exprs
 from lexiframe.metrics.parts import IntoCount
 from lexiframe.options import PositionsKwargs, PositionsOptions
+from lexiframe.typing import Labels
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -46,9 +47,16 @@ class _FrameNamespace(Generic[Frame]):
         """Queries evaluated, skipped and dropped per system: see :func:`lexiframe.coverage`."""
         return ranking.coverage(self._frame, qrels, options, **kwargs)
 
-    def measures(self, names: evaluation.MeasureNames, *, n: IntoCount | None = None) -> Frame:
-        """Per-ranking measures of this positions frame: see :func:`lexiframe.metrics`."""
-        return evaluation.measures(self._frame, names, n=n)
+    def measures(
+        self,
+        names: evaluation.MeasureNames,
+        *,
+        n: IntoCount | None = None,
+        labels: Labels = PositionsOptions.labels,
+    ) -> Frame:
+        """Per-ranking measures of this positions frame (built with ``labels``): see
+        :func:`lexiframe.measures`."""
+        return evaluation.measures(self._frame, names, n=n, labels=labels)
 
     def evaluate(
         self,

@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal, Protocol, TypedDict
@@ -24,7 +25,8 @@ import polars as pl
 
 from lexiframe import validate
 from lexiframe.errors import ARGUMENT, InputError
-from lexiframe.typing import CompatName, LevelCutoff, NoRelevant, RankBy, Ties
+from lexiframe.labels import fractional
+from lexiframe.typing import CompatName, Labels, LevelCutoff, NoRelevant, RankBy, Ties
 
 
 class DeclaredNeeds(Protocol):
@@ -135,7 +137,8 @@ class PositionsOptions:
 
     Attributes:
         threshold: the lowest relevant grade: a document is relevant when its
-            ``relevance >= threshold``.
+            ``relevance >= threshold``; a whole number, or with ``labels="gain"`` or
+            ``"probability"`` any real number (e.g. ``threshold=0.5``).
         depth: keep only the top ``depth`` documents of each ranking. The frame then has a
             ``depth`` column too: a query a system skipped scores its atomized search length
             at this depth (without it, at the longest ranking of the query).
@@ -207,9 +210,21 @@ class PositionsOptions:
             score as a 32-bit float and its interpolated precision cut-offs) or
             ``"pytrec_eval"`` (9.0.8's, on the judged queries each system answered, its
             DCG family to the last bit).
+        labels: what the qrels' relevance column holds (docs/definitions.md §2,
+            "Fractional labels"). ``"grades"`` (the default): whole-number grades; a
+            fractional one is refused. ``"gain"``: a non-negative real gain per judgment
+            (an LLM's graded score, MTEB's float gains): nDCG, G, RBP and ERR take it as
+            gain, the binary measures count a document relevant when its label is at least
+            ``threshold``. ``"probability"``: the probability in [0, 1] that the document
+            is relevant, documents independent: each measure with a closed form under that
+            model (``P@k``, ``Success@k``, ``RR``, ``RBP``, ``ERR``) gives its expected
+            value; the others (``AP``, ``R@k``, ``nDCG``: ratios of random quantities) are
+            refused, saying why. The frame then keeps the grade columns, which hold the
+            labels of every document with a positive label (in ``grades``, at the ranks of
+            ``gain_positions``).
     """
 
-    threshold: int = 1
+    threshold: float = 1
     depth: int | None = None
     by: tuple[str, ...] = ()
     rank_by: RankBy = "score"
@@ -222,6 +237,7 @@ class PositionsOptions:
     columns: ColumnNames = field(default_factory=ColumnNames)
     partitions: int | None = None
     compat: CompatName = "trec_eval-10.0"
+    labels: Labels = "grades"
 
     def __post_init__(self) -> None:
         # ``by`` may come as a string or a list; it is held as a tuple (the object is hashable).
@@ -233,7 +249,8 @@ class PositionsOptions:
         if not all(isinstance(key, str) for key in keys):
             raise InputError(f"by= names key columns, a string or a list of strings, not {by!r}")
         object.__setattr__(self, "by", keys)
-        validate.require_threshold(self.threshold, warn=False)
+        _require_choice(self.labels, "labels", LABELS)
+        validate.require_threshold(self.threshold, warn=False, whole=not self.fractional)
         validate.require_depth(self.depth)
         if self.partitions is not None:
             validate.require_positive_int(self.partitions, "partitions", optional=True)
@@ -251,6 +268,16 @@ class PositionsOptions:
                 cli_hint="; cut the run files at the depth first, and their tie groups are "
                 "those of the documents kept",
             )
+        if self.ties == "expected" and self.labels == "probability":
+            raise InputError(
+                f"{ARGUMENT}: both ask for an expectation, and lexiframe has the closed forms "
+                "of each alone, not of the two together",
+                kind="conflict",
+                argument="ties='expected' cannot take labels='probability'",
+                flag="--ties expected cannot take --labels probability",
+                hint="; break the ties first (ties='trec_eval' or 'rank')",
+                cli_hint="; break the ties first (--ties trec_eval or rank)",
+            )
         _require_choice(self.no_relevant, "no_relevant", ("drop", "keep"))
         _require_choice(self.compat, "compat", tuple(COMPATS))
         for name in ("docs", "condensed"):
@@ -259,6 +286,11 @@ class PositionsOptions:
         for name in ("grades", "judged"):
             if getattr(self, name) is not None and not isinstance(getattr(self, name), bool):
                 raise InputError(f"{name} must be True, False or None, not {getattr(self, name)!r}")
+        if self.fractional and self.grades is False:
+            raise InputError(
+                f"grades=False drops the labels, which labels={self.labels!r} measures read: "
+                "leave grades= unset"
+            )
 
     @classmethod
     def of(cls, options: PositionsOptions | None = None, **kwargs: Any) -> PositionsOptions:
@@ -351,17 +383,38 @@ class PositionsOptions:
         return bool(self.judged) or self.condensed
 
     @property
-    def gain_level(self) -> int:
+    def fractional(self) -> bool:
+        """Whether the labels are real numbers (``labels="gain"`` or ``"probability"``)."""
+        return fractional(self.labels)
+
+    @property
+    def gain_level(self) -> float:
         """The lowest grade that gains (nDCG, G, RBP, ERR, …): 1 above ``threshold=1``,
         where the threshold decides only what is relevant (trec_eval's ``-l``), else the
-        threshold.
+        threshold; with fractional labels, every positive label (the smallest positive
+        double: ``label >= gain_level`` is ``label > 0``).
 
         Example:
             >>> from lexiframe import PositionsOptions
             >>> PositionsOptions(threshold=2).gain_level, PositionsOptions().gain_level
             (1, 1)
+            >>> PositionsOptions(labels="gain", threshold=0.5).gain_level
+            5e-324
         """
-        return min(self.threshold, 1)
+        return min(self.threshold, _SMALLEST_POSITIVE if self.fractional else 1)
+
+    @property
+    def query_level(self) -> float:
+        """The label a query needs on one of its documents to be evaluated (unless
+        ``no_relevant="keep"``): the threshold (a relevant document), or with
+        ``labels="probability"`` a positive label (a chance of one).
+
+        Example:
+            >>> from lexiframe import PositionsOptions
+            >>> PositionsOptions(labels="probability").query_level
+            5e-324
+        """
+        return self.gain_level if self.labels == "probability" else self.threshold
 
     def for_measures(self, measures: Iterable[MeasureNeeds]) -> PositionsOptions:
         """These options with the columns ``measures`` declare they read (the judged
@@ -408,7 +461,7 @@ class PositionsOptions:
 class PositionsKwargs(TypedDict, total=False):
     """The keyword arguments that :meth:`PositionsOptions.of` reads (for type checkers)."""
 
-    threshold: int
+    threshold: float
     depth: int | None
     by: str | Sequence[str] | None
     rank_by: RankBy
@@ -420,6 +473,7 @@ class PositionsKwargs(TypedDict, total=False):
     no_relevant: NoRelevant
     partitions: int | None
     compat: CompatName
+    labels: Labels
     system: str
     query: str
     doc: str
@@ -439,6 +493,11 @@ _COLUMN_OPTIONS = {
 }
 """The option that adds each optional column of a positions frame: a measure that declares
 it reads the column (``Needs(columns=("docs",))``) has it asked for."""
+
+LABELS: tuple[Labels, ...] = ("grades", "gain", "probability")
+"""Every ``labels=`` setting, the default first."""
+
+_SMALLEST_POSITIVE = math.ulp(0.0)
 
 _FIELDS = tuple(f.name for f in fields(PositionsOptions) if f.name != "columns")
 _COLUMNS = tuple(f.name for f in fields(ColumnNames))

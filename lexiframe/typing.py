@@ -24,6 +24,9 @@ trec_eval 10's lround(x·m) or trec_eval 9's floor(x·m + 0.9)."""
 NoRelevant = Literal["drop", "keep"]
 """What ``positions`` does with a judged query without a relevant document."""
 
+Labels = Literal["grades", "gain", "probability"]
+"""What the qrels' relevance column holds (:attr:`lexiframe.PositionsOptions.labels`)."""
+
 ExposureName = Literal["rr", "ap", "ndcg", "rbp", "linear"]
 """Named exposure functions of the recall-level family (lexirecall paper, Definition 2.1)."""
 

@@ -6,14 +6,14 @@ scores) ride along inside the positions plan so that they cost no extra pass ove
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Mapping, Sequence
-from typing import overload
 
 import polars as pl
 
 from lexiframe._utils import format_row, quote_names, shorten
-from lexiframe.errors import InputError, SchemaError
+from lexiframe.errors import LABELS_HINT, NO_HINT, InputError, SchemaError
 
 Frame = pl.DataFrame | pl.LazyFrame
 
@@ -228,20 +228,41 @@ def require_depth(depth: int | None) -> None:
         require_positive_int(depth, "depth", maximum=POSITION_MAX)
 
 
-def require_threshold(threshold: object, *, warn: bool = True, name: str = "threshold") -> None:
-    """The lowest relevant grade: an integer; at 0 or below, documents judged
-    non-relevant (grade 0) count as relevant, which is said once in a warning (``warn``:
-    where the frame is built, not where the option is only stated). ``name``: the
-    argument, or the flag at the command line.
+def require_threshold(
+    threshold: object, *, warn: bool = True, name: str = "threshold", whole: bool = True
+) -> None:
+    """The lowest relevant grade: an integer, or with fractional labels (``whole=False``,
+    ``labels="gain"`` or ``"probability"``) a finite real number; at a level that a label
+    of 0 reaches, documents judged non-relevant count as relevant, which is said once in a
+    warning (``warn``: where the frame is built, not where the option is only stated).
+    ``name``: the argument, or the flag at the command line.
 
     Example:
         >>> require_threshold(2**70, name="-l")
         Traceback (most recent call last):
         ...
         lexiframe.errors.InputError: -l must be an integer from -9223372036854775807 to ...
+        >>> require_threshold(0.5)
+        Traceback (most recent call last):
+        ...
+        lexiframe.errors.InputError: threshold must be an integer grade, not 0.5; fractional ...
+        >>> require_threshold(0.5, whole=False)
     """
-    if isinstance(threshold, bool) or not isinstance(threshold, numbers.Integral):
-        raise InputError(f"{name} must be an integer grade, not {_short_repr(threshold)}")
+    real = isinstance(threshold, numbers.Real) and not isinstance(threshold, bool)
+    if not whole:
+        if not real or not math.isfinite(float(threshold)):  # type: ignore[arg-type]
+            raise InputError(f"{name} must be a finite number, not {_short_repr(threshold)}")
+        level = float(threshold)  # type: ignore[arg-type]
+        if warn and level <= 0:
+            _warn_zero_relevant(f"threshold={threshold} counts documents labelled 0 as relevant")
+        return
+    if not real or not isinstance(threshold, numbers.Integral):
+        hint, cli_hint = LABELS_HINT if real else NO_HINT  # a fraction: fractional labels
+        raise InputError(
+            f"{name} must be an integer grade, not {_short_repr(threshold)}",
+            hint=hint,
+            cli_hint=cli_hint,
+        )
     threshold = int(threshold)  # NumPy's integers too, as for every integer argument
     if abs(threshold) > INT64_MAX:
         raise InputError(
@@ -249,17 +270,19 @@ def require_threshold(threshold: object, *, warn: bool = True, name: str = "thre
             f"{_short_repr(threshold)}"
         )
     if warn and threshold < 1:
-        import warnings
-
-        from lexiframe._utils import caller_stacklevel
-        from lexiframe.errors import LexiframeWarning
-
-        warnings.warn(
+        _warn_zero_relevant(
             f"threshold={threshold} counts documents judged non-relevant (grade "
-            f"{max(threshold, 0)}{' and below' if threshold < 0 else ''}) as relevant",
-            LexiframeWarning,
-            stacklevel=caller_stacklevel(),
+            f"{max(threshold, 0)}{' and below' if threshold < 0 else ''}) as relevant"
         )
+
+
+def _warn_zero_relevant(message: str) -> None:
+    import warnings
+
+    from lexiframe._utils import caller_stacklevel
+    from lexiframe.errors import LexiframeWarning
+
+    warnings.warn(message, LexiframeWarning, stacklevel=caller_stacklevel())
 
 
 def require_corpus_size(n: object, schema: Mapping[str, pl.DataType]) -> None:
@@ -297,52 +320,6 @@ def require_corpus_size(n: object, schema: Mapping[str, pl.DataType]) -> None:
             )
         return
     require_positive_int(n, "n")
-
-
-@overload
-def check_grades(frame: pl.DataFrame, column: str = ..., table: str = ...) -> pl.DataFrame: ...
-@overload
-def check_grades(frame: pl.LazyFrame, column: str = ..., table: str = ...) -> pl.LazyFrame: ...
-@overload
-def check_grades(frame: Frame, column: str = ..., table: str = ...) -> Frame: ...
-def check_grades(frame: Frame, column: str = "relevance", table: str = "qrels") -> Frame:
-    """Grades as integers, the one check of every qrels input (text, parquet, Polars,
-    pandas, dicts, ranx, PyTerrier): a float column is cast to Int64 when every grade is
-    a whole number, and refused with an example row on a NaN, an infinity or a fraction.
-
-    Example:
-        >>> qrels = pl.DataFrame({"query": ["q1"], "doc": ["d1"], "relevance": [2.0]})
-        >>> check_grades(qrels)["relevance"].dtype
-        Int64
-        >>> check_grades(qrels.with_columns(relevance=pl.lit(0.5)))
-        Traceback (most recent call last):
-        ...
-        lexiframe.errors.InputError: column 'relevance' of the qrels: grades must be ...
-    """
-    dtype = frame.collect_schema().get(column)
-    if dtype is None or dtype.is_integer() or not dtype.is_numeric():
-        return frame
-    if dtype == pl.Decimal or not dtype.is_float():
-        grade = pl.col(column).cast(pl.Float64)
-    else:
-        grade = pl.col(column)
-    bad = grade.is_not_null() & (grade.is_nan() | grade.is_infinite() | (grade != grade.round(0)))
-    # 2^63 itself is out of Int64's range: the float nearest INT64_MAX is 2^63.
-    too_big = grade.abs() >= float(INT64_MAX)
-    problems = {
-        "whole numbers, not NaN, infinite or fractional": bad,
-        f"integers from {-INT64_MAX} to {INT64_MAX}": too_big,
-    }
-    for why, problem in problems.items():
-        example = frame.filter(problem).head(1)
-        if isinstance(example, pl.LazyFrame):
-            example = example.collect()
-        if example.height:
-            raise InputError(
-                f"column {column!r} of the {table}: grades must be {why}; e.g. row "
-                f"{format_row(example.row(0, named=True))}"
-            )
-    return frame.with_columns(pl.col(column).cast(pl.Int64))
 
 
 def raise_ranking_problem(

@@ -283,7 +283,7 @@ def test_the_command_line_page_lists_arguments_without_a_table():
     is a term of a definition list, its meaning under it."""
     page = (DOCS / "cli.md").read_text(encoding="utf-8")
     assert "| argument |" not in page
-    assert "`--threshold` `THRESHOLD` (int)\n:   lowest relevant grade" in page
+    assert "`--threshold` `THRESHOLD` (grade)\n:   lowest relevant grade" in page
 
 
 PHONE_WIDTH = 390

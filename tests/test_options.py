@@ -17,11 +17,12 @@ PACKAGE = Path(__file__).resolve().parents[1] / "lexiframe"
 # A default of a positions option written out again: a signature (``threshold: int = 1``),
 # a keyword (``threshold=1``), an argparse default next to its flag.
 RESTATED = [
-    re.compile(r"\bthreshold(?:: *int)? *= *1\b"),
+    re.compile(r"\bthreshold(?:: *(?:int|float))? *= *1\b"),
     re.compile(r"\bno_relevant(?:: *\w+)? *= *\"drop\""),
     re.compile(r"\brank_by(?:: *\w+)? *= *\"score\""),
     re.compile(r"\bties(?:: *\w+)? *= *\"trec_eval\""),
     re.compile(r"--ties\",\s*choices=[^\n]*,\s*default=\"trec_eval\""),
+    re.compile(r"\blabels(?:: *[\w| ]+)? *= *\"grades\""),
     re.compile(r"--threshold\",\s*type=int,\s*default=1\b"),
     re.compile(r"--no-relevant\",\s*choices=[^\n]*,\s*default=\"drop\""),
     re.compile(r"\"-l\",\s*dest=\"level\",\s*type=int,\s*default=1\b"),

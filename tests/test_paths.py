@@ -69,6 +69,16 @@ def measures_for(options: dict[str, Any], users: list[str]) -> list[str]:
     ``ties="expected"``, else the built-ins and the users' ``users``."""
     return EXPECTED_OVER_TIES if options.get("ties") == "expected" else BUILT_IN + users
 
+# Fractional labels: the toy qrels' grades made real (grade g: gain 0.4 g, probability g / 2),
+# with their options, flags and the measures they give.
+EXPECTED = ["P@5", "Success@10", "RR", "RR@3", "ERR@10", "RBP(p=0.5)"]
+LABELLED: list[tuple[str, pl.Expr, dict[str, Any], list[str], list[str]]] = [
+    ("labels=gain", pl.col("relevance") * 0.4, {"labels": "gain", "threshold": 0.5},
+     ["--labels", "gain", "--threshold", "0.5"], BUILT_IN),
+    ("labels=probability", pl.col("relevance") / 2, {"labels": "probability"},
+     ["--labels", "probability"], EXPECTED),
+]  # fmt: skip
+
 
 def _hits(k: int) -> pl.Expr:  # a cut-off
     return pl.col("positions").list.eval(pl.element() <= k).list.sum()
@@ -145,6 +155,7 @@ def _paths(
     options: dict[str, Any],
     flags: list[str] | None,
     tmp: Path,
+    qrels_path: Path = QRELS,
 ) -> dict[str, pl.DataFrame]:
     """The same evaluation on every path, each brought back to a sorted Polars frame."""
     kwargs = {"n": N, **options}
@@ -158,16 +169,16 @@ def _paths(
     }
     if not files:  # the rank column of TREC files is read by read_run(rank=True) only
         return {key: _sorted(value) for key, value in results.items()}
-    results["files"] = lf.evaluate(RUNS, QRELS, names, **kwargs)
+    results["files"] = lf.evaluate(RUNS, qrels_path, names, **kwargs)
     completed = PositionsOptions.of(**options).for_measures(parse_measures(names))
     for batch_bytes in (3_000, 40_000):  # many batches, rankings split between them
         frame = positions_of_files(RUNS, qrels, completed, batch_bytes=batch_bytes)
-        per_query = lf.measures(frame, names, n=N, compat=completed.compat)
+        per_query = lf.measures(frame, names, n=N, compat=completed.compat, labels=completed.labels)
         results[f"files in batches of {batch_bytes} bytes"] = per_query
     if flags is not None:
         out = tmp / "per_query.parquet"
         measures = [flag for name in names for flag in ("-m", name)]
-        argv = ["evaluate", "--qrels", str(QRELS), *measures, *flags, "--n", str(N)]
+        argv = ["evaluate", "--qrels", str(qrels_path), *measures, *flags, "--n", str(N)]
         assert main([*argv, *map(str, RUNS), "--output", str(out)]) == 0
         results["cli"] = pl.read_parquet(out)
     return {key: _sorted(value) for key, value in results.items()}
@@ -191,6 +202,30 @@ def test_an_option_means_the_same_on_every_path(
     names = measures_for(options, USER_NAMES)
     results = _quietly(lambda: _paths(run, qrels, names, options, flags, tmp_path))
     assert len(results) >= 3
+    _assert_same(results)
+
+
+def labelled_qrels(qrels: pl.DataFrame, label: pl.Expr, tmp: Path) -> tuple[pl.DataFrame, Path]:
+    """The qrels with real labels, as a frame and as a TREC qrels file."""
+    labelled = qrels.with_columns(label.alias("relevance"))
+    path = tmp / "qrels.txt"
+    rows = labelled.select(pl.format("{} 0 {} {}", "query", "doc", "relevance"))
+    path.write_text("\n".join(rows.to_series()) + "\n")
+    return labelled, path
+
+
+@pytest.mark.parametrize(
+    ("label", "options", "flags", "names"),
+    [case[1:] for case in LABELLED],
+    ids=[case[0] for case in LABELLED],
+)
+def test_fractional_labels_mean_the_same_on_every_path(
+    run, qrels, user_measures, tmp_path, label, options, flags, names
+):
+    labelled, path = labelled_qrels(qrels, label, tmp_path)
+    assert not labelled["relevance"].dtype.is_integer()
+    results = _quietly(lambda: _paths(run, labelled, names, options, flags, tmp_path, path))
+    assert len(results) >= 5
     _assert_same(results)
 
 

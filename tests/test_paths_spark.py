@@ -13,9 +13,11 @@ import polars as pl
 import pytest
 
 import lexiframe as lf
+from lexiframe.errors import InputError
 from lexiframe.metrics import Needs, unregister
 from lexiframe.options import PositionsOptions
 from tests.test_paths import (
+    LABELLED,
     OPTIONS,
     QRELS,
     RUNS,
@@ -23,6 +25,7 @@ from tests.test_paths import (
     _assert_same,
     _quietly,
     _sorted,
+    labelled_qrels,
     measures_for,
 )
 
@@ -83,6 +86,31 @@ def test_an_option_means_the_same_on_spark(spark, spark_measures, options):
     _assert_same({"one process": _sorted(expected), "spark": _sorted(got)})
     one = _quietly(lambda: lf.coverage(run, qrels, **options))
     assert lfs.coverage(run_sdf, qrels_sdf, **options).equals(one)
+
+
+@pytest.mark.parametrize(
+    ("label", "options", "names"),
+    [(label, options, names) for _, label, options, _, names in LABELLED],
+    ids=[case[0] for case in LABELLED],
+)
+def test_fractional_labels_mean_the_same_on_spark(spark, tmp_path, label, options, names):
+    """Real labels from a Spark frame and from a TREC qrels file Spark reads."""
+    from lexiframe import spark as lfs
+    from lexiframe.spark import io as spark_io
+
+    run = lf.read_run(RUNS, rank=True)
+    labelled, path = labelled_qrels(lf.read_qrels(QRELS), label, tmp_path)
+    expected = _quietly(lambda: lf.evaluate(run, labelled, names, n=N, **options))
+    run_sdf = spark.createDataFrame(run.to_arrow())
+    read = spark_io.read_qrels(spark, str(path), labels=options["labels"])
+    for qrels_sdf in (spark.createDataFrame(labelled.to_arrow()), read):
+        got = pl.from_arrow(lfs.evaluate(run_sdf, qrels_sdf, names, n=N, **options).toArrow())
+        assert isinstance(got, pl.DataFrame)
+        _assert_same({"one process": _sorted(expected), "spark": _sorted(got)})
+    one = _quietly(lambda: lf.coverage(run, labelled, **options))
+    assert lfs.coverage(run_sdf, read, **options).equals(one)
+    with pytest.raises(InputError, match=r"is not an integer.*labels='gain'"):
+        spark_io.read_qrels(spark, str(path))  # undeclared: refused, naming the option
 
 
 class DropsLowScores(PositionsOptions):

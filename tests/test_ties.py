@@ -249,3 +249,9 @@ def test_the_namespaces_and_the_pandas_accessor_take_ties():
         assert got.sort("system").equals(expected)
     # s: c is one of 3 tied at ranks 2-4; t: a and b tie, a judged non-relevant.
     assert expected["P@2"].to_list() == pytest.approx([1 / 6, 0.0])
+
+
+def test_expected_ties_and_probability_labels_are_refused_together():
+    # Two expectations at once (over orderings and over relevance) have no closed form here.
+    with pytest.raises(InputError, match="ties='expected' cannot take labels='probability'"):
+        lf.PositionsOptions(ties="expected", labels="probability")

@@ -31,6 +31,7 @@ from lexiframe.cli import compare, compare_qrels, trec_eval, trec_eval_output
 from lexiframe.cli._orderings import long_orderings, orderings_per_key
 from lexiframe.cli._shared import (
     add_compat_argument,
+    add_labels_argument,
     add_track_arguments,
     check_track_arguments,
     load_measure_files,
@@ -42,7 +43,7 @@ from lexiframe.cli._shared import (
 )
 from lexiframe.cli.qrels_sets import add_qrels_argument, qrels_paths, qrels_sets, read_qrels_sets
 from lexiframe.errors import InputError, LexiframeError, LexiframeWarning, OutputError
-from lexiframe.evaluation import measures, summarize
+from lexiframe.evaluation import measures, measures_for, summarize
 from lexiframe.options import PositionsOptions
 from lexiframe.preferences import preferences
 from lexiframe.ranking import coverage, positions
@@ -234,7 +235,7 @@ def _evaluate(
 ) -> tuple[dict[str, pl.DataFrame], dict[str, pl.DataFrame], dict[str, pl.DataFrame]]:
     """The per-query tables, their summaries and the orderings, in this process (against
     every qrels set of ``--qrels NAME=FILE`` at once, its name in the ``qrels`` column)."""
-    qrels, by = read_qrels_sets(args.qrels)
+    qrels, by = read_qrels_sets(args.qrels, labels=args.label_kind)
     options = track_options(args, metric_names).replace(by=by)
     with warnings_as_notes():
         # A batch of run files at a time: memory holds one batch of rows, not the run.
@@ -245,7 +246,7 @@ def _evaluate(
     per_query = prefs = None
     if metric_names:
         with warnings_as_notes():
-            per_query = measures(frame, metric_names, n=args.n, compat=options.compat)
+            per_query = measures_for(frame, metric_names, options, args.n)
             per_query = per_query.sort(*by, "system", "query")
         tables["metrics"] = per_query
         summary["metrics"] = summarize(per_query, by=list(by))
@@ -380,6 +381,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="[NAME=]FILE",
     )
     add_compat_argument(ev)
+    add_labels_argument(ev)
     ev.add_argument(
         "--measure",
         "--metric",

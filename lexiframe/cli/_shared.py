@@ -19,7 +19,7 @@ from lexiframe.errors import (
     UnknownMeasureError,
     cli_text,
 )
-from lexiframe.options import COMPATS, PositionsOptions
+from lexiframe.options import COMPATS, LABELS, PositionsOptions
 
 if TYPE_CHECKING:
     import polars as pl
@@ -34,7 +34,7 @@ def add_track_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--threshold",
-        type=int,
+        type=grade,
         default=PositionsOptions.threshold,
         help=f"lowest relevant grade ({PositionsOptions.threshold}); every positive grade "
         "still gains in nDCG, G, RBP, ERR, as with trec_eval -l",
@@ -67,6 +67,38 @@ def add_track_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="rank only the judged documents (condensed rankings, as trec_eval -J): the "
         "unjudged ones leave each ranking after --depth and the rest move up",
+    )
+
+
+def grade(text: str) -> int | float:
+    """A grade as typed: a whole number, or a real one (for --labels gain/probability).
+
+    Example:
+        >>> grade("2"), grade("0.5")
+        (2, 0.5)
+    """
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
+LABELS_DEST = "label_kind"
+"""Where ``--labels`` of :func:`add_labels_argument` is held in the parsed arguments."""
+
+
+def add_labels_argument(parser: argparse.ArgumentParser) -> None:
+    """``--labels``: what the qrels' grades are (:attr:`PositionsOptions.labels`)."""
+    parser.add_argument(
+        "--labels",
+        dest=LABELS_DEST,  # compare-qrels' --labels names a file
+        metavar="LABELS",
+        choices=LABELS,
+        default=PositionsOptions.labels,
+        help="what the qrels' relevance column holds: whole-number grades (the default), "
+        "real gains ('gain': nDCG, G, RBP, ERR take them as gains; --threshold 0.5 decides "
+        "what is relevant) or probabilities of relevance ('probability': P@k, Success@k, "
+        "RR, RBP and ERR give their expected values; the other measures are refused)",
     )
 
 
@@ -127,7 +159,8 @@ def check_track_arguments(args: argparse.Namespace) -> None:
     """Refuse bad values of the integer flags before any work, naming the flag."""
     from lexiframe.validate import POSITION_MAX, require_positive_int, require_threshold
 
-    require_threshold(args.threshold, warn=False, name="--threshold")
+    whole = getattr(args, LABELS_DEST, PositionsOptions.labels) == PositionsOptions.labels
+    require_threshold(args.threshold, warn=False, name="--threshold", whole=whole)
     if args.depth is not None:
         require_positive_int(args.depth, "--depth", maximum=POSITION_MAX)
     if args.n is not None:
@@ -149,6 +182,7 @@ def track_options(args: argparse.Namespace, metric_names: Sequence[str]) -> Posi
         ties=args.ties,
         no_relevant=getattr(args, "no_relevant", PositionsOptions.no_relevant),
         compat=getattr(args, "compat", PositionsOptions.compat),
+        labels=getattr(args, LABELS_DEST, PositionsOptions.labels),
     )
     return options.for_measures(parse_measures(metric_names)) if metric_names else options
 

@@ -13,6 +13,7 @@ import polars as pl
 
 from lexiframe.errors import InputError
 from lexiframe.io.qrels import QRELS_KEY
+from lexiframe.typing import Labels
 
 
 def add_qrels_argument(
@@ -80,10 +81,13 @@ def qrels_paths(specs: str | Sequence[str]) -> list[str]:
     return specs if named is None else list(named.values())
 
 
-def read_qrels_sets(specs: Sequence[str]) -> tuple[pl.DataFrame, tuple[str, ...]]:
+def read_qrels_sets(
+    specs: Sequence[str], labels: Labels | None = None
+) -> tuple[pl.DataFrame, tuple[str, ...]]:
     """The qrels of ``--qrels`` and the by= key that names their sets: one bare ``FILE`` as
     it is, with no key; ``NAME=FILE`` sets stacked with a ``qrels`` column
-    (:func:`lexiframe.concat_qrels`), which every ranking is evaluated against.
+    (:func:`lexiframe.concat_qrels`), which every ranking is evaluated against; ``labels``
+    as :func:`lexiframe.read_qrels` reads them.
 
     >>> import tempfile, pathlib
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "qrels.txt"
@@ -96,6 +100,8 @@ def read_qrels_sets(specs: Sequence[str]) -> tuple[pl.DataFrame, tuple[str, ...]
 
     named = qrels_sets(specs)
     if named is None:
-        return io.read_qrels(specs[0]), ()
-    stacked = io.concat_qrels(named)
+        return io.read_qrels(specs[0], labels=labels), ()
+    stacked = io.concat_qrels(
+        {name: io.read_qrels(path, labels=labels) for name, path in named.items()}
+    )
     return (stacked.collect() if isinstance(stacked, pl.LazyFrame) else stacked), (QRELS_KEY,)

@@ -35,7 +35,9 @@ DESCRIPTION = (
     "first among its `all` lines; a parquet run holding several systems is one run per "
     "system. Measures of a nickname "
     "(official, all_trec) that lexiframe does not compute are left out; one asked for by "
-    "name is an error."
+    "name is an error. A fractional grade (0.7, a language model's label) is refused where "
+    "trec_eval cuts it to a whole number in silence: lexiframe evaluate --labels reads "
+    "such labels."
 )
 
 

@@ -6,6 +6,9 @@ import dataclasses
 
 import polars as pl
 
+from lexiframe.labels import fractional
+from lexiframe.typing import Labels
+
 RUN_SCHEMA = pl.Schema(
     {"system": pl.String, "query": pl.String, "doc": pl.String, "score": pl.Float64}
 )
@@ -55,6 +58,20 @@ QRELS = Layout(
     types={"relevance": pl.Int64},
     output=tuple(QRELS_SCHEMA),
 )
+LABELLED_QRELS = dataclasses.replace(QRELS, types={"relevance": pl.Float64})
+"""Qrels whose relevance is a real number (``labels="gain"`` or ``"probability"``)."""
+
+
+def qrels_layout(labels: Labels | None) -> Layout:
+    """The layout of qrels holding ``labels`` (:attr:`lexiframe.PositionsOptions.labels`;
+    ``None``: whole-number grades)."""
+    return LABELLED_QRELS if fractional(labels) else QRELS
+
+
+def qrels_schema(labels: Labels | None) -> pl.Schema:
+    """The columns of qrels holding ``labels``: :data:`QRELS_SCHEMA`, relevance Float64
+    for fractional labels."""
+    return qrels_layout(labels).output_schema
 
 
 def trec_rank() -> pl.Expr:

@@ -23,6 +23,7 @@ Polars frame, so they take these objects directly.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from functools import partial
 from itertools import chain
 from typing import Any, cast
 
@@ -30,8 +31,10 @@ import polars as pl
 
 from lexiframe._utils import format_row, shorten
 from lexiframe.errors import InputError, SchemaError
-from lexiframe.io.layouts import QRELS_SCHEMA, RUN_SCHEMA
-from lexiframe.validate import check_grades, require_text
+from lexiframe.io.layouts import RUN_SCHEMA, qrels_schema
+from lexiframe.labels import check_grades
+from lexiframe.typing import Labels
+from lexiframe.validate import require_text
 
 DEFAULT_SYSTEM = "run"
 """The system id of a run that names none (a dict, namedtuples, a frame without one)."""
@@ -73,7 +76,7 @@ def as_run(obj: Any, *, system: str | None = None) -> pl.DataFrame | pl.LazyFram
     return _convert(obj, "score", require_text(system, "system", optional=True))
 
 
-def as_qrels(obj: Any) -> pl.DataFrame | pl.LazyFrame:
+def as_qrels(obj: Any, *, labels: Labels | None = None) -> pl.DataFrame | pl.LazyFrame:
     """Qrels as lexiframe's frame: ``query, doc, relevance`` (Polars).
 
     Args:
@@ -81,31 +84,38 @@ def as_qrels(obj: Any) -> pl.DataFrame | pl.LazyFrame:
             iterable of namedtuples with ``query_id``, ``doc_id``, ``relevance``
             (ir_measures ``Qrel``, ir_datasets qrels), or a pandas/Polars frame
             (lexiframe's columns, PyTerrier's ``qid``/``docno``/``label``, …).
+        labels: what the grades are (:attr:`lexiframe.PositionsOptions.labels`): whole
+            numbers (``None``, ``"grades"``), or real gains or probabilities (``"gain"``,
+            ``"probability"``), kept as Float64.
 
     Example:
         >>> import lexiframe as lf
         >>> lf.as_qrels({"q1": {"d2": 1, "d3": 0}}).rows()
         [('q1', 'd2', 1), ('q1', 'd3', 0)]
+        >>> lf.as_qrels({"q1": {"d2": 0.8}}, labels="probability").rows()
+        [('q1', 'd2', 0.8)]
     """
-    return _convert(obj, "relevance", None)
+    return _convert(obj, "relevance", None, labels)
 
 
-def _convert(obj: Any, value: str, system: str | None) -> pl.DataFrame | pl.LazyFrame:
+def _convert(
+    obj: Any, value: str, system: str | None, labels: Labels | None = None
+) -> pl.DataFrame | pl.LazyFrame:
     what = "run" if value == "score" else "qrels"
     if isinstance(obj, pl.DataFrame | pl.LazyFrame):
-        return _from_frame(obj, value, system)
+        return _from_frame(obj, value, system, labels)
     if _is_pandas(obj):
-        return _from_frame(from_pandas(obj), value, system)
+        return _from_frame(from_pandas(obj), value, system, labels)
     if isinstance(obj, Mapping):
-        return _from_dicts(obj, value, system or DEFAULT_SYSTEM)
+        return _from_dicts(obj, value, system or DEFAULT_SYSTEM, labels)
     to_dict = getattr(obj, "to_dict", None)
     if callable(to_dict):  # ranx Run / Qrels
         name = getattr(obj, "name", None)
-        return _from_dicts(to_dict(), value, system or name or DEFAULT_SYSTEM)
+        return _from_dicts(to_dict(), value, system or name or DEFAULT_SYSTEM, labels)
     if isinstance(obj, str | bytes) or not isinstance(obj, Iterable):
         hint = " (to read a file, use lexiframe.read_" + what + ")" if isinstance(obj, str) else ""
         raise TypeError(f"cannot make a {what} of a {type(obj).__name__}{hint}: give {_KINDS}")
-    return _from_tuples(obj, value, system or DEFAULT_SYSTEM)
+    return _from_tuples(obj, value, system or DEFAULT_SYSTEM, labels)
 
 
 def from_pandas(frame: Any) -> pl.DataFrame:
@@ -124,16 +134,16 @@ def _is_pandas(obj: Any) -> bool:
     return type(obj).__module__.startswith("pandas") and type(obj).__name__ == "DataFrame"
 
 
-def _empty(value: str) -> pl.DataFrame:
-    return pl.DataFrame(schema=RUN_SCHEMA if value == "score" else QRELS_SCHEMA)
+def _schema(value: str, labels: Labels | None) -> pl.Schema:
+    return RUN_SCHEMA if value == "score" else qrels_schema(labels)
 
 
-def _typed(frame: pl.DataFrame, value: str) -> pl.DataFrame:
-    schema = RUN_SCHEMA if value == "score" else QRELS_SCHEMA
+def _typed(frame: pl.DataFrame, value: str, labels: Labels | None) -> pl.DataFrame:
+    schema = _schema(value, labels)
     return frame.select(pl.col(name).cast(dtype) for name, dtype in schema.items())
 
 
-def _from_dicts(data: Any, value: str, system: str) -> pl.DataFrame:
+def _from_dicts(data: Any, value: str, system: str, labels: Labels | None) -> pl.DataFrame:
     """``{query: {doc: value}}`` → columns, flattened by C-level chains (no loop per row)."""
     if not isinstance(data, Mapping):
         raise TypeError(f"to_dict() gave a {type(data).__name__}, not {{query: {{doc: value}}}}")
@@ -146,7 +156,7 @@ def _from_dicts(data: Any, value: str, system: str) -> pl.DataFrame:
     keys = [str(query) for query, docs in data.items() if docs]
     inner = [docs for docs in data.values() if docs]
     if not inner:
-        return _empty(value)
+        return pl.DataFrame(schema=_schema(value, labels))
     lengths = pl.Series([len(docs) for docs in inner], dtype=pl.UInt32)
     frame = pl.DataFrame(
         [
@@ -157,14 +167,17 @@ def _from_dicts(data: Any, value: str, system: str) -> pl.DataFrame:
     )
     _require_numbers(frame, value)
     if value == "relevance":
-        frame = check_grades(frame)
-    return _typed(frame.with_columns(system=pl.lit(system)) if value == "score" else frame, value)
+        frame = check_grades(frame, labels=labels)
+    frame = frame.with_columns(system=pl.lit(system)) if value == "score" else frame
+    return _typed(frame, value, labels)
 
 
-def _from_tuples(rows: Iterable[Any], value: str, system: str) -> pl.DataFrame:
+def _from_tuples(
+    rows: Iterable[Any], value: str, system: str, labels: Labels | None
+) -> pl.DataFrame:
     rows = list(rows)
     if not rows:
-        return _empty(value)
+        return pl.DataFrame(schema=_schema(value, labels))
     first = rows[0]
     fields = getattr(first, "_fields", None)
     wanted = ("query_id", "doc_id", value)
@@ -175,7 +188,7 @@ def _from_tuples(rows: Iterable[Any], value: str, system: str) -> pl.DataFrame:
             f"(ir_measures, ir_datasets), e.g. {first!r}"
         )
     frame = pl.DataFrame(rows, schema=list(fields), orient="row", infer_schema_length=None)
-    return cast(pl.DataFrame, _from_frame(frame, value, system))  # eager in, eager out
+    return cast(pl.DataFrame, _from_frame(frame, value, system, labels))  # eager in, eager out
 
 
 def _require_numbers(frame: pl.DataFrame | pl.LazyFrame, value: str) -> None:
@@ -196,14 +209,14 @@ def _require_numbers(frame: pl.DataFrame | pl.LazyFrame, value: str) -> None:
 
 
 def _from_frame(
-    frame: pl.DataFrame | pl.LazyFrame, value: str, system: str | None
+    frame: pl.DataFrame | pl.LazyFrame, value: str, system: str | None, labels: Labels | None
 ) -> pl.DataFrame | pl.LazyFrame:
     columns = frame.collect_schema().names()
     wanted = ["system", "query", "doc", "score"] if value == "score" else ["query", "doc", value]
     if value == "score" and system is None and set(wanted) <= set(columns):
         return frame  # already lexiframe's run
     if value == "relevance" and set(wanted) <= set(columns):
-        return check_grades(frame)  # already lexiframe's qrels
+        return check_grades(frame, labels=labels)  # already lexiframe's qrels
     renames: dict[str, str] = {}
     for target in wanted:
         source = next((name for name in ALIASES[target] if name in columns), None)
@@ -227,8 +240,8 @@ def _from_frame(
         frame = frame.with_columns(system=pl.lit(system or DEFAULT_SYSTEM))
     _require_numbers(frame, value)
     if value == "relevance":
-        frame = check_grades(frame)
-    schema = RUN_SCHEMA if value == "score" else QRELS_SCHEMA
+        frame = check_grades(frame, labels=labels)
+    schema = _schema(value, labels)
     others = [name for name in frame.collect_schema().names() if name not in schema]
     return frame.select(*(pl.col(name).cast(dtype) for name, dtype in schema.items()), *others)
 
@@ -259,10 +272,14 @@ def run_frame(obj: Any, names: tuple[str, ...] = _RUN_NAMES) -> pl.DataFrame | p
     return frame
 
 
-def qrels_frame(obj: Any, names: tuple[str, ...] = _QRELS_NAMES) -> pl.DataFrame | pl.LazyFrame:
+def qrels_frame(
+    obj: Any, names: tuple[str, ...] = _QRELS_NAMES, labels: Labels | None = None
+) -> pl.DataFrame | pl.LazyFrame:
     """Qrels as the evaluation functions take them (see :func:`run_frame`); grades are
-    integers whatever the columns' names (:func:`lexiframe.validate.check_grades`)."""
-    frame: pl.DataFrame | pl.LazyFrame = _entry(obj, names, _QRELS_NAMES, as_qrels)
+    integers whatever the columns' names, or with fractional ``labels`` real numbers
+    (:func:`lexiframe.labels.check_grades`)."""
+    convert = partial(as_qrels, labels=labels)
+    frame: pl.DataFrame | pl.LazyFrame = _entry(obj, names, _QRELS_NAMES, convert)
     if isinstance(frame, pl.DataFrame | pl.LazyFrame):
-        frame = check_grades(frame, names[2])
+        frame = check_grades(frame, names[2], labels=labels)
     return frame

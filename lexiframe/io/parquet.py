@@ -12,8 +12,8 @@ from lexiframe._utils import quote_names, shorten
 from lexiframe.errors import InputError, SchemaError
 from lexiframe.io.files import shown, system_name
 from lexiframe.io.layouts import Layout, trec_rank
+from lexiframe.labels import check_grades
 from lexiframe.typing import SystemFrom
-from lexiframe.validate import check_grades
 
 
 def parquet_plan(files: Sequence[Path], layout: Layout, system_from: SystemFrom) -> pl.LazyFrame:
@@ -106,7 +106,7 @@ def _conform(
             columns[name] = column.cast(pl.String)
         else:
             expected = layout.output_schema[name]
-            if name == "relevance" and dtype.is_float():
+            if name == "relevance" and dtype.is_float() and expected.is_integer():
                 # Whole-number grades stored as floats are read; others are refused.
                 plan = check_grades(plan, name, f"qrels parquet file {shown(path)}")
                 dtype = pl.Int64()

@@ -36,7 +36,7 @@ from isal import igzip
 
 from lexiframe._compat import collect
 from lexiframe._utils import shorten
-from lexiframe.errors import InputError
+from lexiframe.errors import LABELS_HINT, NO_HINT, InputError
 from lexiframe.io.files import shown, system_name
 from lexiframe.io.gzipped import decompress, head, is_gzip
 from lexiframe.io.layouts import Layout
@@ -250,6 +250,7 @@ def _diagnose(
     where = f"{layout.table} file {_shown(file)}, line {first[_LINE_NO] + lines_before}"
     more = f" ({bad.height - 1} more malformed lines)" if bad.height > 1 and not name else ""
     text = first[_LINE]
+    hint = NO_HINT
     if first["__n_fields"] != len(layout.fields):
         problem = f"expected {layout.description}, found {first['__n_fields']} fields"
     else:
@@ -257,11 +258,17 @@ def _diagnose(
         value = _quote(first[f"__value_{field}"], 40)
         kind = "a number" if layout.types[field] is pl.Float64 else "an integer"
         problem = f"{field} {value} is not {kind}"
+        if field == "relevance" and kind == "an integer":
+            hint = LABELS_HINT  # a fractional grade: how to declare fractional labels
         nan = value.strip("'").lower() in ("nan", "-nan", "+nan")
         if nan and layout.types[field] is pl.Float64:  # the score: it parses, as NaN
             problem = f"{field} {value} is not a number that orders a ranking"
     raise InputError(
-        f"{where}: {problem}{more}: {_quote(text)}", kind="malformed line", column=None
+        f"{where}: {problem}{more}: {_quote(text)}",
+        kind="malformed line",
+        column=None,
+        hint=hint[0],
+        cli_hint=hint[1],
     )
 
 

@@ -353,9 +353,7 @@ def err(
         ranks = ranks.list.head(kept)
         levels = levels.list.head(kept)
     stop = levels.list.eval((pl.lit(2.0).pow(pl.element()) - 1.0) / top)
-    # The chance that the user reaches each relevant document: Π_{j<i} (1 − R_j).
-    reach = stop.list.eval((1.0 - pl.element()).cum_prod().shift(1, fill_value=1.0))
-    value = parts.positive_zero((stop * reach / ranks).list.sum())
+    value = parts.cascade(ranks, stop)
     return pl.when(too_high.fill_null(False)).then(parts.null()).otherwise(value)
 
 

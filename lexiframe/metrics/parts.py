@@ -141,6 +141,23 @@ def positive_zero(value: pl.Expr) -> pl.Expr:
     return pl.when(value == 0.0).then(pl.lit(0.0)).otherwise(value)
 
 
+def cascade(ranks: pl.Expr, stop: pl.Expr) -> pl.Expr:
+    """The expected reciprocal of the rank where a user scanning from the top stops:
+    Σ_i stop_i / rank_i Π_{j<i} (1 − stop_j), over Float64 lists of the ranks and the
+    stopping probabilities of the documents that can stop them, in rank order (ERR; and
+    the expected RR when the stopping probability is the chance of relevance).
+
+    Example:
+        >>> import polars as pl
+        >>> df = pl.DataFrame({"ranks": [[1.0, 3.0]], "stop": [[0.5, 1.0]]})
+        >>> df.select(cascade(pl.col("ranks"), pl.col("stop"))).item()  # 0.5 + 0.5/3
+        0.6666666666666666
+    """
+    # The chance that the user reaches each document: Π_{j<i} (1 − stop_j).
+    reach = stop.list.eval((1.0 - pl.element()).cum_prod().shift(1, fill_value=1.0))
+    return positive_zero((stop * reach / ranks).list.sum())
+
+
 def check_persistence(p: float) -> None:
     """Refuse an RBP persistence outside (0, 1)."""
     if not 0.0 < p < 1.0:

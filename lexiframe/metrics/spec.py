@@ -16,6 +16,7 @@ import polars as pl
 
 from lexiframe.errors import ARGUMENT, InputError, SchemaError, UnknownMeasureError
 from lexiframe.options import Compat, PositionsOptions
+from lexiframe.typing import Labels
 
 CutoffRule = Literal["none", "optional", "required"]
 
@@ -52,6 +53,10 @@ class Context:
     ties: bool = False
     """The frame holds its tie groups (``ties="expected"``): each measure is its expectation
     over the orderings of the tied documents (:attr:`Family.expected_over_ties`)."""
+    labels: Labels = PositionsOptions.labels
+    """What ``grades`` holds (:attr:`PositionsOptions.labels`): with ``"probability"``,
+    the chance that each document at ``gain_positions`` is relevant, and a measure is
+    its :attr:`Family.expectation`."""
 
 
 def at_level(context: Context, level: object, name: str) -> Context:
@@ -164,6 +169,11 @@ class Family:
     """Registered by :func:`lexiframe.define_measure`: its expression reads the frame's
     columns by name, so it is given the frame as :func:`lexiframe.metrics.custom.user_view`
     presents it (``grades`` in step with ``positions`` at any threshold)."""
+    expectation: Callable[[Measure, Context], pl.Expr] | None = field(default=None, repr=False)
+    """Its expected value when each document is relevant with the probability its label
+    gives, independently (``labels="probability"``; docs/definitions.md §2): an expression
+    over the context's ``gain_positions`` and ``grades`` (the probabilities), or ``None``
+    for a measure without a closed form there, which refuses such labels."""
 
 
 @dataclass(frozen=True)
@@ -238,8 +248,44 @@ class Measure:
             )
         if options.ties == "expected":
             require_expectation(self)
+        self.check_labels(options.labels)
         if self.family.check_options is not None:
             self.family.check_options(self, options)
+
+    def check_labels(self, labels: Labels) -> None:
+        """Refuse probabilities as labels (``labels="probability"``) for a measure without
+        an :attr:`Family.expectation`, or with a relevance level of its own, saying why and
+        which measures take them.
+
+        Example:
+            >>> from lexiframe.metrics import parse_measure
+            >>> parse_measure("P@10").check_labels("probability")
+            >>> parse_measure("AP").check_labels("probability")
+            Traceback (most recent call last):
+            ...
+            lexiframe.errors.InputError: AP has no closed-form expected value when ...
+        """
+        if labels != "probability":
+            return
+        from lexiframe.metrics.registry import families  # the registry reads this module
+
+        offered = ", ".join(f.name for f in families() if f.expectation is not None)
+        if self.family.expectation is None:
+            raise InputError(
+                f"{self} has no closed-form expected value when each document is relevant "
+                "with the probability its label gives: it divides by or compares random "
+                "quantities (AP, R@k and nDCG divide by the number of relevant documents, "
+                "itself random), and the expectation of a ratio is not the ratio of "
+                f"expectations. The measures with one: {offered}",
+                hint="; or threshold the probabilities: labels='gain', threshold=0.5",
+                cli_hint="; or threshold the probabilities: --labels gain --threshold 0.5",
+            )
+        if self.level is not None:
+            without = replace(self, params=tuple(p for p in self.params if p[0] != LEVEL))
+            raise InputError(
+                f"{self} sets a relevance level of its own (rel=), which probabilities do "
+                f"not have (labels='probability'): name it without rel=, e.g. {without}"
+            )
 
     @property
     def name(self) -> str:
@@ -264,6 +310,22 @@ class Measure:
         """The measure as an expression over a positions frame, named by its canonical name."""
         context = context or Context()
         level = self.level
+        if context.labels == "probability":
+            if context.ties:
+                raise InputError(
+                    f"{self.name}: a frame with tie groups (ties='expected') cannot be measured "
+                    "with labels='probability': lexiframe has the closed forms of each "
+                    "expectation alone, not of the two together"
+                )
+            self.check_labels(context.labels)
+            assert self.family.expectation is not None  # check_labels refused the others
+            if not context.graded:
+                raise SchemaError(
+                    f"{self.name} under labels='probability' reads the probabilities in the "
+                    "grades of the positions frame, which has no grades column: build it "
+                    "with positions(qrels, labels='probability')"
+                )
+            return self.family.expectation(self, context).alias(self.name)
         if level is not None:
             context = at_level(context, level, self.name)
         elif self.requires_grades and not context.graded:

@@ -81,8 +81,8 @@ def positions(
         qrels: query, doc, relevance. A document is relevant when
             ``relevance >= threshold``.
         options: the :class:`~lexiframe.PositionsOptions` (threshold, depth, by, rank_by,
-            docs, grades, judged, condensed, no_relevant, column names, partitions), each
-            documented there.
+            docs, grades, judged, condensed, no_relevant, column names, partitions, compat,
+            labels), each documented there.
         systems: the (by…, system) keys of every system to evaluate, in lexiframe's names
             (default: the run's): one without rows in ``run`` gets worst-case rows for every
             evaluated query, as a system that skipped them. For a run cut into groups of
@@ -119,9 +119,10 @@ def positions(
     options = PositionsOptions.of(options, **kwargs)
     names = options.columns
     run = run_frame(run, (names.system, names.query, names.doc, names.score))  # ranx, …
-    qrels = qrels_frame(qrels, (names.query, names.doc, names.relevance))
+    qrels = qrels_frame(qrels, (names.query, names.doc, names.relevance), options.labels)
     by, threshold, partitions = list(options.by), options.threshold, options.partitions
-    validate.require_threshold(threshold)  # a level of 0 or below is said in a warning
+    # A level that a label of 0 reaches is said in a warning.
+    validate.require_threshold(threshold, whole=not options.fractional)
     every_row = canonical_run(run, options, qrels)  # without the keys of the qrels alone
     qrels_lf, qrels_keys = canonical_qrels(qrels, names, by, every_row)
     # Qrels are small next to runs: they are read once here and checked in full.
@@ -133,14 +134,12 @@ def positions(
     # The judgments whose grades gain: the relevant ones, and above threshold=1 every
     # positive grade (trec_eval's -l decides what is relevant, not what gains).
     gainful = qrels_lf.filter(pl.col("relevance") >= options.gain_level)
-    grades = keeps_grades(gainful, qrels_keys, options.grades, names, threshold=threshold)
-    gain_level = Request(options, qrels_keys, grades).gain_level
-    gainful = qrels_lf.filter(pl.col("relevance") >= gain_level)
+    grades = keeps_grades(gainful, qrels_keys, options)
+    request = Request(options, qrels_keys, grades)
+    gainful = qrels_lf.filter(pl.col("relevance") >= request.gain_level)
     every_query = qrels_lf if options.keeps_no_relevant else None
-    queries = evaluated_queries(
-        gainful, qrels_keys, grades, judged=every_query, threshold=threshold
-    )
-    if options.judged:
+    queries = evaluated_queries(gainful, qrels_keys, request, judged=every_query)
+    if request.judged:
         queries = with_nonrel_counts(queries, qrels_lf, qrels_keys, threshold)
     judgments = qrels_lf if options.reads_every_judgment else gainful
     every_row, crossed = _crossed(every_row, qrels_lf, judgments, by)

@@ -73,7 +73,7 @@ class Request:
         return self.options.docs
 
     @property
-    def threshold(self) -> int:
+    def threshold(self) -> float:
         return self.options.threshold
 
     @property
@@ -89,7 +89,7 @@ class Request:
         return self.options.reads_every_judgment
 
     @property
-    def gain_level(self) -> int:
+    def gain_level(self) -> float:
         """The lowest grade whose documents the grade columns hold: every positive grade
         above ``threshold=1`` (:attr:`PositionsOptions.gain_level`), else the threshold."""
         return self.options.gain_level if self.grades else self.threshold

@@ -61,7 +61,7 @@ def coverage(
     options = PositionsOptions.of(options, **kwargs)
     names, by = options.columns, list(options.by)
     run = run_frame(run, (names.system, names.query, names.doc, names.score))
-    qrels = qrels_frame(qrels, (names.query, names.doc, names.relevance))
+    qrels = qrels_frame(qrels, (names.query, names.doc, names.relevance), options.labels)
     if options.kept_rows is None:  # the (system, query) pairs are all that is read
         own = [key for key in by if key not in qrels_only_keys(by, run.collect_schema(), qrels)]
         every_row = with_qrels_keys(
@@ -96,7 +96,8 @@ def coverage_of_answers(
         ...                     PositionsOptions())["skipped"].to_list()
         [1]
     """
-    names, by, threshold = options.columns, list(options.by), options.threshold
+    # A query is evaluated with a label of the query level: relevant, or a chance of it.
+    names, by, threshold = options.columns, list(options.by), options.query_level
     run_lf = answered
     qrels_lf, qrels_keys = canonical_qrels(qrels, names, by, run_lf)
     judged = (

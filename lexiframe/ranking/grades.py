@@ -7,19 +7,13 @@ import polars as pl
 
 from lexiframe._compat import collect
 from lexiframe.errors import InputError
-from lexiframe.options import ColumnNames, PositionsOptions
+from lexiframe.options import PositionsOptions
 
 
-def keeps_grades(
-    relevant: pl.LazyFrame,
-    qrels_keys: list[str],
-    grades: bool | None,
-    names: ColumnNames | None = None,
-    *,
-    threshold: int = PositionsOptions.threshold,
-) -> bool:
-    """Whether the positions frame keeps the grade columns: asked for (``grades=True``), or
-    needed by graded qrels (``grades=None``); ``grades=False`` on graded qrels is refused.
+def keeps_grades(relevant: pl.LazyFrame, qrels_keys: list[str], options: PositionsOptions) -> bool:
+    """Whether the positions frame keeps the grade columns: asked for (``grades=True``),
+    needed by graded qrels (``grades=None``) or by fractional labels (``labels="gain"``,
+    ``"probability"``: always); ``grades=False`` on graded qrels is refused.
 
     Gains that are equal within every query give graded nDCG and RBP their binary values,
     so grades are needed only where a query's relevant documents differ in grade, or,
@@ -33,11 +27,11 @@ def keeps_grades(
     Example:
         >>> import polars as pl
         >>> relevant = pl.LazyFrame({"query": ["q1", "q1"], "relevance": [1, 2]})
-        >>> keeps_grades(relevant, ["query"], None)
+        >>> keeps_grades(relevant, ["query"], PositionsOptions())
         True
     """
-    names = names or ColumnNames()
-    if grades:
+    names, grades, threshold = options.columns, options.grades, options.threshold
+    if grades or options.fractional:
         return True
     if threshold > 1:
         below = collect(relevant.filter(pl.col("relevance") < threshold).head(1))

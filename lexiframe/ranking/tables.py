@@ -148,33 +148,35 @@ def canonical_qrels(
 def evaluated_queries(
     relevant: pl.LazyFrame,
     qrels_keys: list[str],
-    grades: bool,
+    request: Request,
     *,
     judged: pl.LazyFrame | None = None,
-    threshold: int = PositionsOptions.threshold,
 ) -> pl.LazyFrame:
-    """The evaluated queries, with n_rel (and the ideal grades): those with at least one
-    relevant document, or every query of ``judged`` (n_rel = 0 for some) when given.
+    """The evaluated queries, with n_rel (and the ideal grades): those with a label of
+    :attr:`PositionsOptions.query_level` (a relevant document; with probabilities, a
+    positive one), or every query of ``judged`` (n_rel = 0 for some) when given.
 
     ``relevant``: the judgments whose grades gain (:attr:`Request.gain_level`), the
     relevant ones and above threshold=1 with ``grades`` every positive grade, which
     ``ideal_grades`` holds; ``n_rel`` counts the relevant ones."""
     grade = pl.col("relevance")
-    is_relevant = grade >= threshold
+    is_relevant = grade >= request.threshold
     columns = {"n_rel": is_relevant.sum().cast(POSITION)}
     if judged is not None:
-        if grades:
-            gains = grade >= min(threshold, 1)
+        if request.grades:
+            gains = grade >= request.gain_level
             columns["ideal_grades"] = grade.filter(gains).sort(descending=True)
         return judged.group_by(qrels_keys).agg(**columns)
-    if grades:
+    if request.grades:
         columns["ideal_grades"] = grade.sort(descending=True)
     found = relevant.group_by(qrels_keys).agg(**columns)
-    return found.filter(pl.col("n_rel") > 0) if grades and threshold > 1 else found
+    if request.options.query_level > request.gain_level:  # some gaining labels are below it
+        return found.filter(pl.col("n_rel") > 0)
+    return found
 
 
 def with_nonrel_counts(
-    queries: pl.LazyFrame, qrels: pl.LazyFrame, qrels_keys: list[str], threshold: int
+    queries: pl.LazyFrame, qrels: pl.LazyFrame, qrels_keys: list[str], threshold: float
 ) -> pl.LazyFrame:
     """The evaluated queries with ``n_nonrel``: their documents judged with a grade from 0
     to below the threshold (trec_eval's judged non-relevant documents; Bpref reads it)."""

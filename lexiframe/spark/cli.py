@@ -35,6 +35,7 @@ from lexiframe.spark import _arrow
 from lexiframe.spark import io as spark_io
 from lexiframe.spark._errors import SparkJobError, is_spark_error, lexiframe_error, root_cause
 from lexiframe.spark.resources import resource_wait
+from lexiframe.typing import Labels
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame as SparkFrame
@@ -212,15 +213,20 @@ def _evaluate(
 
     with _arrow.quiet_pyspark():
         run = spark_io.read_run(spark, args.runs, system_from=args.system_from)
-        qrels, by = _read_qrels_sets(spark, args.qrels)
-    options = track_options(args, metric_names).replace(by=by)
+    options = track_options(args, metric_names)
+    with _arrow.quiet_pyspark():
+        qrels, by = _read_qrels_sets(spark, args.qrels, options.labels)
+    options = options.replace(by=by)
     buckets = args.buckets
     sdfs: dict[str, SparkFrame] = {}
     with warnings_as_notes():
         if preference_names:
             frame = lfs.positions(run, qrels, options, buckets=buckets).cache()
             if metric_names:
-                sdfs["metrics"] = lfs.measures(frame, metric_names, n=args.n, buckets=buckets)
+                sdfs["metrics"] = lfs.measures(
+                    frame, metric_names, n=args.n, buckets=buckets,
+                    compat=options.compat, labels=options.labels,
+                )  # fmt: skip
             sdfs["preferences"] = lfs.preferences(frame, preference_names, by=by, buckets=buckets)
         else:
             sdfs["metrics"] = lfs.evaluate(
@@ -305,16 +311,18 @@ def _summaries(
     return summary, orderings
 
 
-def _read_qrels_sets(spark: SparkSession, specs: list[str]) -> tuple[SparkFrame, tuple[str, ...]]:
+def _read_qrels_sets(
+    spark: SparkSession, specs: list[str], labels: Labels
+) -> tuple[SparkFrame, tuple[str, ...]]:
     """The qrels of ``--qrels`` read by Spark and the by= key that names their sets, as
     :func:`lexiframe.cli.qrels_sets.read_qrels_sets` reads them in one process."""
     from pyspark.sql import functions as F
 
     named = qrels_sets(specs)
     if named is None:
-        return spark_io.read_qrels(spark, specs[0]), ()
+        return spark_io.read_qrels(spark, specs[0], labels=labels), ()
     sets = [
-        spark_io.read_qrels(spark, path).select(F.lit(name).alias(QRELS_KEY), "*")
+        spark_io.read_qrels(spark, path, labels=labels).select(F.lit(name).alias(QRELS_KEY), "*")
         for name, path in named.items()
     ]
     return reduce(lambda a, b: a.unionByName(b), sets), (QRELS_KEY,)

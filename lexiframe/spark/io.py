@@ -16,9 +16,10 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import unquote, urlsplit
 
-from lexiframe.errors import InputError, OutputError
+from lexiframe.errors import LABELS_HINT, NO_HINT, InputError, OutputError
+from lexiframe.labels import fractional
 from lexiframe.spark._errors import SparkJobError, is_spark_error, java_causes, root_cause
-from lexiframe.typing import SystemFrom
+from lexiframe.typing import Labels, SystemFrom
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, SparkSession
@@ -58,18 +59,26 @@ def read_run(
     return _read(spark, sources, "run", system_from)
 
 
-def read_qrels(spark: SparkSession, sources: str | Sequence[str]) -> SparkFrame:
-    """Qrels as a Spark DataFrame ``query, doc, relevance``, read by Spark.
+def read_qrels(
+    spark: SparkSession, sources: str | Sequence[str], *, labels: Labels | None = None
+) -> SparkFrame:
+    """Qrels as a Spark DataFrame ``query, doc, relevance``, read by Spark: TREC text's
+    relevance as bigint, or as double for fractional ``labels`` (``"gain"``,
+    ``"probability"``; the workers check their values, as one process does).
 
     Example:
         >>> from lexiframe.spark import io as sio
         >>> qrels = sio.read_qrels(spark, "hdfs:///trec/qrels.txt")  # doctest: +SKIP
     """
-    return _read(spark, sources, "qrels", "field")
+    return _read(spark, sources, "qrels", "field", labels)
 
 
 def _read(
-    spark: SparkSession, sources: str | Sequence[str], table: str, system_from: SystemFrom
+    spark: SparkSession,
+    sources: str | Sequence[str],
+    table: str,
+    system_from: SystemFrom,
+    labels: Labels | None = None,
 ) -> SparkFrame:
     from functools import reduce
 
@@ -79,7 +88,7 @@ def _read(
     frames = []
     for item in items:
         with _reading(str(item), table):
-            frames.append(_read_one(spark, str(item), table, system_from))
+            frames.append(_read_one(spark, str(item), table, system_from, labels))
     return reduce(lambda left, right: left.unionByName(right), frames)
 
 
@@ -98,7 +107,9 @@ def _reading(source: str, table: str) -> Iterator[None]:
         raise SparkJobError(f"cannot read the {table} {source!r}: {root_cause(error)}") from None
 
 
-def _read_one(spark: SparkSession, source: str, table: str, system_from: SystemFrom) -> SparkFrame:
+def _read_one(
+    spark: SparkSession, source: str, table: str, system_from: SystemFrom, labels: Labels | None
+) -> SparkFrame:
     from pyspark.sql import functions as F
 
     columns = (
@@ -131,7 +142,7 @@ def _read_one(spark: SparkSession, source: str, table: str, system_from: SystemF
     if table == "run" and system_from == "filename":
         frame = frame.withColumn("system", _file_system())
     number = "score" if table == "run" else "relevance"
-    kind = "double" if table == "run" else "bigint"
+    kind = "double" if table == "run" or fractional(labels) else "bigint"
     frame = frame.withColumn(number, F.expr(f"try_cast({number} AS {kind})"))
     _check_lines(frame, fields, number, kind, table, (source, given))
     return frame.select(*columns)
@@ -171,12 +182,15 @@ def _check_lines(
     more = f" ({count - 1} more malformed lines)" if count > 1 else ""
     tokens = text.split()
     description = f"{len(fields)} whitespace-separated fields ({' '.join(fields)})"
+    hint, cli_hint = NO_HINT
     if len(tokens) != len(fields):
         problem = f"expected {description}, found {len(tokens)} fields"
     else:
         value = tokens[fields.index(number)]
         problem = f"{number} {value!r} is not {'a number' if kind == 'double' else 'an integer'}"
-    raise InputError(f"{where}: {problem}{more}: {text!r}")
+        if number == "relevance" and kind == "bigint":  # how to read fractional labels
+            hint, cli_hint = LABELS_HINT
+    raise InputError(f"{where}: {problem}{more}: {text!r}", hint=hint, cli_hint=cli_hint)
 
 
 def _first_line(spark: SparkSession, file: str, texts: set[str]) -> tuple[int, str]:

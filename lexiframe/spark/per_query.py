@@ -22,7 +22,7 @@ from lexiframe.preferences import DEFAULT_MEASURES, Extra, preference_measure
 from lexiframe.preferences import preferences as pair_preferences
 from lexiframe.spark import _arrow
 from lexiframe.spark.ranking import BUCKET, POSITION_TYPES, bucket_count, partitioned
-from lexiframe.typing import CompatName
+from lexiframe.typing import CompatName, Labels
 from lexiframe.validate import require_columns
 
 if TYPE_CHECKING:
@@ -36,6 +36,7 @@ def measures(
     n: int | str | None = None,
     buckets: int | None = None,
     compat: CompatName = PositionsOptions.compat,
+    labels: Labels = PositionsOptions.labels,
 ) -> SparkFrame:
     """One double column per measure, one row per ranking, as :func:`lexiframe.measures`.
 
@@ -46,6 +47,7 @@ def measures(
         buckets: groups of queries the work is split into (default: chosen from the size
             of the frame, :func:`lexiframe.spark.ranking.bucket_count`).
         compat: whose numbers to reproduce, as :func:`lexiframe.measures` takes it.
+        labels: what the frame's grades are, as :func:`lexiframe.measures` takes it.
 
     Example:
         >>> from lexiframe import spark as lfs
@@ -55,9 +57,10 @@ def measures(
     empty = _arrow.empty_polars(positions)
     require_columns(empty.schema, ["query"], "positions")
     empty = empty.cast({k: v for k, v in POSITION_TYPES.items() if k in empty.columns})
-    schema = _arrow.arrow_schema(evaluation.measures(empty, parsed, n=n, compat=compat).schema)
+    options = PositionsOptions(compat=compat, labels=labels)
+    schema = _arrow.arrow_schema(evaluation.measures_for(empty, parsed, options, n).schema)
     job = _arrow.group_function(
-        _measures_group, names=parsed, n=n, compat=compat, schema=schema
+        _measures_group, names=parsed, n=n, options=options, schema=schema
     )
     return _per_query(positions, job, schema, bucket_count(positions, buckets))
 
@@ -67,13 +70,13 @@ def _measures_group(
     *,
     names: list[Measure],
     n: int | str | None,
-    compat: CompatName,
+    options: PositionsOptions,
     schema: pa.Schema,
 ) -> pa.Table:
     frame = _arrow.polars_frame(table.drop_columns([BUCKET]), POSITION_TYPES)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the driver's dry run warned once already
-        result = evaluation.measures(frame, names, n=n, compat=compat)
+        result = evaluation.measures_for(frame, names, options, n)
     return _arrow.to_spark_table(result, schema)
 
 

@@ -225,7 +225,7 @@ def _prepare(
         lambda: _checked_run(run, rows, replace(options, by=tuple(own))),
         lambda: _check_qrels(qrels, rows.run, qrels_by, options),
     )
-    if options.grades is not True:  # decided by lexiframe where some query is graded
+    if options.grades is not True and not options.fractional:  # decided where one is graded
         options = replace(options, grades=mixed and _graded(qrels, qrels_by, options))
     schema = _checked_dry_run(rows, options, measures, n)
     job = _Job(options=options, systems=systems, schema=schema, measures=measures, n=n)
@@ -319,7 +319,7 @@ def _dry_run(
         warnings.simplefilter("ignore")
         frame = ranking.positions(run_row, judgment, options)
         if measures:
-            frame = evaluation.measures(frame, measures, n=n, compat=options.compat)
+            frame = evaluation.measures_for(frame, measures, options, n)
     return _arrow.arrow_schema(frame.schema)
 
 
@@ -462,13 +462,7 @@ def _graded(qrels: SparkFrame, qrels_by: list[str], options: PositionsOptions) -
         )
         .distinct()
     )
-    return ranking.keeps_grades(
-        _arrow.collect(levels).lazy(),
-        [*qrels_by, "query"],
-        options.grades,
-        names,
-        threshold=options.threshold,
-    )
+    return ranking.keeps_grades(_arrow.collect(levels).lazy(), [*qrels_by, "query"], options)
 
 
 _warned: set[str] = set()
@@ -521,7 +515,7 @@ def _group(run_table: pa.Table, qrels_table: pa.Table, *, job: _Job) -> pa.Table
             # sums over a list may group the terms by the lists' memory layout, which
             # can change the last bit of a sum (AP).
             frame = _arrow.polars_frame(frame.to_arrow())
-            frame = evaluation.measures(frame, job.measures, n=job.n, compat=job.options.compat)
+            frame = evaluation.measures_for(frame, job.measures, job.options, job.n)
     return _arrow.to_spark_table(frame, job.schema)
 
 
@@ -532,7 +526,7 @@ def group_positions(run: pl.DataFrame, qrels: pl.DataFrame, job: _Job) -> pl.Dat
     options = job.options
     evaluated = qrels
     if options.no_relevant != "keep":
-        evaluated = qrels.filter(pl.col(options.columns.relevance) >= options.threshold)
+        evaluated = qrels.filter(pl.col(options.columns.relevance) >= options.query_level)
     if evaluated.height == 0:
         return None
     with warnings.catch_warnings():

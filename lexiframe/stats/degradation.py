@@ -71,7 +71,7 @@ def degrade_labels(
     seed: Seed,
     weighting: Weighting = "uniform",
     run: pl.DataFrame | pl.LazyFrame | None = None,
-    threshold: int = PositionsOptions.threshold,
+    threshold: float = PositionsOptions.threshold,
     by: str | Sequence[str] | None = None,
 ) -> pl.DataFrame:
     """Remove ⌊fraction · m⌋ of the m relevant labels of each query, keeping at least one.
@@ -332,7 +332,7 @@ def label_degradation(
     weighting: Weighting = "uniform",
     reference: str | None = None,
     by: str | Sequence[str] | None = None,
-    threshold: int = PositionsOptions.threshold,
+    threshold: float = PositionsOptions.threshold,
     depth: int | None = None,
     n: int | None = None,
     progress: bool | None = None,

@@ -4,7 +4,7 @@ nDCG variants, RBP's residual: their declarations (docs/definitions.md §2)."""
 
 from __future__ import annotations
 
-from lexiframe.metrics import converters, judged, sets, ties
+from lexiframe.metrics import converters, expected, judged, sets, ties
 from lexiframe.metrics import gain as gain_measures
 from lexiframe.metrics.catalogue import builders
 from lexiframe.metrics.spec import Family, Needs
@@ -19,6 +19,9 @@ FAMILIES: tuple[Family, ...] = (
         source="trec_eval success_k",
         build=lambda m, c: sets.success(c.positions, k=builders.required(m.rank)),
         expected_over_ties=lambda m, c: ties.success(c.positions, k=builders.required(m.rank)),
+        expectation=lambda m, c: expected.success(
+            c.gain_positions, c.grades, k=builders.required(m.rank)
+        ),
         cutoff="required",
         aliases=("success",),
         params=builders.AT_LEVEL,

@@ -4,7 +4,7 @@ AP, nDCG, P@k, R@k, R-precision, RBP, ERR, TSE, SL3, RecallError, ASL): their de
 
 from __future__ import annotations
 
-from lexiframe.metrics import converters, exprs, ties
+from lexiframe.metrics import converters, expected, exprs, ties
 from lexiframe.metrics.catalogue import builders
 from lexiframe.metrics.spec import Family, Needs
 
@@ -17,6 +17,7 @@ FAMILIES: tuple[Family, ...] = (
         source="trec_eval recip_rank; lexiprecision paper §1",
         build=lambda m, c: exprs.rr(c.positions, k=m.rank),
         expected_over_ties=lambda m, c: ties.rr(c.positions, k=m.rank),
+        expectation=lambda m, c: expected.rr(c.gain_positions, c.grades, k=m.rank),
         cutoff="optional",
         aliases=("MRR", "recip_rank", "RecipRank"),
         params=builders.AT_LEVEL,
@@ -73,6 +74,9 @@ FAMILIES: tuple[Family, ...] = (
         expected_over_ties=lambda m, c: exprs.precision(
             c.positions, k=builders.required(m.rank), at_most=ties.count_at_most
         ),
+        expectation=lambda m, c: expected.precision(
+            c.gain_positions, c.grades, k=builders.required(m.rank)
+        ),
         cutoff="required",
         aliases=("Precision",),
         params=builders.AT_LEVEL,
@@ -121,6 +125,9 @@ FAMILIES: tuple[Family, ...] = (
         source="Moffat and Zobel (2008); trec_eval rbp; lexirecall paper §2",
         build=builders.graded_rbp,
         expected_over_ties=builders.expected_rbp,
+        # Probabilities are gains of at most 1, which graded RBP takes unscaled: the sum of
+        # each document's chance of relevance times its weight, RBP's expected value.
+        expectation=builders.graded_rbp,
         params={**builders.RBP_P, **builders.AT_LEVEL},
         converters=builders.P_CONVERTER,
         needs=Needs(grades=True),
@@ -147,6 +154,9 @@ FAMILIES: tuple[Family, ...] = (
         aliases=("err",),
         params={"max_grade": exprs.ERR_MAX_GRADE},
         converters={"max_grade": converters.max_grade},
+        expectation=lambda m, c: expected.err(
+            c.gain_positions, c.grades, k=m.rank, max_grade=m.whole("max_grade")
+        ),
         needs=Needs(grades=True, requires_grades=True),
         check_frame=builders.check_max_grade,
         example="ERR@10",
