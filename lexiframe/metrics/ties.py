@@ -22,7 +22,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
-from scipy.special import gammaln
 
 from lexiframe._kernels import ListBuffers, list_buffers
 from lexiframe._utils import IntoExpr
@@ -224,6 +223,8 @@ def rr(
 
 
 def _rrs(fields: pl.DataFrame) -> np.ndarray:
+    from scipy.special import gammaln  # here: importing lexiframe loads no SciPy
+
     groups = _groups(fields)
     first = np.flatnonzero(groups.above == 0)  # the first group of each non-empty row
     s, n, r, row = groups.s[first], groups.n[first], groups.r[first], groups.row[first]
@@ -270,6 +271,8 @@ def success(
 
 
 def _successes(fields: pl.DataFrame) -> np.ndarray:
+    from scipy.special import gammaln  # here: importing lexiframe loads no SciPy
+
     groups = _groups(fields)
     n, r, t = groups.n, groups.r, _cut(groups, _cutoffs(fields))
     possible = n - r >= t

@@ -198,7 +198,7 @@ COMMANDS = [
     ),
     Command("n negative", evaluate("--n", "-5", "{run}"), "--n must be a positive integer, not -5"),
     Command(
-        "threshold not an integer", evaluate("--threshold", "x", "{run}"), "invalid int value: 'x'"
+        "threshold not a number", evaluate("--threshold", "x", "{run}"), "invalid grade value: 'x'"
     ),
     Command(
         "trec_eval's -l",
