@@ -40,6 +40,7 @@ DCG = ["-m", "runid", "-m", "dcg", "-m", "ideal_dcg"]
 DCG_FLAGS = [(["-q", "-c"], "q.c"), (["-q", "-c", "-l", "2"], "q.c.l2"),
              (["-J", "-q", "-c"], "J.q.c"), (["-q", "-c", "-M", "10"], "q.c.M10")]  # fmt: skip
 DCG_GAINS = [([], "dcg.1=-1,2=2.5", "q.c.dcg.1=-1,2=2.5"),
+             ([], "dcg.1=2.5,2=2", "q.c.dcg.1=2.5,2=2"),  # out of order: no ideal to sort
              (["-l", "2"], "ideal_dcg.0=0,1=1,2=3", "q.c.l2.ideal_dcg.0=0,1=1,2=3")]  # fmt: skip
 TOY_CLI = TOY / "expected/trec_eval_cli"
 
