@@ -86,6 +86,57 @@ class MeasureMethods:
             gains=gains,
         )
 
+    def dcg(
+        self,
+        k: int | None = None,
+        *,
+        gains: Mapping[int, float] | Literal["exp"] | None = None,
+        n_rel: IntoCount = "n_rel",
+        grades: IntoExpr | None = None,
+        ideal_grades: IntoExpr | None = None,
+    ) -> pl.Expr:
+        """Discounted cumulative gain, not normalised: each retrieved document's gain over
+        log2(rank+1), the gains as nDCG's (the grades, or gains= as trec_eval's dcg.1=1,2=3;
+        gains='exp' is ranx's dcg_burges). trec_eval 10.0's dcg (of the whole ranking; DCG@k
+        cuts it at k, as ranx's dcg@k). Under labels='probability' a relevant document gains
+        1: the expectation is the sum of each document's probability over log2(rank+1).
+
+        The measure ``DCG`` of :func:`lexiframe.measures` over the ranks in this list column
+        (e.g. ``DCG@10``). Source: trec_eval 10.0 dcg; Järvelin and Kekäläinen (2002);
+        docs/measures/dcg.md.
+        """
+        return measure_expr(
+            "DCG", self._expr, k, n_rel=n_rel, grades=grades, ideal_grades=ideal_grades, gains=gains
+        )
+
+    def idcg(
+        self,
+        k: int | None = None,
+        *,
+        gains: Mapping[int, float] | Literal["exp"] | None = None,
+        n_rel: IntoCount = "n_rel",
+        grades: IntoExpr | None = None,
+        ideal_grades: IntoExpr | None = None,
+    ) -> pl.Expr:
+        """The ideal DCG, nDCG's denominator: the DCG of the query's positive gains (m gains of
+        1 on binary qrels) in descending order, whatever the run retrieved; gains= as DCG's.
+        trec_eval 10.0's ideal_dcg (uncut; IDCG@k cuts it at k). It has no expectation under
+        labels='probability': the ideal order is that of a random set.
+
+        The measure ``IDCG`` of :func:`lexiframe.measures` over the ranks in this list
+        column (e.g. ``IDCG@10``). Source: trec_eval 10.0 ideal_dcg; Järvelin and Kekäläinen
+        (2002); docs/measures/idcg.md.
+        """
+        return measure_expr(
+            "IDCG",
+            self._expr,
+            k,
+            n_rel=n_rel,
+            grades=grades,
+            ideal_grades=ideal_grades,
+            gains=gains,
+        )
+
     def precision(
         self,
         k: int,

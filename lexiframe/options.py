@@ -213,13 +213,14 @@ class PositionsOptions:
         labels: what the qrels' relevance column holds (docs/definitions.md §2,
             "Fractional labels"). ``"grades"`` (the default): whole-number grades; a
             fractional one is refused. ``"gain"``: a non-negative real gain per judgment
-            (an LLM's graded score, MTEB's float gains): nDCG, G, RBP and ERR take it as
-            gain, the binary measures count a document relevant when its label is at least
-            ``threshold``. ``"probability"``: the probability in [0, 1] that the document
-            is relevant, documents independent: each measure with a closed form under that
-            model (``P@k``, ``Success@k``, ``RR``, ``RBP``, ``ERR``) gives its expected
-            value; the others (``AP``, ``R@k``, ``nDCG``: ratios of random quantities) are
-            refused, saying why. The frame then keeps the grade columns, which hold the
+            (an LLM's graded score, MTEB's float gains): nDCG, DCG, G, RBP and ERR take it
+            as gain, the binary measures count a document relevant when its label is at
+            least ``threshold``. ``"probability"``: the probability in [0, 1] that the
+            document is relevant, documents independent: each measure with a closed form
+            under that model (``P@k``, ``Success@k``, ``RR``, ``RBP``, ``ERR``, ``DCG``)
+            gives its expected value; the others (``AP``, ``R@k``, ``nDCG``: ratios of
+            random quantities; ``IDCG``, the ideal order of a random set) are refused,
+            saying why. The frame then keeps the grade columns, which hold the
             labels of every document with a positive label (in ``grades``, at the ranks of
             ``gain_positions``).
     """

@@ -36,6 +36,13 @@ FRACTIONS = ["-q", "-c", "-m", "runid", "-m", "set_F.0.5", "-m", "ndcg.1=1,2=1.5
 LEVEL_GAINS = ["-q", "-c", "-l", "2", "-m", "runid", "-m", "num_rel", "-m", "map", "-m", "P.10"]
 LEVEL_GAINS += ["-m", "ndcg", "-m", "ndcg_cut.5,10,100", "-m", "G", "-m", "ndcg_rel"]
 LEVEL_GAINS += ["-m", "Rndcg", "-m", "binG"]
+DCG = ["-m", "runid", "-m", "dcg", "-m", "ideal_dcg"]
+DCG_FLAGS = [(["-q", "-c"], "q.c"), (["-q", "-c", "-l", "2"], "q.c.l2"),
+             (["-J", "-q", "-c"], "J.q.c"), (["-q", "-c", "-M", "10"], "q.c.M10")]  # fmt: skip
+DCG_GAINS = [([], "dcg.1=-1,2=2.5", "q.c.dcg.1=-1,2=2.5"),
+             ([], "dcg.1=2.5,2=2", "q.c.dcg.1=2.5,2=2"),  # out of order: no ideal to sort
+             (["-l", "2"], "ideal_dcg.0=0,1=1,2=3", "q.c.l2.ideal_dcg.0=0,1=1,2=3")]  # fmt: skip
+TOY_CLI = TOY / "expected/trec_eval_cli"
 
 # (flags, golden file, qrels and runs). The toy's goldens are trec_eval run once per run
 # file, concatenated in file order; lexiframe reads all runs in one call.
@@ -95,6 +102,18 @@ CASES = [
     # Gain measures at -l 2: every positive grade gains.
     (LEVEL_GAINS, TREC / "cli/q.c.l2.gain.txt", TREC_ARGS),
     (LEVEL_GAINS, TOY / "expected/trec_eval_cli/q.c.l2.gain.txt.gz", TOY_ARGS),
+    # trec_eval 10.0's dcg and ideal_dcg (not in all_trec), and each with a gain map (one
+    # call each: trec_eval 10.0 shares one map among ndcg, dcg and ideal_dcg).
+    *(
+        ([*flags, *DCG], folder / f"{name}.dcg.txt{suffix}", files)
+        for folder, suffix, files in ((TREC / "cli", "", TREC_ARGS), (TOY_CLI, ".gz", TOY_ARGS))
+        for flags, name in DCG_FLAGS
+    ),
+    *(
+        (["-q", "-c", *level, "-m", "runid", "-m", gains], folder / f"{name}.txt{suffix}", files)
+        for folder, suffix, files in ((TREC / "cli", "", TREC_ARGS), (TOY_CLI, ".gz", TOY_ARGS))
+        for level, gains, name in DCG_GAINS
+    ),
 ]
 # trec_eval -J: the same lines, but for the values it prints as nan (see test below).
 CONDENSED_CASES = [
@@ -253,6 +272,8 @@ def test_the_first_parameters_given_for_a_measure_win():
         ("G.1=0.5", "trec_eval compares gains by their difference cut to a whole"),
         ("ndcg_rel.1=0.5", "trec_eval compares gains by their difference cut to a whole"),
         ("Rndcg.1=0.5", "trec_eval compares gains by their difference cut to a whole"),
+        ("ideal_dcg.1=0.5", "trec_eval compares gains by their difference cut to a whole"),
+        ("dcg.0=1", "a non-relevant or unjudged document cannot add a gain"),
         # ... and keeps gains less than 1 apart in the order of its pairs.
         ("Rndcg.2=1.5,1=1", "give the pairs in that order (Rndcg.1=1,2=1.5)"),
     ],
@@ -262,6 +283,21 @@ def test_bad_measures_are_refused_with_exit_status_2(argument, message, capsys):
     captured = capsys.readouterr()
     assert captured.out == ""
     assert message in captured.err
+
+
+@pytest.mark.parametrize(
+    "measures",
+    [["dcg.1=2", "ndcg"], ["dcg", "ideal_dcg.1=2"], ["ndcg.1=2", "dcg"], ["dcg.1=2", "all_trec"]],
+)
+def test_a_gain_map_with_another_of_ndcg_dcg_ideal_dcg_is_refused(measures, capsys):
+    """trec_eval 10.0's ndcg, dcg and ideal_dcg hold one gain map between them: with a map
+    on one and another asked for, it aborts (a double free, or a segmentation fault for
+    ``-m dcg -m ideal_dcg.1=2``) before its output is whole. Each alone takes its map."""
+    arguments = [item for name in measures for item in ("-m", name)]
+    assert main(["trec_eval", *arguments, *TREC_ARGS]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "holds one gain map for ndcg, dcg and ideal_dcg" in captured.err
 
 
 @pytest.mark.parametrize(

@@ -70,7 +70,9 @@ def test_the_default_is_still_trec_eval_10(capsys):
     assert wanted != _golden(GOLDEN_908, "float32.", "q.c")
 
 
-@pytest.mark.parametrize("measure", ["rbp", "rbp_resid", "unj", "rbp.p=0.5"])
+@pytest.mark.parametrize(
+    "measure", ["rbp", "rbp_resid", "unj", "rbp.p=0.5", "dcg", "ideal_dcg", "dcg.1=2"]
+)
 def test_measures_908_lacks_are_illegal(measure):
     with pytest.raises(UnknownMeasureError, match="illegal measure"):
         resolve([measure], "trec_eval-9.0.8")

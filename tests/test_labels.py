@@ -79,6 +79,10 @@ def _rbp(rel: tuple[int, ...]) -> float:
     return (1 - GAMMA) * sum(r * GAMMA**i for i, r in enumerate(rel))
 
 
+def _dcg(rel: tuple[int, ...], k: int | None) -> float:
+    return sum(r / math.log2(i + 2) for i, r in enumerate(rel if k is None else rel[:k]))
+
+
 def _measures(k: int) -> dict[str, object]:
     """Each measure's name and its direct binary implementation."""
     return {
@@ -89,6 +93,9 @@ def _measures(k: int) -> dict[str, object]:
         "ERR": lambda rel: _err(rel, None),
         f"ERR@{k}": lambda rel: _err(rel, k),
         f"RBP(p={GAMMA})": _rbp,
+        "DCG": lambda rel: _dcg(rel, None),
+        f"DCG@{k}": lambda rel: _dcg(rel, k),
+        f"DCG(gains='exp')@{k}": lambda rel: _dcg(rel, k),  # 2^1 - 1: a relevant one gains 1
     }
 
 
@@ -125,7 +132,8 @@ def test_the_expectations_are_the_mean_over_every_relevance_outcome(labels, k):
 )
 def test_probabilities_of_0_and_1_are_the_binary_measures(grades, k):
     assume(any(grades))
-    names = [f"P@{k}", f"Success@{k}", "RR", f"RR@{k}", "ERR", f"ERR@{k}", f"RBP(p={GAMMA})"]
+    names = [f"P@{k}", f"Success@{k}", "RR", f"RR@{k}", "ERR", f"ERR@{k}", f"RBP(p={GAMMA})",
+             "DCG", f"DCG@{k}"]  # fmt: skip
     run = _run(len(grades))
     whole = _qrels(grades).with_columns(pl.col("relevance").cast(pl.Int64))
     binary = lf.evaluate(run, whole, names)
@@ -189,9 +197,13 @@ def test_fractional_grades_undeclared_are_refused_naming_the_option(tmp_path: Pa
 
 
 def test_measures_without_a_closed_form_refuse_probabilities_saying_why():
-    for name in ("AP", "R@5", "nDCG"):
+    for name in ("AP", "R@5", "nDCG", "IDCG"):
         with pytest.raises(InputError, match=rf"^{name} has no closed-form.*ratio.*P, .*ERR"):
             lf.evaluate(_run(2), _qrels([0.7, 0.0]), [name], labels="probability")
+    with pytest.raises(InputError, match=r"IDCG is the DCG of the random set"):
+        lf.evaluate(_run(2), _qrels([0.7, 0.0]), ["IDCG@2"], labels="probability")
+    with pytest.raises(InputError, match=r"no grade to map: name DCG@5$"):
+        lf.evaluate(_run(2), _qrels([0.7, 0.0]), ["DCG(gains={1: 3})@5"], labels="probability")
     with pytest.raises(InputError, match=r"rel=.*e\.g\. P@5"):
         lf.evaluate(_run(2), _qrels([0.7, 0.0]), ["P(rel=2)@5"], labels="probability")
     frame = lf.positions(_run(2), _qrels([0.7, 0.0]), labels="probability")

@@ -179,8 +179,11 @@ RANX_EXACT = [
     "hit_rate@10", "hit_rate@5-l2", "hits@10", "hits", "r-precision", "precision", "recall",
     "f1", "map", "map@100", "map-l2", "bpref",
 ]  # fmt: skip
-RANX_CLOSE = ["ndcg", "ndcg@10", "ndcg@10-l2", "ndcg_burges@10", "ndcg_burges", "f1@10", "f1@5-l2"]
-"""Equal within 1e-12, not to the last bit: ranx adds nDCG with NumPy's pairwise sum over
+RANX_CLOSE = [
+    "ndcg", "ndcg@10", "ndcg@10-l2", "ndcg_burges@10", "ndcg_burges", "f1@10", "f1@5-l2",
+    "dcg", "dcg@10", "dcg@10-l2", "dcg_burges@10", "dcg_burges",
+]  # fmt: skip
+"""Equal within 1e-12, not to the last bit: ranx adds (n)DCG with NumPy's pairwise sum over
 every rank and NumPy's log2, and computes F as 2 ((P R)/(P + R)), P = hits/k."""
 
 

@@ -74,6 +74,11 @@ RANX_NAMES = {
     "ndcg_burges@10": "nDCG(gains='exp')@10",
     "ndcg_burges": "nDCG(gains='exp')",
     "ndcg@0": "nDCG",  # ranx's @0: the whole ranking
+    "dcg": "DCG",
+    "dcg@10": "DCG@10",
+    "dcg@10-l2": "DCG(gains={1: 0})@10",
+    "dcg_burges@10": "DCG(gains='exp')@10",
+    "dcg_burges": "DCG(gains='exp')",
     "precision@0": "SetP",
     "map": "AP",
     "map@100": "AP@100",
@@ -142,8 +147,7 @@ REFUSED = {
     "SDCG(max_rel=3)@10": r"SDCG .* has no lexiframe measure",
     "alpha_nDCG@20": r"alpha_nDCG \(from ndeval\) has no lexiframe measure",
     "INST": r"INST \(from cwl_eval\) has no lexiframe measure",
-    "dcg@10": r"DCG before normalisation.*name nDCG@10",
-    "dcg_burges": r"DCG before normalisation.*name nDCG$",
+    "dcg_burges@10-l2": r"gains 2\^g - 1 of the grades from 2 up only",
     "rbp.95": r"raw grades.*binary qrels they agree: name RBP\(p=0.95\)",
     "rbp@8": r"name RBP\(p=0.8\)",
     "hit_rate": r"takes a cut-off: hit_rate@10",
@@ -268,9 +272,10 @@ def test_the_command_line_takes_the_peers_names(capsys, tmp_path):
     assert code == 0, capsys.readouterr().err
     capsys.readouterr()
     assert pl.read_csv(out).columns[-2:] == ["Success@10", "AP@100"]
-    assert main(["evaluate", run, "--qrels", qrels, "-m", "dcg@10"]) == 2
+    assert main(["evaluate", run, "--qrels", qrels, "-m", "SDCG@10"]) == 2
     err = capsys.readouterr().err
-    assert "DCG before normalisation" in err and "Traceback" not in err
+    assert "SDCG (cwl_eval's scaled DCG) has no lexiframe measure" in err
+    assert "Traceback" not in err
     assert len(err.splitlines()) == 1
 
 

@@ -96,6 +96,8 @@ MEASURES = [
     "nDCG",
     "nDCG@10",
     "nDCG(gains={1: 0, 2: 3})",
+    "DCG@10",
+    "IDCG",
     "P@5",
     "R@10",
     "RP",
@@ -154,7 +156,7 @@ def test_measures_that_read_the_grades_on_binary_qrels(spark, lfs, toy):
     run, qrels = toy
     binary = qrels.with_columns(pl.col("relevance").ge(1).cast(pl.Int64))
     names = ["ERR@10", "nDCG(gains={1: -1})", "nDCG(gains={1: 2})@5", "G(gains={1: 2})"]
-    names += ["nDCGRel(gains={1: -1})", "RnDCG(gains={1: 3})"]
+    names += ["nDCGRel(gains={1: -1})", "RnDCG(gains={1: 3})", "DCG(gains={1: -1})@5"]
     keys = ["system", "query"]
     expected = _quiet(lf.evaluate, run, binary, names).sort(keys)
     assert expected["ERR@10"].max() > 0 and expected["nDCG(gains={1: -1})"].max() == 0

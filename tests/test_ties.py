@@ -27,7 +27,8 @@ MEASURES = ["P@1", "P@3", "R@2", "RP", "Success@1", "Success@3", "RR", "RR@2", "
             "nDCG", "nDCG@3", "nDCG(gains={2: 5})", "RBP(p=0.5)", "Bpref", "SetP", "NumRelRet",
             "AP(rel=2)", "P(rel=2)@2", "RelativeP@2", "RPrecMult@1.5", "Judged", "Judged@3",
             "Unjudged@3", "SetAP", "Utility", "BinG", "BinG(rel=2)", "RBPResid(p=0.5)",
-            "NumRelRet@2", "SetF@3", "nDCG(gains='exp')@3", "RBP(rel=2)"]  # fmt: skip
+            "NumRelRet@2", "SetF@3", "nDCG(gains='exp')@3", "RBP(rel=2)", "DCG", "DCG@3",
+            "DCG(gains={1: -1, 2: 5})", "DCG(gains='exp')@2", "IDCG", "IDCG@2"]  # fmt: skip
 """Every family with a closed form, with and without cut-offs, levels and gain maps."""
 
 UNJUDGED = None

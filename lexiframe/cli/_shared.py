@@ -96,9 +96,10 @@ def add_labels_argument(parser: argparse.ArgumentParser) -> None:
         choices=LABELS,
         default=PositionsOptions.labels,
         help="what the qrels' relevance column holds: whole-number grades (the default), "
-        "real gains ('gain': nDCG, G, RBP, ERR take them as gains; --threshold 0.5 decides "
-        "what is relevant) or probabilities of relevance ('probability': P@k, Success@k, "
-        "RR, RBP and ERR give their expected values; the other measures are refused)",
+        "real gains ('gain': nDCG, DCG, G, RBP, ERR take them as gains; --threshold 0.5 "
+        "decides what is relevant) or probabilities of relevance ('probability': P@k, "
+        "Success@k, RR, RBP, ERR and DCG give their expected values; the other measures are "
+        "refused)",
     )
 
 

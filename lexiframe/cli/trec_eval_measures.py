@@ -98,6 +98,7 @@ def resolve(
                 f"illegal measure {argument!r}: trec_eval has no measure {root!r}; e.g. map, "
                 "P.5,10, ndcg_cut.10, recip_rank, official, all_trec"
             )
+    _check_shared_gains(params)
     lines: list[Line] = []
     for measure in MEASURES:
         if measure.name not in params:
@@ -106,6 +107,26 @@ def resolve(
             continue  # a nickname's measure lexiframe does not compute
         lines += _lines(measure, params[measure.name])
     return lines
+
+
+SHARED_GAINS = ("ndcg", "dcg", "ideal_dcg")
+"""trec_eval 10.0's measures that hold one gain map between them (its m_ndcg.c)."""
+
+
+def _check_shared_gains(params: dict[str, str | None]) -> None:
+    """Refuse a gain map on one of :data:`SHARED_GAINS` asked for with another of them
+    (``-m dcg.1=2 -m ndcg``, ``-m dcg.1=2 -m all_trec``): trec_eval 10.0 gives the three
+    one gain map and aborts on it (a double free), printing nothing whole."""
+    asked = [name for name in SHARED_GAINS if name in params]
+    mapped = [name for name in asked if params[name] is not None]
+    if mapped and len(asked) > 1:
+        others = " and ".join(name for name in asked if name != mapped[0])
+        raise UnknownMeasureError(
+            f"-m {mapped[0]}.{shorten(params[mapped[0]] or '', 60)} with {others}: trec_eval "
+            "10.0 holds one gain map for ndcg, dcg and ideal_dcg and aborts when one of them "
+            f"has gains and another is asked for too; ask for {mapped[0]} with its gains in "
+            "a call of its own"
+        )
 
 
 def _why(printed: str) -> str:

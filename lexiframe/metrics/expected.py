@@ -99,3 +99,23 @@ def err(
     """
     ranks, chances = _within(positions, probabilities, k, "ERR")
     return parts.cascade(ranks, chances / 2.0**max_grade)
+
+
+def dcg(
+    positions: IntoExpr = "gain_positions",
+    probabilities: IntoExpr = "grades",
+    *,
+    k: int | None = None,
+) -> pl.Expr:
+    """E[DCG@k] = Σ_{p_i ≤ k} π_i / log2(p_i + 1): a relevant document gains 1, so each
+    document adds its chance of relevance times its discount (DCG is linear in the gains).
+
+    Example:
+        >>> import polars as pl
+        >>> df = pl.DataFrame({"gain_positions": [[1, 3]], "grades": [[0.5, 1.0]]})
+        >>> df.select(dcg()).item()  # 0.5/log2(2) + 1/log2(4)
+        1.0
+    """
+    ranks, chances = _within(positions, probabilities, k, "DCG")
+    discounts = ranks.list.eval(1.0 / (pl.element() + 1.0).log(2))
+    return parts.positive_zero((chances * discounts).list.sum().fill_null(0.0))

@@ -23,6 +23,10 @@ from lexiframe._kernels import list_buffers
 from lexiframe._utils import IntoExpr, into_expr
 from lexiframe.errors import InputError
 from lexiframe.metrics import _rows, parts
+from lexiframe.metrics.dcg import dcg as dcg
+from lexiframe.metrics.dcg import ideal_dcg as ideal_dcg
+from lexiframe.metrics.dcg import ndcg as ndcg
+from lexiframe.metrics.dcg import normalised as normalised
 from lexiframe.metrics.parts import IntoCount
 from lexiframe.typing import Exposure
 from lexiframe.validate import require_positive_int
@@ -30,11 +34,6 @@ from lexiframe.validate import require_positive_int
 RBP_PERSISTENCE = 0.8
 """The default persistence p of RBP, its residual and TSE's rbp exposure (the lexirecall
 paper's §2.3.1 example; trec_eval's rbp defaults to 0.9, which its spelling ``rbp`` reads as)."""
-
-
-def _or_column(value: IntoExpr | None, column: str) -> IntoExpr:
-    """``value``, or the positions frame's own column when it is not given."""
-    return column if value is None else value
 
 
 def rr(positions: IntoExpr = "positions", *, k: int | None = None) -> pl.Expr:
@@ -109,100 +108,6 @@ def _aps(fields: pl.DataFrame, k: int | None) -> np.ndarray:
         sums[long] = pl.select(_precision_sums(pl.lit(cut))).to_series().to_numpy()
     with np.errstate(divide="ignore", invalid="ignore"):
         return sums / m
-
-
-def _log2_discount(ranks: pl.Expr) -> pl.Expr:
-    return ranks.list.eval(1.0 / (pl.element().cast(pl.Float64) + 1.0).log(2))
-
-
-def ndcg(
-    positions: IntoExpr = "positions",
-    *,
-    n_rel: IntoCount = "n_rel",
-    k: int | None = None,
-    grades: IntoExpr | None = None,
-    ideal_grades: IntoExpr | None = None,
-    gains: parts.Gains | None = None,
-) -> pl.Expr:
-    """Normalised DCG with log2(rank + 1) discounts, cut at ``k`` if given.
-
-    Binary gains by default: Σ_{i≤r} 1/log2(p_i + 1) / Σ_{j≤m} 1/log2(j + 1). With
-    ``grades`` (the grades of the retrieved relevant documents in rank order) and
-    ``ideal_grades`` (all relevant grades of the query, descending) the gains are the
-    grades, as trec_eval's ``ndcg`` and ``ndcg_cut_k`` compute them.
-
-    ``gains`` maps grades to gains (trec_eval's ``-m ndcg.1=1,2=3``); a grade it leaves out
-    keeps its grade as gain; ``"exp"`` gives grade g the gain 2^g - 1 (Burges et al.,
-    2005). Every retrieved document of the frame adds its gain, negative ones too; the
-    ideal DCG takes the query's positive gains in descending order; a query whose ideal
-    DCG is 0 scores 0 (docs/definitions.md §2).
-
-    Example:
-        >>> import polars as pl
-        >>> from lexiframe.metrics import exprs
-        >>> df = pl.DataFrame({"positions": [[1, 2]], "n_rel": [2]},
-        ...                   schema={"positions": pl.List(pl.UInt32), "n_rel": pl.UInt32})
-        >>> df.select(exprs.ndcg()).item()
-        1.0
-        >>> graded = df.with_columns(grades=pl.lit([1, 2]), ideal_grades=pl.lit([2, 1]))
-        >>> binary = {1: 1, 2: 1}  # every relevant grade gains 1: binary nDCG
-        >>> graded.select(exprs.ndcg(grades="grades", ideal_grades="ideal_grades",
-        ...                          gains=binary)).item()
-        1.0
-        >>> # grade 2 gains 3: (1 + 3/log2(3)) / (3 + 1/log2(3))
-        >>> round(graded.select(exprs.ndcg(grades="grades", ideal_grades="ideal_grades",
-        ...                                gains={2: 3})).item(), 6)
-        0.796708
-    """
-    parts.check_cutoff(k, "nDCG")
-    if (grades is None) != (ideal_grades is None):
-        raise InputError("graded nDCG needs both grades= and ideal_grades=")
-    if gains is not None and grades is None:
-        raise InputError("nDCG with gains= reads the grades: pass grades= and ideal_grades=")
-    ranks = parts.ranks(positions)
-    if grades is None:
-        kept = ranks if k is None else ranks.list.filter(pl.element() <= k)
-        gain = _log2_discount(kept).list.sum()
-        ideal = ideal_dcg(n_rel=n_rel, k=k)
-        return parts.positive_zero((gain / ideal).fill_nan(0.0).fill_null(0.0))
-    doc_gains, ideal_gains = parts.mapped_gains(
-        grades, _or_column(ideal_grades, "ideal_grades"), gains
-    )
-    if k is not None:
-        kept = ranks.list.eval(pl.element() <= k).list.sum()
-        ranks = ranks.list.head(kept)
-        doc_gains = doc_gains.list.head(kept)
-    gain = (doc_gains * _log2_discount(ranks)).list.sum()
-    return normalised(gain, ideal_dcg(k=k, ideal_gains=ideal_gains))
-
-
-def normalised(gain: pl.Expr, ideal: pl.Expr) -> pl.Expr:
-    """A DCG over the ideal DCG. No positive ideal gain (no relevant document, or none with
-    a positive gain): 0, as trec_eval, whatever the negative gains retrieved."""
-    return parts.positive_zero(
-        pl.when(ideal > 0.0).then(gain / ideal).otherwise(0.0).fill_null(0.0)
-    )
-
-
-def ideal_dcg(
-    *, n_rel: IntoCount = "n_rel", k: int | None = None, ideal_gains: pl.Expr | None = None
-) -> pl.Expr:
-    """The ideal DCG (cut at ``k``): of m gains of 1, or of ``ideal_gains`` (the query's
-    positive gains, highest first).
-
-    Example:
-        >>> import polars as pl
-        >>> from lexiframe.metrics import exprs
-        >>> round(pl.select(exprs.ideal_dcg(n_rel=3, k=2)).item(), 6)  # 1 + 1/log2(3)
-        1.63093
-    """
-    if ideal_gains is None:
-        length = parts.count(n_rel) if k is None else pl.min_horizontal(parts.count(n_rel), k)
-        return _log2_discount(pl.int_ranges(1, length + 1)).list.sum()
-    if k is not None:
-        ideal_gains = ideal_gains.list.head(k)
-    ideal_ranks = pl.int_ranges(1, ideal_gains.list.len() + 1)
-    return (ideal_gains * _log2_discount(ideal_ranks)).list.sum()
 
 
 def precision(
@@ -293,7 +198,7 @@ def rbp(
     discounts = parts.ranks(positions).list.eval((1.0 - p) * pl.lit(p) ** (pl.element() - 1))
     if grades is None:
         return parts.positive_zero(discounts.list.sum())
-    gains = rbp_gains(grades, _or_column(ideal_grades, "ideal_grades"))
+    gains = rbp_gains(grades, parts.or_column(ideal_grades, "ideal_grades"))
     return parts.positive_zero((gains * discounts).list.sum())
 
 

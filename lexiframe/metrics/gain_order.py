@@ -128,8 +128,7 @@ def check_gain_order(measures: Sequence[Measure], frame: pl.DataFrame, keys: Seq
             else:
                 fix = (
                     "Give gains that are equal or differ by 1 or more, and every grade its "
-                    f"gain ({family} changes with the gains' scale: each ideal rank counts "
-                    "at least 1)"
+                    f"gain ({family} changes with the gains' scale)"
                 )
             raise InputError(
                 f"{measure}: trec_eval compares gains by their difference cut to a whole "

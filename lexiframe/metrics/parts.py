@@ -128,6 +128,11 @@ def check_cutoff(k: int | None, name: str) -> None:
         require_positive_int(k, f"the cutoff of {name}")
 
 
+def or_column(value: IntoExpr | None, column: str) -> IntoExpr:
+    """``value``, or the positions frame's own column when it is not given."""
+    return column if value is None else value
+
+
 def positive_zero(value: pl.Expr) -> pl.Expr:
     """Turn -0.0 (the sum of an empty float list) into 0.0, which tables and CSV print as 0.
 
@@ -203,16 +208,29 @@ def mapped_gains(
         >>> df.select(*mapped_gains("grades", "ideal", "exp")).row(0)
         ([1.0, 3.0], [7.0, 3.0, 1.0])
     """
-    doc_gains = into_expr(grades).cast(pl.List(pl.Float64))
-    ideal_gains = into_expr(ideal_grades).cast(pl.List(pl.Float64))
-    if gains is None:
+    doc_gains, ideal_gains = gains_of(grades, gains), gains_of(ideal_grades, gains)
+    if gains is None or isinstance(gains, str):  # the grades' order: 2^g - 1 keeps it
         return doc_gains, ideal_gains
+    positive = pl.element().filter(pl.element() > 0.0).sort(descending=True)
+    return doc_gains, ideal_gains.list.eval(positive)
+
+
+def gains_of(grades: IntoExpr, gains: Gains | None = None) -> pl.Expr:
+    """The gains of a list of grades, as a Float64 list in the same order: the grades
+    themselves, each grade's gain under a gain map (a grade it leaves out keeping its
+    grade), or 2^g - 1 under ``"exp"`` (:data:`EXPONENTIAL`).
+
+    Example:
+        >>> import polars as pl
+        >>> pl.select(gains_of(pl.lit([1, 2]), {1: -1})).item().to_list()
+        [-1.0, 2.0]
+    """
+    values = into_expr(grades).cast(pl.List(pl.Float64))
+    if gains is None:
+        return values
     if isinstance(gains, str):
         if gains != EXPONENTIAL:
             raise InputError(f"gains= maps grades to gains or is {EXPONENTIAL!r}, not {gains!r}")
-        exponential = pl.lit(2.0, dtype=pl.Float64).pow(pl.element()) - 1.0
-        return doc_gains.list.eval(exponential), ideal_gains.list.eval(exponential)
+        return values.list.eval(pl.lit(2.0, dtype=pl.Float64).pow(pl.element()) - 1.0)
     old, new = gain_map(gains)
-    doc_gains = doc_gains.list.eval(pl.element().replace(old, new))
-    positive = pl.element().filter(pl.element() > 0.0).sort(descending=True)
-    return doc_gains, ideal_gains.list.eval(pl.element().replace(old, new)).list.eval(positive)
+    return values.list.eval(pl.element().replace(old, new))

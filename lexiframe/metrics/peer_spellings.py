@@ -86,6 +86,8 @@ RANX: dict[str, Peer] = {
     # ranx's metric: lexiframe's family at @k (a bare name: the whole ranking).
     "ndcg": Peer("nDCG"),
     "ndcg_burges": Peer("nDCG"),
+    "dcg": Peer("DCG"),
+    "dcg_burges": Peer("DCG"),
     "map": Peer("AP"),
     "mrr": Peer("RR"),
     "precision": Peer("P"),
@@ -100,16 +102,11 @@ RANX: dict[str, Peer] = {
         "ranx's rbp adds the raw grades (lexiframe's RBP, as trec_eval's, scales them to "
         "[0, 1] by the query's top grade); on binary qrels they agree: name RBP(p={p})",
     ),
-    **dict.fromkeys(
-        ("dcg", "dcg_burges"),
-        Peer(
-            None,
-            "ranx's {metric} is the DCG before normalisation, which lexiframe does not "
-            "give; name nDCG{at}",
-        ),
-    ),
 }
 """ranx 0.3.21's metrics (its ``metric_switch``), as ranx spells them."""
+
+_DCG = ("nDCG", "DCG")
+"""The families of ranx's ndcg and dcg, whose -l<level> gives the grades below it gain 0."""
 
 _WHOLE_SET = {"precision": "SetP", "recall": "SetR", "f1": "SetF"}
 """ranx's precision, recall and f1 without a cut-off: of the whole retrieved set."""
@@ -166,7 +163,7 @@ def _from_ranx(name: str, match: re.Match[str]) -> str:
         family = _WHOLE_SET[metric]
     elif not k and metric == "hit_rate":
         raise _refused(name, "lexiframe's Success (ranx's hit_rate) takes a cut-off: hit_rate@10")
-    params = {"gains": "'exp'"} if metric == "ndcg_burges" else {}
+    params = {"gains": "'exp'"} if metric.endswith("_burges") else {}
     if level is not None and int(level) < 1:
         raise _refused(
             name,
@@ -181,14 +178,14 @@ def _from_ranx(name: str, match: re.Match[str]) -> str:
 def _ranx_level(
     name: str, metric: str, family: str, level: int, params: dict[str, str]
 ) -> dict[str, str]:
-    """ranx's ``-l<level>``: a relevance level of the measure's own, or for nDCG the grades
-    below it gaining nothing (ranx drops them from the qrels)."""
+    """ranx's ``-l<level>``: a relevance level of the measure's own, or for nDCG and DCG the
+    grades below it gaining nothing (ranx drops them from the qrels)."""
     found = family_named(family)
     if found is not None and LEVEL in found.params:
         return {"rel": str(level)}
-    if family == "nDCG" and not params:
+    if family in _DCG and not params:
         return {"gains": repr(dict.fromkeys(range(1, level), 0))}
-    if family == "nDCG":
+    if family in _DCG:
         raise _refused(
             name,
             f"ranx's {metric} at level {level} takes the gains 2^g - 1 of the grades from "
@@ -265,6 +262,10 @@ PEER_TABLE: tuple[PeerRow, ...] = (
     PeerRow("nDCG", "ndcg", "nDCG", "ndcg"),
     PeerRow("nDCG(gains='exp')@10", "", "nDCG(dcg='exp-log2')@10", "ndcg_burges@10"),
     PeerRow("nDCG(gains={1: 0})@10", "", "", "ndcg@10-l2"),
+    PeerRow("DCG", "dcg", "", "dcg"),
+    PeerRow("DCG@10", "", "", "dcg@10"),
+    PeerRow("DCG(gains='exp')@10", "", "", "dcg_burges@10"),
+    PeerRow("IDCG", "ideal_dcg", "", ""),
     PeerRow("AP", "map", "AP", "map"),
     PeerRow("AP@100", "map_cut_100", "AP@100", "map@100"),
     PeerRow("AP(rel=2)", "", "AP(rel=2)", "map-l2"),

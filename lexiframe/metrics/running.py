@@ -34,11 +34,16 @@ def c_log2(values: np.ndarray) -> np.ndarray:
         True
     """
     global _log2_table
+    # Polars runs the measures of one call in threads: each grows and reads its own
+    # snapshot of the table, so that a table another thread grew meanwhile is never
+    # extended from a length it does not have (which shifted every entry past it).
+    table = _log2_table
     top = int(values.max()) if len(values) else 0
-    if top >= len(_log2_table):
-        more = [math.log2(value) for value in range(max(len(_log2_table), 1), 2 * top + 1)]
-        _log2_table = np.concatenate([_log2_table[: max(len(_log2_table), 1)], more])
-    logs: np.ndarray = _log2_table[values]
+    if top >= len(table):
+        more = [math.log2(value) for value in range(len(table), 2 * top + 1)]
+        table = np.concatenate([table, more])
+        _log2_table = table
+    logs: np.ndarray = table[values]
     return logs
 
 

@@ -273,10 +273,11 @@ class Measure:
         if self.family.expectation is None:
             raise InputError(
                 f"{self} has no closed-form expected value when each document is relevant "
-                "with the probability its label gives: it divides by or compares random "
-                "quantities (AP, R@k and nDCG divide by the number of relevant documents, "
-                "itself random), and the expectation of a ratio is not the ratio of "
-                f"expectations. The measures with one: {offered}",
+                "with the probability its label gives: it divides by, compares or orders "
+                "random quantities (AP, R@k and nDCG divide by the number of relevant "
+                "documents, itself random; IDCG is the DCG of the random set of relevant "
+                "documents in its ideal order), and the expectation of a ratio is not the "
+                f"ratio of expectations. The measures with one: {offered}",
                 hint="; or threshold the probabilities: labels='gain', threshold=0.5",
                 cli_hint="; or threshold the probabilities: --labels gain --threshold 0.5",
             )

@@ -11,7 +11,7 @@ import polars as pl
 
 from lexiframe._utils import format_row, quote_names
 from lexiframe.errors import InputError
-from lexiframe.metrics import converters, exprs, parts, running, sets, ties
+from lexiframe.metrics import converters, expected, exprs, parts, running, sets, ties
 from lexiframe.metrics import gain as gain_measures
 from lexiframe.metrics.gain_order import check_gain_order
 from lexiframe.metrics.parts import EXPONENTIAL, Gains, mapped_gains
@@ -47,15 +47,24 @@ def graded_ndcg(measure: Measure, context: Context) -> pl.Expr:
             context.grades, context.ideal_grades, ndcg_gains(measure)
         )
         return running.ndcg(context.gain_positions, doc_gains, ideal_gains, k=measure.rank)
+    return exprs.normalised(graded_dcg(measure, context), graded_idcg(measure, context))
+
+
+def graded_dcg(measure: Measure, context: Context) -> pl.Expr:
+    """DCG: binary, or of the grades under the measure's ``gains=``."""
     if context.graded:
-        return exprs.ndcg(
-            context.gain_positions,
-            k=measure.rank,
-            grades=context.grades,
-            ideal_grades=context.ideal_grades,
-            gains=ndcg_gains(measure),
+        return exprs.dcg(
+            context.gain_positions, k=measure.rank, grades=context.grades, gains=ndcg_gains(measure)
         )
-    return exprs.ndcg(context.positions, n_rel=context.n_rel, k=measure.rank)
+    return exprs.dcg(context.positions, k=measure.rank)
+
+
+def graded_idcg(measure: Measure, context: Context) -> pl.Expr:
+    """The ideal DCG: of n_rel gains of 1, or of the query's positive gains, best first."""
+    if not context.graded:
+        return exprs.ideal_dcg(n_rel=context.n_rel, k=measure.rank)
+    _, ideal_gains = mapped_gains(context.grades, context.ideal_grades, ndcg_gains(measure))
+    return exprs.ideal_dcg(k=measure.rank, ideal_gains=ideal_gains)
 
 
 def empty_nan(value: pl.Expr, lowest_level: float, context: Context) -> pl.Expr:
@@ -166,15 +175,31 @@ def order_free(measure: Measure, context: Context) -> pl.Expr:
     return measure.family.build(measure, context)
 
 
+def expected_dcg(measure: Measure, context: Context) -> pl.Expr:
+    """E[DCG@k] over tied orderings: each document's gain times the mean discount
+    1/log2(place + 1) of its group's places above the cut-off."""
+    if not context.graded:
+        return ties.discounted(context.positions, k=measure.rank)
+    gains = parts.gains_of(context.grades, ndcg_gains(measure))
+    return ties.discounted(context.gain_positions, gains=gains, k=measure.rank)
+
+
 def expected_ndcg(measure: Measure, context: Context) -> pl.Expr:
     """E[nDCG@k] = E[DCG@k]/IDCG@k: the ideal DCG does not depend on the run's order."""
-    k = measure.rank
-    if not context.graded:
-        gain = ties.discounted(context.positions, k=k)
-        return exprs.normalised(gain, exprs.ideal_dcg(n_rel=context.n_rel, k=k))
-    doc_gains, ideal_gains = mapped_gains(context.grades, context.ideal_grades, ndcg_gains(measure))
-    gain = ties.discounted(context.gain_positions, gains=doc_gains, k=k)
-    return exprs.normalised(gain, exprs.ideal_dcg(k=k, ideal_gains=ideal_gains))
+    return exprs.normalised(expected_dcg(measure, context), graded_idcg(measure, context))
+
+
+def probable_dcg(measure: Measure, context: Context) -> pl.Expr:
+    """E[DCG@k] when each document is relevant with its probability: a relevant document
+    gains 1 (so does it under ``gains='exp'``, 2^1 - 1); a gain map of grades is refused,
+    as probabilities are no grades."""
+    if isinstance(measure.param("gains"), tuple):
+        raise InputError(
+            f"{measure} maps grades to gains, but under labels='probability' a document is "
+            "relevant (gain 1) or not with the probability its label gives, and has no "
+            f"grade to map: name {replace(measure, params=())}"
+        )
+    return expected.dcg(context.gain_positions, context.grades, k=measure.rank)
 
 
 def expected_rbp(measure: Measure, context: Context) -> pl.Expr:

@@ -1,6 +1,6 @@
 """The measures of the papers and the classic metrics researchers compare them with (RR,
-AP, nDCG, P@k, R@k, R-precision, RBP, ERR, TSE, SL3, RecallError, ASL): their declarations
-(docs/definitions.md §2)."""
+AP, nDCG, DCG, IDCG, P@k, R@k, R-precision, RBP, ERR, TSE, SL3, RecallError, ASL): their
+declarations (docs/definitions.md §2)."""
 
 from __future__ import annotations
 
@@ -62,6 +62,45 @@ FAMILIES: tuple[Family, ...] = (
         scale_free=True,
         needs=builders.reads_gains,
         example="nDCG@10",
+    ),
+    Family(
+        name="DCG",
+        method="dcg",
+        trec_eval_gains="dcg",
+        summary="Discounted cumulative gain, not normalised: each retrieved document's gain "
+        "over log2(rank+1), the gains as nDCG's (the grades, or gains= as trec_eval's "
+        "dcg.1=1,2=3; gains='exp' is ranx's dcg_burges). trec_eval 10.0's dcg (of the whole "
+        "ranking; DCG@k cuts it at k, as ranx's dcg@k). Under labels='probability' a "
+        "relevant document gains 1: the expectation is the sum of each document's "
+        "probability over log2(rank+1).",
+        formula=r"\mathrm{DCG} = \sum_{i \le r} g_i / \log_2(p_i + 1)",
+        source="trec_eval 10.0 dcg; Järvelin and Kekäläinen (2002)",
+        build=builders.graded_dcg,
+        expected_over_ties=builders.expected_dcg,
+        expectation=builders.probable_dcg,
+        cutoff="optional",
+        aliases=("dcg",),
+        **{**builders.NDCG_GAINS, "check_frame": None},  # no ideal ranking to order
+        needs=builders.reads_gains,
+        example="DCG@10",
+    ),
+    Family(
+        name="IDCG",
+        method="idcg",
+        trec_eval_gains="ideal_dcg",
+        summary="The ideal DCG, nDCG's denominator: the DCG of the query's positive gains "
+        "(m gains of 1 on binary qrels) in descending order, whatever the run retrieved; "
+        "gains= as DCG's. trec_eval 10.0's ideal_dcg (uncut; IDCG@k cuts it at k). It has no "
+        "expectation under labels='probability': the ideal order is that of a random set.",
+        formula=r"\mathrm{IDCG} = \sum_{j \le m} g^*_j / \log_2(j + 1)",
+        source="trec_eval 10.0 ideal_dcg; Järvelin and Kekäläinen (2002)",
+        build=builders.graded_idcg,
+        expected_over_ties=builders.order_free,
+        cutoff="optional",
+        aliases=("ideal_dcg", "IdealDCG"),
+        **builders.NDCG_GAINS,
+        needs=builders.reads_gains,
+        example="IDCG@10",
     ),
     Family(
         name="P",
