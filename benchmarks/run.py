@@ -60,6 +60,8 @@ SHAPES = {
     "recsys-20k": (10, 20_000, 100, "int"),  # a tenth of it: 20 million rows
     "recsys-50k": (10, 50_000, 100, "int"),
     "track17": (17, 100, 1000, "str"),  # a TREC track's size: 17 runs of 100 queries
+    # the same size, files like TREC 2003 Robust's runs: benchmarks/robust_like.py
+    "robust03": (17, 100, 1000, "robust03"),
 }
 CLASSIC = ["RR", "AP", "nDCG", "R@1000", "RP"]
 ALL_MEASURES = [
@@ -99,6 +101,14 @@ def ensure_data(root: Path, shape: tuple[int, int, int, str], formats: list[str]
         if (target / "runs").is_dir() and any((target / "runs").iterdir()):
             continue
         start = time.perf_counter()
+        if id_type == "robust03":
+            from robust_like import write_robust_like
+
+            if fmt != "trec.gz":
+                raise SystemExit(f"the robust03 shape is written as trec.gz only, not {fmt}")
+            write_robust_like(target, n_systems=systems, n_queries=queries, depth=depth)
+            print(f"wrote {target} in {time.perf_counter() - start:.0f} s", file=sys.stderr)
+            continue
         write_synthetic_track(
             target,
             n_systems=systems,
