@@ -169,8 +169,10 @@ def write_robust_like(
         _write(frame, directory / "runs" / f"input.{_TAGS[system % len(_TAGS)]}.gz")
 
 
-def _scores(style: str, latent: np.ndarray, rank: np.ndarray, rng: np.random.Generator) -> object:
-    """One run's scores (queries, depth) in a style, as a Polars-writable column."""
+def _scores(
+    style: str, latent: np.ndarray, rank: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
+    """One run's scores (queries, depth) in a style (its latent scores best first)."""
     shift = 8.0 + 4.0 * rng.random()
     if style == "full":
         return (latent + shift) * 1.7
@@ -181,8 +183,9 @@ def _scores(style: str, latent: np.ndarray, rank: np.ndarray, rng: np.random.Gen
     if style == "round2":  # BM25 rounded to 2 decimals: ties
         return np.round((latent + shift) * 0.8, 2)
     if style == "rank":
-        return np.broadcast_to((len(rank) + 1 - rank).astype(np.int64), latent.shape).copy()
-    return np.round(1.0 / np.broadcast_to(rank, latent.shape), 8)
+        return np.tile((len(rank) + 1 - rank).astype(np.int64), (len(latent), 1))
+    reciprocal: np.ndarray = np.round(1.0 / np.broadcast_to(rank, latent.shape), 8)
+    return reciprocal
 
 
 def _write(frame: pl.DataFrame, path: Path) -> None:

@@ -253,8 +253,21 @@ def marks_exactly(judgments: pl.LazyFrame, crossed: list[str]) -> bool:
         >>> marks_exactly(pl.LazyFrame({"query": ["q1", "q2"], "doc": ["d1", "d1"]}), [])
         False
     """
-    per_doc = judgments.group_by(*crossed, "doc").len().select(pl.col("len").max())
-    fanout = collect(per_doc).item()
+    return _fans_out(_judged_documents(judgments, crossed)[1])
+
+
+def _judged_documents(judgments: pl.LazyFrame, crossed: list[str]) -> tuple[pl.Series, int | None]:
+    """The documents judged for some query, and the most queries (of one qrels set) that
+    judge one document: one group-by for both (pooled qrels of a real track hold over
+    100,000 judgments, read again for every batch of runs)."""
+    per_doc = collect(judgments.group_by(*crossed, "doc").len())
+    fanout = per_doc["len"].max()
+    docs = per_doc["doc"].unique() if crossed else per_doc["doc"]
+    return docs, fanout  # type: ignore[return-value]
+
+
+def _fans_out(fanout: int | None) -> bool:
+    """Whether a document judged for ``fanout`` queries at most calls for the join."""
     return fanout is not None and fanout > MAX_JUDGMENTS_PER_DOC
 
 
@@ -279,7 +292,8 @@ def _with_marks(
     rankings are crossed with qrels sets afterwards (``crossed``) is marked by the probe:
     :func:`lexiframe.positions` crosses the run itself where the join is needed.
     """
-    if marks_exactly(judgments, crossed):
+    judged_docs, fanout = _judged_documents(judgments, crossed)
+    if _fans_out(fanout):
         if crossed:
             raise AssertionError("a run whose ranks are crossed is marked by the probe")
         grade = [pl.col("relevance").alias("_grade")] if grades else []
@@ -287,5 +301,4 @@ def _with_marks(
         order: Literal["left"] | None = "left" if keep_order else None
         marked = run.join(marks, on=[*qrels_keys, "doc"], how="left", maintain_order=order)
         return marked.with_columns(pl.col("_mark").fill_null(False)), True
-    judged_docs = collect(judgments.select(pl.col("doc").unique())).to_series()
     return run.with_columns(_mark=pl.col("doc").is_in(judged_docs.implode())), False
