@@ -16,7 +16,9 @@ and a ranker something. Here, drawn with NumPy (no loop over rows or queries):
   (by doc id, or shuffled), with ranks that are 0 or do not follow the scores;
 - pool-style qrels: every document in the top 100 of a run, and as many again drawn from
   the candidates (the pool of the runs not in the track), about 1,250 judgments per topic,
-  mostly non-relevant; 40-60 % of each run's documents unjudged.
+  mostly non-relevant; 40-60 % of each run's documents unjudged; a tenth of each topic's
+  candidates are documents of broad interest that other topics retrieve too, so that some
+  documents are judged for several topics (7 of them for 5), as pooled qrels do.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ _TAGS = [
 ]  # fmt: skip
 _CANDIDATES = 3_000  # candidate documents per topic, the runs' top 1,000 among them
 _POOL_DEPTH = 100
+# Documents of broad interest, among the candidates of many topics: 300 of 20,000 a topic.
+_SHARED, _SHARED_PER_TOPIC = 20_000, 300
 # Score styles, one per run in turn: full float64, 6 decimals, log-probability (negative,
 # 6 decimals), 2 decimals (BM25 rounded: ties), 1000 - rank, 1 / rank.
 _STYLES = ("full", "fixed6", "logprob", "round2", "rank", "reciprocal")
@@ -101,10 +105,18 @@ def write_robust_like(
     rng = np.random.default_rng([seed, 2003])
     corpus = corpus_ids()
     n_cand = max(_CANDIDATES, 3 * depth)
-    if n_queries * n_cand > len(corpus):
+    own = n_cand - _SHARED_PER_TOPIC
+    if _SHARED + n_queries * own > len(corpus):
         raise ValueError(f"{n_queries} topics x {n_cand} candidates exceed the corpus")
-    # each topic's candidates: a slice of a permutation of the corpus (distinct ids)
-    candidates = rng.permutation(len(corpus))[: n_queries * n_cand].reshape(n_queries, n_cand)
+    # each topic's candidates: a slice of a permutation of the corpus of its own, and a few
+    # hundred of the documents many topics retrieve (some are judged for several topics)
+    shuffled = rng.permutation(len(corpus))
+    shared = shuffled[:_SHARED][
+        np.argsort(rng.random((n_queries, _SHARED)), axis=1)[:, :_SHARED_PER_TOPIC]
+    ]
+    candidates = np.concatenate(
+        [shared, shuffled[_SHARED : _SHARED + n_queries * own].reshape(n_queries, own)], axis=1
+    )
     qids = topics(rng, n_queries)
 
     # relevance: 10 to 150 relevant documents a topic (log-uniform), a fifth of them grade 2
