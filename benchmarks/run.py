@@ -13,7 +13,9 @@
     python benchmarks/run.py --shape mid --processes --pref-eval path/to/pref_eval.py
 
 Data come from lexiframe's seeded synthetic-track generator, written once under
-``--data`` (default ``benchmark-data/``) as gzipped TREC files and as parquet. Every step
+``--data`` (default ``benchmark-data/``) as gzipped TREC files and as parquet; the
+``robust03`` shape's from ``robust_like.py`` beside this script (files like TREC 2003
+Robust's runs and pooled qrels, gzipped TREC files only). Every step
 runs in a child process of its own, so that its peak RSS is its own; the table gives the
 median of ``--repeat`` runs inside that process (imports and untimed set-up excluded) and,
 the ratio of its time to the step it is compared with, measured in this run:
