@@ -9,10 +9,13 @@
     python benchmarks/run.py --processes              # whole processes: the CLI, start-up
     python benchmarks/run.py --layouts 1 4            # metrics-only peak memory per file layout
     python benchmarks/run.py --drop-in track17 robust04 --trec-eval path/to/trec_eval
+    python benchmarks/run.py --drop-in track17 robust03 --trec-eval path/to/trec_eval
     python benchmarks/run.py --shape mid --processes --pref-eval path/to/pref_eval.py
 
 Data come from lexiframe's seeded synthetic-track generator, written once under
-``--data`` (default ``benchmark-data/``) as gzipped TREC files and as parquet. Every step
+``--data`` (default ``benchmark-data/``) as gzipped TREC files and as parquet; the
+``robust03`` shape's from ``robust_like.py`` beside this script (files like TREC 2003
+Robust's runs and pooled qrels, gzipped TREC files only). Every step
 runs in a child process of its own, so that its peak RSS is its own; the table gives the
 median of ``--repeat`` runs inside that process (imports and untimed set-up excluded) and,
 the ratio of its time to the step it is compared with, measured in this run:
@@ -60,6 +63,8 @@ SHAPES = {
     "recsys-20k": (10, 20_000, 100, "int"),  # a tenth of it: 20 million rows
     "recsys-50k": (10, 50_000, 100, "int"),
     "track17": (17, 100, 1000, "str"),  # a TREC track's size: 17 runs of 100 queries
+    # the same size, files like TREC 2003 Robust's runs: benchmarks/robust_like.py
+    "robust03": (17, 100, 1000, "robust03"),
 }
 CLASSIC = ["RR", "AP", "nDCG", "R@1000", "RP"]
 ALL_MEASURES = [
@@ -90,7 +95,8 @@ class Data:
 
 
 def ensure_data(root: Path, shape: tuple[int, int, int, str], formats: list[str]) -> Data:
-    """Write the synthetic track once per shape and format (seeded: always the same files)."""
+    """Write the track once per shape and format (seeded: always the same files): lexiframe's
+    synthetic track, or for the robust03 shape files like TREC 2003 Robust's runs."""
     from lexiframe.datasets import write_synthetic_track
 
     systems, queries, depth, id_type = shape
@@ -99,15 +105,22 @@ def ensure_data(root: Path, shape: tuple[int, int, int, str], formats: list[str]
         if (target / "runs").is_dir() and any((target / "runs").iterdir()):
             continue
         start = time.perf_counter()
-        write_synthetic_track(
-            target,
-            n_systems=systems,
-            n_queries=queries,
-            depth=depth,
-            id_type=id_type,
-            format=fmt,
-            seed=0,
-        )
+        if id_type == "robust03":  # files like real runs: benchmarks/robust_like.py
+            from robust_like import write_robust_like
+
+            if fmt != "trec.gz":
+                raise SystemExit(f"the robust03 shape is written as trec.gz only, not {fmt}")
+            write_robust_like(target, n_systems=systems, n_queries=queries, depth=depth)
+        else:
+            write_synthetic_track(
+                target,
+                n_systems=systems,
+                n_queries=queries,
+                depth=depth,
+                id_type=id_type,
+                format=fmt,
+                seed=0,
+            )
         print(f"wrote {target} in {time.perf_counter() - start:.0f} s", file=sys.stderr)
     return Data(root)
 
@@ -894,6 +907,10 @@ def run_drop_in(
         )
         qrels, runs = plain_files(Data(folder))
         label = f"{name} {'x'.join(map(str, shape[:3]))}"
+        # the machine's load as the shape starts: the ratios of a shared machine are read by it
+        load = " / ".join(f"{value:.1f}" for value in os.getloadavg())
+        results.append(Result(label, "load average (1, 5, 15 min)", None, None, load))
+        print(f"{label:>24} load average (1, 5, 15 min) {load}", file=sys.stderr)
         for flags_label, flags in DROP_IN_FLAGS.items():
             drop_in = ["trec_eval", "--compat", compat, *flags, "-m", "all_trec", str(qrels)]
             ours = _lexiframe(*drop_in, *map(str, runs))
@@ -914,16 +931,18 @@ def run_drop_in(
                 ]
             _time_process(ours, None, env)  # warm: the compiled modules, the files in cache
             times: dict[str, list[float]] = {step: [] for step in commands}
+            cpu: dict[str, list[float]] = {step: [] for step in commands}
             peaks: dict[str, float] = {}
             for _ in range(repeat):
                 for step, command in commands.items():
                     if command is None:
                         continue
                     target = out / f"{step.replace(' ', '-')}.txt"
-                    seconds, _, peak, note = _time_process(command, target, env)
+                    seconds, cpu_seconds, peak, note = _time_process(command, target, env)
                     if note:
                         raise SystemExit(f"{step}: {note}")
                     times[step].append(seconds)
+                    cpu[step].append(cpu_seconds)
                     peaks[step] = max(peaks.get(step, 0.0), peak)
             same = (
                 _same_output(out / "lexiframe-trec_eval.txt", out / "trec_eval-loop.txt")
@@ -937,10 +956,18 @@ def run_drop_in(
                     results.append(Result(label, step_label, None, None, note))
                     continue
                 median = statistics.median(times[step])
+                # CPU seconds (user + system, children included) suffer less from a machine
+                # shared with other work than wall time.
+                cpu_median = statistics.median(cpu[step])
                 note = same if step == "lexiframe trec_eval" else f"{len(runs)} processes"
+                note += f"; CPU {cpu_median:.2f} s"
                 if step == "lexiframe trec_eval" and times["trec_eval loop"]:
                     ratio = median / statistics.median(times["trec_eval loop"])
-                    note = f"{ratio:.2f} × the trec_eval loop; output {same}"
+                    cpu_ratio = cpu_median / statistics.median(cpu["trec_eval loop"])
+                    note = (
+                        f"{ratio:.2f} × the trec_eval loop (CPU {cpu_median:.2f} s, "
+                        f"{cpu_ratio:.2f} ×); output {same}"
+                    )
                 results.append(Result(label, step_label, median, peaks[step], note))
                 print(
                     f"{label:>24} {step_label:<28} {median:8.2f} s  {peaks[step]:.2f} GB  {note}",

@@ -97,7 +97,8 @@ OPTIONS = {
 def marked_by(how: str) -> Iterator[None]:
     """Rows marked as judged by the probe (each ranking ranked once, its ranks crossed with
     the qrels sets) or by the join (the run crossed with the sets, each ranked per set):
-    the join where a document is judged for more queries than MAX_JUDGMENTS_PER_DOC."""
+    the join where documents are judged for more queries than MAX_JUDGMENTS_PER_DOC on
+    average."""
     limit = {"probe": 10**9, "join": 0}[how]
     with patch.object(lists, "MAX_JUDGMENTS_PER_DOC", limit):
         yield
