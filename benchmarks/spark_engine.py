@@ -2,6 +2,8 @@
 
     python benchmarks/run.py --shape recsys --engine spark
     python benchmarks/run.py --shape recsys-20k --engine spark    # 20 million rows
+    python benchmarks/run.py --shape recsys-20k --engine spark --repeat 3 \
+        --steps spark-floor spark-lexiframe spark-cli    # the overheads, in turns
 
 Each step runs in a fresh process with its own local Spark session (``local[*]``), read from
 the same parquet files; the parent samples the resident memory of that process and of every
@@ -20,6 +22,9 @@ binary one.
   ``meanAveragePrecisionAtK``, ``ndcgAtK``, ``precisionAtK`` and ``recallAtK`` per system.
 - ``polars-streaming``: lexiframe in one process (scanned parquet, the streaming engine),
   the same means, for the crossover.
+- ``spark-cli`` (with ``--steps``): ``lexiframe evaluate --spark 'local[*]'`` on the same
+  files (the qrels binarised once into ``qrels-binary.parquet``), a whole process as a user
+  waits for it, its time split by Spark's event log.
 - ``spark-floor`` (with ``--steps``): what Spark spends on the run before lexiframe does
   anything: one pass over its columns (an aggregation, as the check of its values is),
   handed to Python with no shuffle, shuffled into buckets alone, and cogrouped with the
@@ -35,6 +40,7 @@ from __future__ import annotations
 
 import json
 import os
+import statistics
 import subprocess
 import sys
 import threading
@@ -216,11 +222,85 @@ def step_floor(root: Path, rows: int) -> dict:
     return {"seconds": seconds["cogroup to Python"], "note": f"{buckets} buckets: {note}"}
 
 
+def step_cli(root: Path, rows: int) -> dict:
+    """``lexiframe evaluate --spark 'local[*]'`` on the same parquet files, as a user waits
+    for it: a process of its own (start-up, the session, the checks, the jobs, the
+    coverage note, the stop), with the driver memory of the other steps. Its summary file
+    gives the means; Spark's event log splits the time: until the first job, in jobs, after
+    the last."""
+    import tempfile
+
+    import polars as pl
+
+    qrels = root / "parquet" / "qrels-binary.parquet"
+    if not qrels.exists():  # binarised as the other steps' qrels (untimed)
+        pl.read_parquet(root / "parquet" / "qrels.parquet").with_columns(
+            pl.col("relevance").ge(1).cast(pl.Int64)
+        ).write_parquet(qrels)
+    memory = os.environ.get("LEXIFRAME_BENCH_DRIVER_MEMORY", "6g")
+    with tempfile.TemporaryDirectory(prefix="lexiframe-bench-cli-") as folder:
+        summary, log = Path(folder) / "summary.parquet", Path(folder) / "events"
+        log.mkdir()
+        command = [sys.executable, "-m", "lexiframe", "evaluate", "--spark", "local[*]"]
+        command += [str(root / "parquet" / "runs"), "--qrels", str(qrels)]
+        command += [part for name in MEASURES for part in ("-m", name)]
+        command += ["--driver-memory", memory, "--summary", str(summary)]
+        for setting in EVENT_LOG:
+            command += ["--conf", setting.format(folder=log)]
+        start = time.perf_counter()
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+        seconds = time.perf_counter() - start
+        means = pl.read_parquet(summary).sort("system")
+        note = _event_log_split(log, seconds)
+    values = {name: dict(zip(means["system"], means[name], strict=True)) for name in MEASURES}
+    return {"seconds": seconds, "values": values, "note": note}
+
+
+EVENT_LOG = (
+    "spark.eventLog.enabled=true",
+    "spark.eventLog.compress=false",
+    "spark.eventLog.dir={folder}",
+)
+
+
+def _event_log_split(folder: Path, seconds: float) -> str:
+    """The process's time split by Spark's event log: until the first job starts (start-up,
+    the session, reading the files' listing), in jobs (wall time with any job running),
+    and the rest (the driver's work between jobs, the stop)."""
+    spans, first = [], None
+    for path in folder.rglob("*"):
+        if not path.is_file():
+            continue
+        started: dict[int, int] = {}
+        for line in path.read_text().splitlines():
+            event = json.loads(line)
+            kind = event["Event"]
+            if kind == "SparkListenerJobStart":
+                started[event["Job ID"]] = event["Submission Time"]
+            elif kind == "SparkListenerJobEnd":
+                spans.append((started.pop(event["Job ID"]), event["Completion Time"]))
+            elif kind == "SparkListenerApplicationStart":
+                first = event["Timestamp"]
+    if not spans or first is None:
+        return ""
+    busy, end = 0, 0
+    for begin, finish in sorted(spans):  # the union of the jobs' spans
+        busy += max(0, finish - max(begin, end))
+        end = max(end, finish)
+    session = (min(begin for begin, _ in spans) - first) / 1000
+    return (
+        f"{len(spans)} jobs; the session's start to its first job {session:.1f} s, "
+        f"in jobs {busy / 1000:.1f} s, the rest {seconds - session - busy / 1000:.1f} s "
+        "(start-up before the session, the driver between jobs, the stop)"
+    )
+
+
 CHILD_STEPS = {
     "spark-lexiframe": step_lexiframe,
     "spark-ranking-evaluator": step_ranking_evaluator,
     "polars-streaming": step_polars,
     "spark-floor": step_floor,
+    "spark-cli": step_cli,
 }
 
 
@@ -297,25 +377,63 @@ def measure_tree(command: list[str], interval: float = 0.25) -> tuple[dict | Non
     return json.loads(out.decode().strip().splitlines()[-1]), peaks, ""
 
 
-def run_spark(label: str, root: Path, rows: int, steps: list[str] | None = None) -> str:
-    """Every step on the data under ``root``: a table of times and peaks, then the values of
-    both evaluators side by side."""
+def _ratios(results: dict[str, dict | None]) -> list[str]:
+    """The overheads measured in this run: the API step over the floor, the command over
+    the API step (and whether the command's means are the API's), with the load average."""
+    seconds = {step: result["seconds"] for step, result in results.items() if result}
+    lines = ["", f"load average (1, 5, 15 min) at the end: {os.getloadavg()}"]
+    for over, under in (("spark-lexiframe", "spark-floor"), ("spark-cli", "spark-lexiframe")):
+        if over in seconds and under in seconds:
+            lines.append(f"{over} / {under}: {seconds[over] / seconds[under]:.2f}")
+    api, cli = results.get("spark-lexiframe"), results.get("spark-cli")
+    if api and cli:
+        same = all(
+            abs(value - cli["values"][name][system]) <= 1e-12
+            for name in MEASURES
+            for system, value in api["values"][name].items()
+        )
+        lines.append(f"the command's means {'equal' if same else 'differ from'} the API's")
+    return lines
+
+
+def run_spark(
+    label: str, root: Path, rows: int, steps: list[str] | None = None, rounds: int = 1
+) -> str:
+    """Every step on the data under ``root``, in ``rounds`` turns (each step once per turn,
+    so that a drift of the shared machine falls on all alike): a table of median times and
+    peaks, the overheads' ratios, then the values of both evaluators side by side."""
     lines = [
-        "| shape | step | seconds | peak RSS, tree (GB) | JVM (GB) | Python workers (GB) | note |",
+        "| shape | step | seconds (median) | peak RSS, tree (GB) | JVM (GB) | "
+        "Python workers (GB) | note |",
         "|---|---|---:|---:|---:|---:|---|",
     ]
+    runs: dict[str, list[tuple[dict | None, dict, str]]] = {}
+    for _ in range(rounds):
+        for step in steps or STEPS:
+            command = [sys.executable, __file__, step, str(root), str(rows)]
+            runs.setdefault(step, []).append(measure_tree(command))
+            result = runs[step][-1][0]
+            took = "failed" if result is None else f"{result['seconds']:.1f} s"
+            print(f"{step}: {took}", file=sys.stderr)
     results = {}
-    for step in steps or STEPS:
-        command = [sys.executable, __file__, step, str(root), str(rows)]
-        result, peaks, note = measure_tree(command)
+    for step, measured in runs.items():
+        done = [result for result, _, _ in measured if result is not None]
+        result = None
+        if len(done) == len(measured):
+            result = {**done[0], "seconds": statistics.median(r["seconds"] for r in done)}
         results[step] = result
+        peaks = {key: max(p[key] for _, p, _ in measured) for key in ("total", "jvm", "workers")}
         seconds = "" if result is None else f"{result['seconds']:.1f}"
+        if len(done) > 1:
+            low, high = min(r["seconds"] for r in done), max(r["seconds"] for r in done)
+            seconds += f" ({low:.1f}–{high:.1f})"
+        note = next((error for _, _, error in measured if error), "")
         note = note or ("" if result is None else result.get("note", ""))
         lines.append(
             f"| {label} | {step} | {seconds} | {peaks['total']:.2f} | {peaks['jvm']:.2f} | "
             f"{peaks['workers']:.2f} | {note} |"
         )
-        print(lines[-1], file=sys.stderr)
+    lines += _ratios(results)
     lexiframe, spark = results.get("spark-lexiframe"), results.get("spark-ranking-evaluator")
     if lexiframe and spark:
         lines += [
