@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("pyspark")
 
-from lexiframe.spark import cli  # noqa: E402
+from lexiframe.spark import cli
 
 LIMIT = cli.QUICK_START_BYTES
 
@@ -66,14 +66,14 @@ class _Builder:
         self.settings["master"] = master
         return self
 
-    def appName(self, name):  # noqa: N802 (Spark's name)
+    def appName(self, name):
         return self
 
     def config(self, key, value):
         self.settings[key] = value
         return self
 
-    def getOrCreate(self):  # noqa: N802
+    def getOrCreate(self):
         return self
 
 
