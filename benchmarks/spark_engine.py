@@ -273,6 +273,8 @@ def _event_log_split(folder: Path, seconds: float) -> str:
             continue
         started: dict[int, int] = {}
         for line in path.read_text().splitlines():
+            if not line.startswith("{"):
+                continue
             event = json.loads(line)
             kind = event["Event"]
             if kind == "SparkListenerJobStart":
