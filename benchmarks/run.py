@@ -986,6 +986,7 @@ def main(argv: list[str] | None = None) -> None:
         "polars-streaming",
         "spark-floor",
         "spark-cli",
+        "spark-sql",
     ]
     parser.add_argument("--steps", nargs="+", choices=[*STEPS, *spark_steps])
     parser.add_argument("--repeat", type=int, default=3)

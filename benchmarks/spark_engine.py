@@ -25,6 +25,9 @@ binary one.
 - ``spark-cli`` (with ``--steps``): ``lexiframe evaluate --spark 'local[*]'`` on the same
   files (the qrels binarised once into ``qrels-binary.parquet``), a whole process as a user
   waits for it, its time split by Spark's event log.
+- ``spark-sql`` (with ``--steps``): a prototype, not lexiframe's code: the four measures as
+  one Spark SQL plan (a top-k window in trec_eval's order, the judgments broadcast), for
+  its time beside the floor and its means beside the API's.
 - ``spark-floor`` (with ``--steps``): what Spark spends on the run before lexiframe does
   anything: one pass over its columns (an aggregation, as the check of its values is),
   handed to Python with no shuffle, shuffled into buckets alone, and cogrouped with the
@@ -39,6 +42,7 @@ more than k relevant documents.
 from __future__ import annotations
 
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -191,6 +195,7 @@ def step_floor(root: Path, rows: int) -> dict:
     spark, _ = _session(rows)
     run, qrels = _inputs(spark, root)
     buckets = ranking.bucket_count(run, None)
+
     def count(batches):
         yield pa.RecordBatch.from_pydict({"x": [sum(batch.num_rows for batch in batches)]})
 
@@ -220,6 +225,59 @@ def step_floor(root: Path, rows: int) -> dict:
     spark.stop()
     note = ", ".join(f"{name} {value:.1f} s" for name, value in seconds.items())
     return {"seconds": seconds["cogroup to Python"], "note": f"{buckets} buckets: {note}"}
+
+
+def step_sql(root: Path, rows: int) -> dict:
+    """A prototype, not lexiframe's code: AP@k, binary nDCG@k, P@k and R@k as one Spark SQL
+    plan. The top k of each ranking by a window in trec_eval's order (score descending,
+    then the document id descending as a string), the binarised judgments broadcast to it,
+    the measures summed per ranking by their textbook formulas, and each system's mean over
+    the queries with a relevant document (a query a system skipped counts 0)."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    spark, _ = _session(rows)
+    run, qrels = _inputs(spark, root)
+    start = time.perf_counter()
+    relevant = qrels.filter(F.col("relevance") >= 1).select("query", "doc", F.lit(1).alias("rel"))
+    n_rel = relevant.groupBy("query").agg(F.count(F.lit(1)).alias("R"))
+    order = Window.partitionBy("system", "query").orderBy(
+        F.col("score").desc(), F.col("doc").cast("string").desc()
+    )
+    top = run.withColumn("rank", F.row_number().over(order)).filter(F.col("rank") <= K)
+    judged = top.join(F.broadcast(relevant), ["query", "doc"], "left").fillna(0, ["rel"])
+    cumulative = Window.partitionBy("system", "query").orderBy("rank")
+    judged = judged.withColumn("hits", F.sum("rel").over(cumulative))
+    ideal = ", ".join(f"{1 / math.log2(i + 2)!r}D" for i in range(K))
+    per_query = (
+        judged.groupBy("system", "query")
+        .agg(
+            F.sum("rel").alias("found"),
+            F.sum(F.col("rel") * F.col("hits") / F.col("rank")).alias("ap_sum"),
+            F.sum(F.col("rel") / F.log2(F.col("rank") + 1)).alias("dcg"),
+        )
+        .join(F.broadcast(n_rel), "query")
+        .select(
+            "system",
+            (F.col("ap_sum") / F.col("R")).alias(f"AP@{K}"),
+            (F.col("dcg") / F.expr(
+                f"aggregate(slice(array({ideal}), 1, least(R, {K})), 0D, (a, x) -> a + x)"
+            )).alias(f"nDCG@{K}"),
+            (F.col("found") / K).alias(f"P@{K}"),
+            (F.col("found") / F.col("R")).alias(f"R@{K}"),
+        )
+    )  # fmt: skip
+    queries = run.select("query").distinct().join(n_rel, "query").count()
+    means = (
+        per_query.groupBy("system").agg(*[(F.sum(m) / queries).alias(m) for m in MEASURES])
+    ).toArrow()
+    seconds = time.perf_counter() - start
+    values = {
+        name: dict(zip(means["system"].to_pylist(), means[name].to_pylist(), strict=True))
+        for name in MEASURES
+    }
+    spark.stop()
+    return {"seconds": seconds, "values": values}
 
 
 def step_cli(root: Path, rows: int) -> dict:
@@ -303,6 +361,7 @@ CHILD_STEPS = {
     "polars-streaming": step_polars,
     "spark-floor": step_floor,
     "spark-cli": step_cli,
+    "spark-sql": step_sql,
 }
 
 
@@ -384,17 +443,21 @@ def _ratios(results: dict[str, dict | None]) -> list[str]:
     the API step (and whether the command's means are the API's), with the load average."""
     seconds = {step: result["seconds"] for step, result in results.items() if result}
     lines = ["", f"load average (1, 5, 15 min) at the end: {os.getloadavg()}"]
-    for over, under in (("spark-lexiframe", "spark-floor"), ("spark-cli", "spark-lexiframe")):
+    pairs = [("spark-lexiframe", "spark-floor"), ("spark-cli", "spark-lexiframe")]
+    for over, under in [*pairs, ("spark-sql", "spark-floor"), ("spark-sql", "spark-lexiframe")]:
         if over in seconds and under in seconds:
             lines.append(f"{over} / {under}: {seconds[over] / seconds[under]:.2f}")
-    api, cli = results.get("spark-lexiframe"), results.get("spark-cli")
-    if api and cli:
-        same = all(
-            abs(value - cli["values"][name][system]) <= 1e-12
-            for name in MEASURES
-            for system, value in api["values"][name].items()
-        )
-        lines.append(f"the command's means {'equal' if same else 'differ from'} the API's")
+    api = results.get("spark-lexiframe")
+    for step, what, within in (("spark-cli", "the command's", 1e-12), ("spark-sql", "SQL", 1e-9)):
+        other = results.get(step)
+        if api and other:
+            gaps = [
+                abs(value - other["values"][name][system])
+                for name in MEASURES
+                for system, value in api["values"][name].items()
+            ]
+            same = "equal" if max(gaps) <= within else "differ from"
+            lines.append(f"{what} means {same} the API's (largest gap {max(gaps):.1e})")
     return lines
 
 
