@@ -99,7 +99,12 @@ def step_lexiframe(root: Path, rows: int) -> dict:
     run, qrels = _inputs(spark, root)
     start = time.perf_counter()
     per_user = lfs.evaluate(run, qrels, MEASURES)  # buckets chosen from the data
-    means = lfs.summarize(per_user).toArrow()
+    return _timed_means(spark, lfs.summarize(per_user), start)
+
+
+def _timed_means(spark, means_sdf, start: float) -> dict:
+    """The means per system collected, the seconds since ``start``; the session stopped."""
+    means = means_sdf.toArrow()
     seconds = time.perf_counter() - start
     values = {
         name: dict(zip(means["system"].to_pylist(), means[name].to_pylist(), strict=True))
@@ -268,16 +273,8 @@ def step_sql(root: Path, rows: int) -> dict:
         )
     )  # fmt: skip
     queries = run.select("query").distinct().join(n_rel, "query").count()
-    means = (
-        per_query.groupBy("system").agg(*[(F.sum(m) / queries).alias(m) for m in MEASURES])
-    ).toArrow()
-    seconds = time.perf_counter() - start
-    values = {
-        name: dict(zip(means["system"].to_pylist(), means[name].to_pylist(), strict=True))
-        for name in MEASURES
-    }
-    spark.stop()
-    return {"seconds": seconds, "values": values}
+    means = per_query.groupBy("system").agg(*[(F.sum(m) / queries).alias(m) for m in MEASURES])
+    return _timed_means(spark, means, start)
 
 
 def step_cli(root: Path, rows: int) -> dict:
