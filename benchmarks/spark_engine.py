@@ -3,7 +3,7 @@
     python benchmarks/run.py --shape recsys --engine spark
     python benchmarks/run.py --shape recsys-20k --engine spark    # 20 million rows
     python benchmarks/run.py --shape recsys-20k --engine spark --repeat 3 \
-        --steps spark-floor spark-lexiframe spark-cli    # the overheads, in turns
+        --steps spark-floor spark-lexiframe spark-cli spark-sql    # the overheads, in turns
 
 Each step runs in a fresh process with its own local Spark session (``local[*]``), read from
 the same parquet files; the parent samples the resident memory of that process and of every
