@@ -1007,7 +1007,14 @@ def run_shape(
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shape", choices=list(SHAPES), default="robust04")
-    spark_steps = ["spark-lexiframe", "spark-ranking-evaluator", "polars-streaming", "spark-floor"]
+    spark_steps = [
+        "spark-lexiframe",
+        "spark-ranking-evaluator",
+        "polars-streaming",
+        "spark-floor",
+        "spark-cli",
+        "spark-sql",
+    ]
     parser.add_argument("--steps", nargs="+", choices=[*STEPS, *spark_steps])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument(
@@ -1080,7 +1087,8 @@ def main(argv: list[str] | None = None) -> None:
         shape = SHAPES[args.shape]
         root = ensure_data(args.data / "-".join(map(str, shape)), shape, ["parquet"]).root
         label = f"{args.shape} {systems}x{queries}x{depth}"
-        print(spark_engine.run_spark(label, root, systems * queries * depth, args.steps))
+        rows = systems * queries * depth
+        print(spark_engine.run_spark(label, root, rows, args.steps, args.repeat))
         return
     results: list[Result] = []
     if args.layouts:

@@ -2,6 +2,8 @@
 
     python benchmarks/run.py --shape recsys --engine spark
     python benchmarks/run.py --shape recsys-20k --engine spark    # 20 million rows
+    python benchmarks/run.py --shape recsys-20k --engine spark --repeat 3 \
+        --steps spark-floor spark-lexiframe spark-cli spark-sql    # the overheads, in turns
 
 Each step runs in a fresh process with its own local Spark session (``local[*]``), read from
 the same parquet files; the parent samples the resident memory of that process and of every
@@ -20,6 +22,12 @@ binary one.
   ``meanAveragePrecisionAtK``, ``ndcgAtK``, ``precisionAtK`` and ``recallAtK`` per system.
 - ``polars-streaming``: lexiframe in one process (scanned parquet, the streaming engine),
   the same means, for the crossover.
+- ``spark-cli`` (with ``--steps``): ``lexiframe evaluate --spark 'local[*]'`` on the same
+  files (the qrels binarised once into ``qrels-binary.parquet``), a whole process as a user
+  waits for it, its time split by Spark's event log.
+- ``spark-sql`` (with ``--steps``): a prototype, not lexiframe's code: the four measures as
+  one Spark SQL plan (a top-k window in trec_eval's order, the judgments broadcast), for
+  its time beside the floor and its means beside the API's.
 - ``spark-floor`` (with ``--steps``): what Spark spends on the run before lexiframe does
   anything: one pass over its columns (an aggregation, as the check of its values is),
   handed to Python with no shuffle, shuffled into buckets alone, and cogrouped with the
@@ -34,7 +42,9 @@ more than k relevant documents.
 from __future__ import annotations
 
 import json
+import math
 import os
+import statistics
 import subprocess
 import sys
 import threading
@@ -89,7 +99,12 @@ def step_lexiframe(root: Path, rows: int) -> dict:
     run, qrels = _inputs(spark, root)
     start = time.perf_counter()
     per_user = lfs.evaluate(run, qrels, MEASURES)  # buckets chosen from the data
-    means = lfs.summarize(per_user).toArrow()
+    return _timed_means(spark, lfs.summarize(per_user), start)
+
+
+def _timed_means(spark, means_sdf, start: float) -> dict:
+    """The means per system collected, the seconds since ``start``; the session stopped."""
+    means = means_sdf.toArrow()
     seconds = time.perf_counter() - start
     values = {
         name: dict(zip(means["system"].to_pylist(), means[name].to_pylist(), strict=True))
@@ -185,6 +200,7 @@ def step_floor(root: Path, rows: int) -> dict:
     spark, _ = _session(rows)
     run, qrels = _inputs(spark, root)
     buckets = ranking.bucket_count(run, None)
+
     def count(batches):
         yield pa.RecordBatch.from_pydict({"x": [sum(batch.num_rows for batch in batches)]})
 
@@ -216,11 +232,133 @@ def step_floor(root: Path, rows: int) -> dict:
     return {"seconds": seconds["cogroup to Python"], "note": f"{buckets} buckets: {note}"}
 
 
+def step_sql(root: Path, rows: int) -> dict:
+    """A prototype, not lexiframe's code: AP@k, binary nDCG@k, P@k and R@k as one Spark SQL
+    plan. The top k of each ranking by a window in trec_eval's order (score descending,
+    then the document id descending as a string), the binarised judgments broadcast to it,
+    the measures summed per ranking by their textbook formulas, and each system's mean over
+    the queries with a relevant document (a query a system skipped counts 0)."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    spark, _ = _session(rows)
+    run, qrels = _inputs(spark, root)
+    start = time.perf_counter()
+    relevant = qrels.filter(F.col("relevance") >= 1).select("query", "doc", F.lit(1).alias("rel"))
+    n_rel = relevant.groupBy("query").agg(F.count(F.lit(1)).alias("R"))
+    order = Window.partitionBy("system", "query").orderBy(
+        F.col("score").desc(), F.col("doc").cast("string").desc()
+    )
+    top = run.withColumn("rank", F.row_number().over(order)).filter(F.col("rank") <= K)
+    judged = top.join(F.broadcast(relevant), ["query", "doc"], "left").fillna(0, ["rel"])
+    cumulative = Window.partitionBy("system", "query").orderBy("rank")
+    judged = judged.withColumn("hits", F.sum("rel").over(cumulative))
+    ideal = ", ".join(f"{1 / math.log2(i + 2)!r}D" for i in range(K))
+    per_query = (
+        judged.groupBy("system", "query")
+        .agg(
+            F.sum("rel").alias("found"),
+            F.sum(F.col("rel") * F.col("hits") / F.col("rank")).alias("ap_sum"),
+            F.sum(F.col("rel") / F.log2(F.col("rank") + 1)).alias("dcg"),
+        )
+        .join(F.broadcast(n_rel), "query")
+        .select(
+            "system",
+            (F.col("ap_sum") / F.col("R")).alias(f"AP@{K}"),
+            (F.col("dcg") / F.expr(
+                f"aggregate(slice(array({ideal}), 1, least(R, {K})), 0D, (a, x) -> a + x)"
+            )).alias(f"nDCG@{K}"),
+            (F.col("found") / K).alias(f"P@{K}"),
+            (F.col("found") / F.col("R")).alias(f"R@{K}"),
+        )
+    )  # fmt: skip
+    queries = run.select("query").distinct().join(n_rel, "query").count()
+    means = per_query.groupBy("system").agg(*[(F.sum(m) / queries).alias(m) for m in MEASURES])
+    return _timed_means(spark, means, start)
+
+
+def step_cli(root: Path, rows: int) -> dict:
+    """``lexiframe evaluate --spark 'local[*]'`` on the same parquet files, as a user waits
+    for it: a process of its own (start-up, the session, the checks, the jobs, the
+    coverage note, the stop), with the driver memory of the other steps. Its summary file
+    gives the means; Spark's event log splits the time: until the first job, in jobs, after
+    the last."""
+    import tempfile
+
+    import polars as pl
+
+    qrels = root / "parquet" / "qrels-binary.parquet"
+    if not qrels.exists():  # binarised as the other steps' qrels (untimed)
+        pl.read_parquet(root / "parquet" / "qrels.parquet").with_columns(
+            pl.col("relevance").ge(1).cast(pl.Int64)
+        ).write_parquet(qrels)
+    memory = os.environ.get("LEXIFRAME_BENCH_DRIVER_MEMORY", "6g")
+    with tempfile.TemporaryDirectory(prefix="lexiframe-bench-cli-") as folder:
+        summary, log = Path(folder) / "summary.parquet", Path(folder) / "events"
+        log.mkdir()
+        command = [sys.executable, "-m", "lexiframe", "evaluate", "--spark", "local[*]"]
+        command += [str(root / "parquet" / "runs"), "--qrels", str(qrels)]
+        command += [part for name in MEASURES for part in ("-m", name)]
+        command += ["--driver-memory", memory, "--summary", str(summary)]
+        for setting in EVENT_LOG:
+            command += ["--conf", setting.format(folder=log)]
+        start = time.perf_counter()
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+        seconds = time.perf_counter() - start
+        means = pl.read_parquet(summary).sort("system")
+        note = _event_log_split(log, seconds)
+    values = {name: dict(zip(means["system"], means[name], strict=True)) for name in MEASURES}
+    return {"seconds": seconds, "values": values, "note": note}
+
+
+EVENT_LOG = (
+    "spark.eventLog.enabled=true",
+    "spark.eventLog.compress=false",
+    "spark.eventLog.dir={folder}",
+)
+
+
+def _event_log_split(folder: Path, seconds: float) -> str:
+    """The process's time split by Spark's event log: until the first job starts (start-up,
+    the session, reading the files' listing), in jobs (wall time with any job running),
+    and the rest (the driver's work between jobs, the stop)."""
+    spans, first = [], None
+    for path in folder.rglob("*"):
+        if not path.is_file():
+            continue
+        started: dict[int, int] = {}
+        for line in path.read_text().splitlines():
+            if not line.startswith("{"):
+                continue
+            event = json.loads(line)
+            kind = event["Event"]
+            if kind == "SparkListenerJobStart":
+                started[event["Job ID"]] = event["Submission Time"]
+            elif kind == "SparkListenerJobEnd":
+                spans.append((started.pop(event["Job ID"]), event["Completion Time"]))
+            elif kind == "SparkListenerApplicationStart":
+                first = event["Timestamp"]
+    if not spans or first is None:
+        return ""
+    busy, end = 0, 0
+    for begin, finish in sorted(spans):  # the union of the jobs' spans
+        busy += max(0, finish - max(begin, end))
+        end = max(end, finish)
+    session = (min(begin for begin, _ in spans) - first) / 1000
+    return (
+        f"{len(spans)} jobs; the session's start to its first job {session:.1f} s, "
+        f"in jobs {busy / 1000:.1f} s, the rest {seconds - session - busy / 1000:.1f} s "
+        "(start-up before the session, the driver between jobs, the stop)"
+    )
+
+
 CHILD_STEPS = {
     "spark-lexiframe": step_lexiframe,
     "spark-ranking-evaluator": step_ranking_evaluator,
     "polars-streaming": step_polars,
     "spark-floor": step_floor,
+    "spark-cli": step_cli,
+    "spark-sql": step_sql,
 }
 
 
@@ -297,25 +435,67 @@ def measure_tree(command: list[str], interval: float = 0.25) -> tuple[dict | Non
     return json.loads(out.decode().strip().splitlines()[-1]), peaks, ""
 
 
-def run_spark(label: str, root: Path, rows: int, steps: list[str] | None = None) -> str:
-    """Every step on the data under ``root``: a table of times and peaks, then the values of
-    both evaluators side by side."""
+def _ratios(results: dict[str, dict | None]) -> list[str]:
+    """The overheads measured in this run: the API step over the floor, the command over
+    the API step (and whether the command's means are the API's), with the load average."""
+    seconds = {step: result["seconds"] for step, result in results.items() if result}
+    lines = ["", f"load average (1, 5, 15 min) at the end: {os.getloadavg()}"]
+    pairs = [("spark-lexiframe", "spark-floor"), ("spark-cli", "spark-lexiframe")]
+    for over, under in [*pairs, ("spark-sql", "spark-floor"), ("spark-sql", "spark-lexiframe")]:
+        if over in seconds and under in seconds:
+            lines.append(f"{over} / {under}: {seconds[over] / seconds[under]:.2f}")
+    api = results.get("spark-lexiframe")
+    for step, what, within in (("spark-cli", "the command's", 1e-12), ("spark-sql", "SQL", 1e-9)):
+        other = results.get(step)
+        if api and other:
+            gaps = [
+                abs(value - other["values"][name][system])
+                for name in MEASURES
+                for system, value in api["values"][name].items()
+            ]
+            same = "equal" if max(gaps) <= within else "differ from"
+            lines.append(f"{what} means {same} the API's (largest gap {max(gaps):.1e})")
+    return lines
+
+
+def run_spark(
+    label: str, root: Path, rows: int, steps: list[str] | None = None, rounds: int = 1
+) -> str:
+    """Every step on the data under ``root``, in ``rounds`` turns (each step once per turn,
+    so that a drift of the shared machine falls on all alike): a table of median times and
+    peaks, the overheads' ratios, then the values of both evaluators side by side."""
     lines = [
-        "| shape | step | seconds | peak RSS, tree (GB) | JVM (GB) | Python workers (GB) | note |",
+        "| shape | step | seconds (median) | peak RSS, tree (GB) | JVM (GB) | "
+        "Python workers (GB) | note |",
         "|---|---|---:|---:|---:|---:|---|",
     ]
+    runs: dict[str, list[tuple[dict | None, dict, str]]] = {}
+    for _ in range(rounds):
+        for step in steps or STEPS:
+            command = [sys.executable, __file__, step, str(root), str(rows)]
+            runs.setdefault(step, []).append(measure_tree(command))
+            result = runs[step][-1][0]
+            took = "failed" if result is None else f"{result['seconds']:.1f} s"
+            print(f"{step}: {took}", file=sys.stderr)
     results = {}
-    for step in steps or STEPS:
-        command = [sys.executable, __file__, step, str(root), str(rows)]
-        result, peaks, note = measure_tree(command)
+    for step, measured in runs.items():
+        done = [result for result, _, _ in measured if result is not None]
+        result = None
+        if len(done) == len(measured):
+            result = {**done[0], "seconds": statistics.median(r["seconds"] for r in done)}
         results[step] = result
+        peaks = {key: max(p[key] for _, p, _ in measured) for key in ("total", "jvm", "workers")}
         seconds = "" if result is None else f"{result['seconds']:.1f}"
+        if len(done) > 1:
+            low, high = min(r["seconds"] for r in done), max(r["seconds"] for r in done)
+            seconds += f" ({low:.1f}–{high:.1f})"
+        note = next((error for _, _, error in measured if error), "")
         note = note or ("" if result is None else result.get("note", ""))
         lines.append(
             f"| {label} | {step} | {seconds} | {peaks['total']:.2f} | {peaks['jvm']:.2f} | "
             f"{peaks['workers']:.2f} | {note} |"
         )
-        print(lines[-1], file=sys.stderr)
+    lines += _ratios(results)
     lexiframe, spark = results.get("spark-lexiframe"), results.get("spark-ranking-evaluator")
     if lexiframe and spark:
         lines += [

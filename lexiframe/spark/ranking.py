@@ -574,12 +574,11 @@ def coverage(
     judged = qrels.groupBy(*qrels_by, query).agg(
         F.min(doc).alias(doc), F.max(relevance).alias(relevance)
     )
-    return ranking.coverage_of_answers(
-        _arrow.collect(answered).lazy(),
-        _arrow.collect(keys.select(*by, "system").distinct()).lazy(),
-        _arrow.collect(judged),
-        resolved,
-    )
+    pairs = _arrow.collect(answered).lazy()
+    systems = pairs.select(*by, "system").unique()  # every row answers: no pass of their own
+    if resolved.kept_rows is not None:  # a system may keep no row
+        systems = _arrow.collect(keys.select(*by, "system").distinct()).lazy()
+    return ranking.coverage_of_answers(pairs, systems, _arrow.collect(judged), resolved)
 
 
 def _kept_answers(

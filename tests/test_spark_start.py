@@ -1,0 +1,112 @@
+"""The session ``lexiframe evaluate --spark`` starts: a local session on small local inputs
+compiles with the client compiler only, unless the caller set the JVM's options.
+
+No JVM is started: the decision is read from the settings handed to Spark's builder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+import pytest
+
+pytest.importorskip("pyspark")
+
+from lexiframe.spark import cli
+
+LIMIT = cli.QUICK_START_BYTES
+
+
+def _file(folder, name, size):
+    path = folder / name
+    with open(path, "wb") as file:
+        file.truncate(size)  # sparse: the size without the bytes
+    return str(path)
+
+
+def test_small_local_inputs_start_quickly_and_large_or_remote_ones_do_not(tmp_path):
+    run, qrels = _file(tmp_path, "run.txt", LIMIT // 2), _file(tmp_path, "qrels.txt", LIMIT // 2)
+    assert cli.quick_start([run, qrels], [])
+    assert cli.quick_start([f"file://{run}", qrels], [])
+    assert not cli.quick_start([run, qrels, _file(tmp_path, "b.txt", 1)], [])
+    folder = tmp_path / "runs"
+    (folder / "part").mkdir(parents=True)
+    _file(folder / "part", "a.parquet", LIMIT)
+    assert cli.quick_start([str(folder)], [])
+    _file(folder, "b.parquet", 1)  # a folder counts every file under it
+    assert not cli.quick_start([str(folder)], [])
+    for remote in ("s3a://bucket/run", "hdfs:///run", "table:runs", str(tmp_path / "run*.txt")):
+        assert not cli.quick_start([remote, qrels], []), remote
+
+
+@pytest.mark.parametrize("key", cli.JAVA_OPTIONS)
+def test_java_options_the_caller_set_are_left_alone(tmp_path, monkeypatch, key):
+    run = _file(tmp_path, "run.txt", 10)
+    assert not cli.quick_start([run], [key])
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    (conf / "spark-defaults.conf").write_text(f"# the site's settings\n\n{key}  -Xss4m\n")
+    monkeypatch.setenv("SPARK_CONF_DIR", str(conf))
+    assert cli._defaults() == [key]
+    monkeypatch.delenv("SPARK_CONF_DIR")
+    monkeypatch.setenv("SPARK_HOME", str(tmp_path))  # SPARK_HOME/conf
+    assert cli._defaults() == [key]
+    monkeypatch.delenv("SPARK_HOME")
+    assert cli._defaults() == []
+
+
+class _Builder:
+    """Spark's session builder, recording what it is given."""
+
+    def __init__(self):
+        self.settings = {}
+
+    def master(self, master):
+        self.settings["master"] = master
+        return self
+
+    def appName(self, name):
+        return self
+
+    def config(self, key, value):
+        self.settings[key] = value
+        return self
+
+    def getOrCreate(self):
+        return self
+
+
+@pytest.fixture
+def builder(monkeypatch):
+    from pyspark.sql import SparkSession
+
+    recorder = _Builder()
+    monkeypatch.setattr(SparkSession, "getActiveSession", staticmethod(lambda: None))
+    monkeypatch.setattr(SparkSession, "builder", recorder)
+    for name in ("SPARK_CONF_DIR", "SPARK_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    return recorder
+
+
+def _args(master, sources, conf=None):
+    return argparse.Namespace(
+        spark=master, runs=sources[:-1], qrels=sources[-1:], conf=conf, driver_memory=None,
+        executor_memory=None, spark_log=os.devnull,
+    )  # fmt: skip
+
+
+def test_the_session_of_the_command(builder, tmp_path):
+    sources = [_file(tmp_path, "run.txt", 100), _file(tmp_path, "qrels.txt", 100)]
+    cli.session(_args("local[2]", sources))
+    assert builder.settings["spark.driver.extraJavaOptions"] == cli.QUICK_START_OPTION
+    builder.settings.clear()
+    conf = ["spark.driver.extraJavaOptions=-Xss4m", "spark.ui.enabled=false"]
+    cli.session(_args("local[2]", sources, conf))
+    assert builder.settings["spark.driver.extraJavaOptions"] == "-Xss4m"
+    assert builder.settings["spark.ui.enabled"] == "false"
+    builder.settings.clear()
+    cli.session(_args("local[2]", [*sources, _file(tmp_path, "big.txt", LIMIT)]))
+    assert "spark.driver.extraJavaOptions" not in builder.settings
+    cli.session(_args("yarn", sources))  # a cluster's driver: not this decision
+    assert "spark.driver.extraJavaOptions" not in builder.settings
