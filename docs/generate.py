@@ -20,6 +20,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import textwrap
 from collections.abc import Sequence
@@ -933,7 +934,9 @@ def expression_methods() -> str:
             + f". Source: {family.source}; docs/measures/{measure_page_name(family)}."
         )
         wrap = textwrap.TextWrapper(width=92, initial_indent=" " * 8, subsequent_indent=" " * 8)
-        summary = wrap.fill(family.summary).lstrip()
+        # The first sentence: the whole summary is on the measure's page, linked below.
+        first = re.match(r"(.*?\.)(?:\s|$)", family.summary)
+        summary = wrap.fill(first.group(1) if first else family.summary).lstrip()
         lines = [
             "",
             f"    def {family.method}(",

@@ -63,14 +63,7 @@ class MeasureMethods:
         ideal_grades: IntoExpr | None = None,
     ) -> pl.Expr:
         """Normalised DCG with log2(rank+1) discounts; the gains are the grades, as in
-        trec_eval (positions frames of graded qrels keep them). gains= maps grades to gains
-        as trec_eval's ndcg.1=1,2=3 (read as nDCG(gains={1: 1, 2: 3})): unlisted grades keep
-        their grade, negative gains count, the ideal DCG takes the positive ones;
-        nDCG(gains={1: 1, 2: 1}) is binary nDCG on grades 1 and 2. trec_eval sorts gains by
-        their difference cut to a whole number: gains it would take out of order in the
-        ideal DCG (less than 1 apart, e.g. {1: 2.5, 2: 2}) are refused. gains='exp' gives
-        grade g the gain 2^g - 1 (Burges et al.): ir_measures' nDCG(dcg='exp-log2'), ranx's
-        ndcg_burges.
+        trec_eval (positions frames of graded qrels keep them).
 
         The measure ``nDCG`` of :func:`lexiframe.measures` over the ranks in this list
         column (e.g. ``nDCG@10``). Source: trec_eval ndcg, ndcg_cut_k; Järvelin and
@@ -97,9 +90,7 @@ class MeasureMethods:
     ) -> pl.Expr:
         """Discounted cumulative gain, not normalised: each retrieved document's gain over
         log2(rank+1), the gains as nDCG's (the grades, or gains= as trec_eval's dcg.1=1,2=3;
-        gains='exp' is ranx's dcg_burges). trec_eval 10.0's dcg (of the whole ranking; DCG@k
-        cuts it at k, as ranx's dcg@k). Under labels='probability' a relevant document gains
-        1: the expectation is the sum of each document's probability over log2(rank+1).
+        gains='exp' is ranx's dcg_burges).
 
         The measure ``DCG`` of :func:`lexiframe.measures` over the ranks in this list column
         (e.g. ``DCG@10``). Source: trec_eval 10.0 dcg; Järvelin and Kekäläinen (2002);
@@ -120,8 +111,6 @@ class MeasureMethods:
     ) -> pl.Expr:
         """The ideal DCG, nDCG's denominator: the DCG of the query's positive gains (m gains of
         1 on binary qrels) in descending order, whatever the run retrieved; gains= as DCG's.
-        trec_eval 10.0's ideal_dcg (uncut; IDCG@k cuts it at k). It has no expectation under
-        labels='probability': the ideal order is that of a random set.
 
         The measure ``IDCG`` of :func:`lexiframe.measures` over the ranks in this list
         column (e.g. ``IDCG@10``). Source: trec_eval 10.0 ideal_dcg; Järvelin and Kekäläinen
@@ -189,9 +178,7 @@ class MeasureMethods:
     ) -> pl.Expr:
         """Rank-biased precision with persistence p (its residual is RBPResid); on graded qrels
         the gains are the grades scaled to [0, 1] by the query's top grade, as trec_eval's
-        rbp. trec_eval's names rbp (its default p = 0.9) and rbp_p=0.8 read as RBP(p=0.9)
-        and RBP(p=0.8). RBP(rel=2) is binary: each document graded 2 or more gains 1
-        (ir_measures' RBP(rel=2)).
+        rbp.
 
         The measure ``RBP`` of :func:`lexiframe.measures` over the ranks in this list column
         (e.g. ``RBP(p=0.5)``); defaults p=0.8. Source: Moffat and Zobel (2008); trec_eval
@@ -219,8 +206,7 @@ class MeasureMethods:
     ) -> pl.Expr:
         """Expected reciprocal rank: the cascade user stops at a document of grade g with
         probability (2^g - 1)/2^G (G = max_grade, gdeval's 4); the expected reciprocal of
-        the rank where they stop. Non-relevant documents take ranks but stop no one; a grade
-        above max_grade is refused.
+        the rank where they stop.
 
         The measure ``ERR`` of :func:`lexiframe.measures` over the ranks in this list column
         (e.g. ``ERR@10``); defaults max_grade=4. Source: Chapelle, Metzler, Zhang and
@@ -289,8 +275,7 @@ class MeasureMethods:
         depth: IntoCount | None = None,
     ) -> pl.Expr:
         """Atomized search length: mean over relevant documents of the irrelevant documents
-        above each, plus one (lower is better); @g1-k averages the first k. A skipped query
-        scores the depth (ñ = depth).
+        above each, plus one (lower is better); @g1-k averages the first k.
 
         The measure ``ASL`` of :func:`lexiframe.measures` over the ranks in this list column
         (e.g. ``ASL@g1-10``). Source: atomized search length paper §3.1, eq. 1–5;
@@ -375,8 +360,7 @@ class MeasureMethods:
         rel: int | None = None,
         n_rel: IntoCount = "n_rel",
     ) -> pl.Expr:
-        """F of the retrieved set; beta weighs recall as trec_eval's set_F does. With a cutoff,
-        the F of P@k and R@k (ranx's f1@k).
+        """F of the retrieved set; beta weighs recall as trec_eval's set_F does.
 
         The measure ``SetF`` of :func:`lexiframe.measures` over the ranks in this list
         column (e.g. ``SetF(beta=0.5)``); defaults beta=1.0. Source: trec_eval set_F; ranx
@@ -442,9 +426,7 @@ class MeasureMethods:
     ) -> pl.Expr:
         """A weighted count of the retrieved set's contingency table: relevant and non-relevant
         documents retrieved, and not retrieved; trec_eval's default weights (1, -1, 0, 0)
-        give r - (ñ - r). A weight for the non-relevant documents not retrieved needs the
-        corpus size n. trec_eval's utility.1,-1,0,0 reads as Utility(rel_ret=1,
-        nonrel_ret=-1, rel_nonret=0, nonrel_nonret=0).
+        give r - (ñ - r).
 
         The measure ``Utility`` of :func:`lexiframe.measures` over the ranks in this list
         column (e.g. ``Utility(nonrel_ret=-0.5)``); defaults rel_ret=1.0, nonrel_ret=-1.0,
@@ -537,13 +519,7 @@ class MeasureMethods:
     ) -> pl.Expr:
         """Normalised gain: each retrieved relevant document's gain, discounted by log2(2 + how
         far the gain gathered down to it lags the ideal ranking's, each ideal rank counting
-        at least 1), over the query's total gain. Gains are the grades, as in trec_eval
-        (binary qrels: G is BinG); G is not scale-free (grades 2 and 2 do not give the value
-        of grades 1 and 1), so it reads the frame's grades on any qrels. gains= maps grades
-        to gains as trec_eval's G.1=2,2=4 (read as G(gains={1: 2, 2: 4})), as nDCG's does:
-        unlisted grades keep their grade, negative gains count, the ideal ranking takes the
-        positive ones; a map trec_eval's sort would take out of order (gains less than 1
-        apart) is refused.
+        at least 1), over the query's total gain.
 
         The measure ``G`` of :func:`lexiframe.measures` over the ranks in this list column
         (e.g. ``G``). Source: trec_eval G; docs/measures/g.md.
@@ -567,10 +543,7 @@ class MeasureMethods:
         ideal_grades: IntoExpr | None = None,
     ) -> pl.Expr:
         """nDCG averaged over the relevant documents: at the rank of each retrieved one (the
-        ideal cut at m at most), and the whole ranking's nDCG for each one missed. Gains are
-        the grades, as in trec_eval's ndcg. gains= maps grades to gains as trec_eval's
-        ndcg_rel.1=1,2=5 (read as nDCGRel(gains={1: 1, 2: 5})), as nDCG's does; the relevant
-        documents are then those of positive gain, as in trec_eval.
+        ideal cut at m at most), and the whole ranking's nDCG for each one missed.
 
         The measure ``nDCGRel`` of :func:`lexiframe.measures` over the ranks in this list
         column (e.g. ``nDCGRel``). Source: trec_eval ndcg_rel; docs/measures/ndcgrel.md.
@@ -595,9 +568,7 @@ class MeasureMethods:
     ) -> pl.Expr:
         """nDCG averaged at the R levels: at each rank where the ideal ranking's gain drops
         (after each grade's documents, highest grade first), and for the whole ranking when
-        it runs on more than one document past m. Gains are the grades, as in trec_eval's
-        ndcg. gains= maps grades to gains as trec_eval's Rndcg.2=7 (read as RnDCG(gains={2:
-        7})), as nDCG's does; grades of one gain make one level.
+        it runs on more than one document past m.
 
         The measure ``RnDCG`` of :func:`lexiframe.measures` over the ranks in this list
         column (e.g. ``RnDCG``). Source: trec_eval Rndcg; docs/measures/rndcg.md.

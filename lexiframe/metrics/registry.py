@@ -16,7 +16,7 @@ import re
 from lexiframe import preferences
 from lexiframe.errors import InputError
 from lexiframe.metrics.catalogue import FAMILIES
-from lexiframe.metrics.spec import Family
+from lexiframe.metrics.spec import Family, read_families_from
 
 RESERVED = (
     "system", "query", "doc", "score", "rank", "relevance", "positions", "n_rel", "n_ret",
@@ -130,6 +130,9 @@ def families() -> list[Family]:
     """Every registered family: the built-ins (:data:`FAMILIES`), then those defined with
     :func:`lexiframe.define_measure`, in the order they were registered."""
     return list(_REGISTERED.values())
+
+
+read_families_from(families)
 
 
 def family_named(name: str) -> Family | None:

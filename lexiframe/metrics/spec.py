@@ -267,9 +267,7 @@ class Measure:
         """
         if labels != "probability":
             return
-        from lexiframe.metrics.registry import families  # the registry reads this module
-
-        offered = ", ".join(f.name for f in families() if f.expectation is not None)
+        offered = ", ".join(f.name for f in _registered() if f.expectation is not None)
         if self.family.expectation is None:
             raise InputError(
                 f"{self} has no closed-form expected value when each document is relevant "
@@ -352,6 +350,18 @@ class Measure:
         return self.needs.requires_grades
 
 
+_registered: Callable[[], Sequence[Family]] = tuple
+"""The registered families, which the refusals name (the families that offer what a measure
+lacks): :func:`lexiframe.metrics.registry.families`, set by the registry when it is
+imported (it reads this module, so this module does not import it)."""
+
+
+def read_families_from(source: Callable[[], Sequence[Family]]) -> None:
+    """Where the refusals find the registered families (called once, by the registry)."""
+    global _registered
+    _registered = source
+
+
 def gain_map_of(measure: Measure) -> dict[int, float] | None:
     """A measure's ``gains=`` (held as (grade, gain) pairs) as a dict, or ``None``."""
     gains = measure.param("gains")
@@ -364,9 +374,7 @@ def require_expectation(measure: Measure) -> Callable[[Measure, Context], pl.Exp
     build = measure.family.expected_over_ties
     if build is not None:
         return build
-    from lexiframe.metrics.registry import families  # the registry reads this module
-
-    having = [family.name for family in families() if family.expected_over_ties is not None]
+    having = [family.name for family in _registered() if family.expected_over_ties is not None]
     raise InputError(
         f"{measure} has no closed form over the orderings of tied documents, so "
         f"{ARGUMENT} cannot give it (docs/definitions.md, 'Ties'); the measures that "
