@@ -278,3 +278,15 @@ def spark_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]
                     process.wait(30)
                 except subprocess.TimeoutExpired:
                     process.kill()
+
+
+_SPARK_FILES = ("test_spark.py", "test_spark_cluster.py", "test_paths_spark.py", "spark")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (``-n 2 --dist loadgroup``), the Spark tests run in one worker,
+    which starts the one local session and the one cluster."""
+    for item in items:
+        path = item.path
+        if path.name in _SPARK_FILES or path.parent.name == "spark" or "scaling-out" in item.name:
+            item.add_marker(pytest.mark.xdist_group("spark"))
