@@ -205,7 +205,7 @@ def run_compare(args: argparse.Namespace) -> int:
     from lexiframe import io, stats
     from lexiframe._batched import positions_of_files
     from lexiframe.cli import input_paths
-    from lexiframe.evaluation import measures
+    from lexiframe.evaluation import measures_for
     from lexiframe.metrics import parse_measure
     from lexiframe.preferences import preferences
 
@@ -235,7 +235,7 @@ def run_compare(args: argparse.Namespace) -> int:
     with warnings_as_notes():
         options = track_options(args, metric_names)
         frame = positions_of_files(args.runs, qrels, options, system_from=args.system_from)
-        per_query = measures(frame, metric_names, n=args.n) if metric_names else None
+        per_query = measures_for(frame, metric_names, options, args.n) if metric_names else None
     if frame.height == 0:
         raise InputError(
             "compare has nothing to test: no query of the runs is evaluated (the qrels judge "

@@ -58,7 +58,7 @@ def markdown(frame: pl.DataFrame, digits: int = 4) -> str:
 def run_compare_qrels(args: argparse.Namespace) -> int:
     """The ``compare-qrels`` subcommand: evaluate per qrels, compare, print and write."""
     from lexiframe import io
-    from lexiframe.evaluation import measures
+    from lexiframe.evaluation import measures_for
     from lexiframe.io.files import find_files
     from lexiframe.preferences import preferences
     from lexiframe.ranking import positions
@@ -98,7 +98,7 @@ def run_compare_qrels(args: argparse.Namespace) -> int:
         with warnings_as_notes():
             frame = positions(run, judgments, options)
             if metric_names:
-                per_query.append(measures(frame, metric_names, n=args.n))
+                per_query.append(measures_for(frame, metric_names, options, args.n))
         if preference_names:
             per_query.append(preferences(frame, preference_names, by=QRELS_KEY))
         # The qrels in the order given: the first of each pair is the one given first.
