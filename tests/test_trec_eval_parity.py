@@ -70,11 +70,17 @@ class Golden:
 
 
 def parse_trec_eval(path: Path) -> Golden:
+    return parse_trec_eval_text(path.read_text())
+
+
+def parse_trec_eval_text(text: str) -> Golden:
+    """trec_eval's output for one run, read from its text (no file: the tests run in
+    parallel workers)."""
     per_query: dict[str, dict[str, float]] = {}
     mean: dict[str, float] = {}
     system = ""
     num_q = 0
-    for line in path.read_text().splitlines():
+    for line in text.splitlines():
         if not line.strip():
             continue
         name, query, value = line.split()
@@ -509,18 +515,9 @@ def parse_runs(path: Path) -> dict[str, Golden]:
         blocks[-1].append(line)
     found = {}
     for block in blocks:
-        target = path.with_name("_block.txt")
-        golden = parse_trec_eval_text("\n".join(block), target)
+        golden = parse_trec_eval_text("\n".join(block))
         found[golden.system] = golden
     return found
-
-
-def parse_trec_eval_text(text: str, scratch: Path) -> Golden:
-    scratch.write_text(text)
-    try:
-        return parse_trec_eval(scratch)
-    finally:
-        scratch.unlink()
 
 
 def at_level(te_name: str, level: int) -> lf.metrics.Measure:

@@ -115,9 +115,7 @@ def dcg(
 def normalised(gain: pl.Expr, ideal: pl.Expr) -> pl.Expr:
     """A DCG over the ideal DCG. No positive ideal gain (no relevant document, or none with
     a positive gain): 0, as trec_eval, whatever the negative gains retrieved."""
-    return parts.positive_zero(
-        pl.when(ideal > 0.0).then(gain / ideal).otherwise(0.0).fill_null(0.0)
-    )
+    return parts.ratio_or_zero(gain, ideal)
 
 
 def ideal_dcg(

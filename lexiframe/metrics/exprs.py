@@ -73,7 +73,7 @@ def ap(
     value = _rows.per_ranking(
         lambda fields: _aps(fields, k), _relevant=positions, _m=parts.count(n_rel)
     )
-    return value.fill_nan(0.0).fill_null(0.0)
+    return parts.nan_as_zero(value).fill_null(0.0)
 
 
 _AGG_SEQUENTIAL = 128
@@ -144,7 +144,7 @@ def recall(
         0.5
     """
     parts.check_cutoff(k, "R")
-    return (at_most(positions, k) / parts.count(n_rel)).fill_nan(0.0)
+    return parts.nan_as_zero(at_most(positions, k) / parts.count(n_rel))
 
 
 def r_precision(
@@ -163,7 +163,7 @@ def r_precision(
         >>> df.select(exprs.r_precision()).item()
         0.5
     """
-    return (at_most(positions, n_rel) / parts.count(n_rel)).fill_nan(0.0)
+    return parts.nan_as_zero(at_most(positions, n_rel) / parts.count(n_rel))
 
 
 def rbp(

@@ -134,7 +134,7 @@ def g(
         return running_sums.g(doc_gains, lags, ideal)
     total = (doc_gains / lags.list.eval(pl.element().log(2))).list.sum()
     best = ideal.list.sum()
-    return parts.positive_zero(pl.when(best > 0.0).then(total / best).otherwise(0.0).fill_null(0.0))
+    return parts.ratio_or_zero(total, best)
 
 
 def g_lags(
@@ -315,6 +315,7 @@ def r_ndcg(
     count = ideal.list.n_unique().cast(pl.Float64)
     whole = terms.list.sum() / (ideal * _discounts(pl.int_ranges(1, m + 1))).list.sum()
     longer = parts.count(n_ret) > m + 1
-    total = pl.when(longer).then(levels + whole).otherwise(levels)
-    value = total / pl.when(longer).then(count + 1.0).otherwise(count)
+    # Each term once (a when() over ``levels`` would compute it twice); + 0.0 is exact.
+    total = levels + pl.when(longer).then(whole).otherwise(0.0)
+    value = total / (count + longer.cast(pl.Float64))
     return parts.positive_zero(pl.when(m > 0).then(value).otherwise(0.0).fill_null(0.0))
