@@ -4,7 +4,7 @@ documents as the options ask (the columns of the positions frame)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import polars as pl
 
@@ -30,6 +30,7 @@ def ranked_lists(
     *,
     value_flags: bool = False,
     block_keys: pl.LazyFrame | None = None,
+    judged: JudgedDocuments | None = None,
 ) -> pl.LazyFrame:
     """One row per ranking of the run, with the ranks of its relevant documents (and its
     tie groups, :func:`tie_groups`, under ``ties="expected"``).
@@ -43,8 +44,9 @@ def ranked_lists(
     reject duplicate documents, NaN scores and null ids without another pass over the run.
     With by= keys that only the qrels carry (:attr:`Request.crossed`: several qrels sets),
     the run's rankings are ranked once and crossed with the sets (:func:`_graded_marks`).
+    ``judged``: :func:`judged_documents` of ``judgments``, when the caller has them.
     """
-    rankings = _rankings(run, judgments, request, value_flags, block_keys)
+    rankings = _rankings(run, judgments, request, value_flags, block_keys, judged)
     if request.options.ties != "expected":
         return rankings
     return rankings.join(tie_groups(run, judgments, request), on=request.keys, how="left")
@@ -90,6 +92,7 @@ def _rankings(
     request: Request,
     value_flags: bool,
     block_keys: pl.LazyFrame | None,
+    judged: JudgedDocuments | None,
 ) -> pl.LazyFrame:
     """:func:`ranked_lists` without the tie groups."""
     keys, descending = _sort_keys(request, run.collect_schema())
@@ -112,6 +115,7 @@ def _rankings(
         keep_order=block_keys is not None,
         grades=request.grades or request.reads_every_judgment,
         crossed=request.crossed_keys,
+        judged=judged,
     )
     mark = pl.col("_mark")
     ranks = (mark.sort_by(keys, descending=descending).arg_true() + 1).cast(POSITION)
@@ -255,19 +259,31 @@ def marks_exactly(judgments: pl.LazyFrame, crossed: list[str]) -> bool:
         >>> marks_exactly(pl.LazyFrame({"query": ["q1", "q2"], "doc": ["d1", "d1"]}), [])
         False
     """
-    return _fans_out(_judged_documents(judgments, crossed)[1])
+    return _fans_out(judged_documents(judgments, crossed).fanout)
 
 
-def _judged_documents(
-    judgments: pl.LazyFrame, crossed: list[str]
-) -> tuple[pl.Series, float | None]:
+class JudgedDocuments(NamedTuple):
     """The documents judged for some query, and the mean number of queries (of one qrels
-    set) that judge each: one group-by for both (pooled qrels of a real track hold over
-    100,000 judgments, read again for every batch of runs)."""
+    set) that judge each."""
+
+    docs: pl.Series
+    fanout: float | None
+
+
+def judged_documents(judgments: pl.LazyFrame, crossed: list[str]) -> JudgedDocuments:
+    """The documents ``judgments`` judge and their fanout, in one group-by (pooled qrels
+    of a real track hold over 100,000 judgments: a caller ranking many batches against
+    them computes this once, :mod:`lexiframe.ranking.prepared`).
+
+    Example:
+        >>> found = judged_documents(pl.LazyFrame({"query": ["q1", "q2"], "doc": ["d1", "d1"]}), [])
+        >>> found.docs.to_list(), found.fanout
+        (['d1'], 2.0)
+    """
     per_doc = collect(judgments.group_by(*crossed, "doc").len())
     fanout = per_doc["len"].mean()
     docs = per_doc["doc"].unique() if crossed else per_doc["doc"]
-    return docs, fanout  # type: ignore[return-value]
+    return JudgedDocuments(docs, fanout)  # type: ignore[arg-type]
 
 
 def _fans_out(fanout: float | None) -> bool:
@@ -283,6 +299,7 @@ def _with_marks(
     keep_order: bool,
     grades: bool,
     crossed: list[str],
+    judged: JudgedDocuments | None,
 ) -> tuple[pl.LazyFrame, bool]:
     """The run with ``_mark``, a boolean per row, and whether the mark is exact.
 
@@ -295,8 +312,9 @@ def _with_marks(
     with ``grades`` the join brings each judged row's grade as ``_grade``. A run whose
     rankings are crossed with qrels sets afterwards (``crossed``) is marked by the probe:
     :func:`lexiframe.positions` crosses the run itself where the join is needed.
+    ``judged``: :func:`judged_documents` of ``judgments`` (None: computed here).
     """
-    judged_docs, fanout = _judged_documents(judgments, crossed)
+    judged_docs, fanout = judged if judged is not None else judged_documents(judgments, crossed)
     # The caller crossed the run itself where its whole qrels call for the join
     # (:func:`lexiframe.positions`); a part of them may average more, and is probed.
     if _fans_out(fanout) and not crossed:
