@@ -1,17 +1,20 @@
-"""One :class:`PreparedQrels` serves many runs and option sets in turn (as the batches of
-``lexiframe trec_eval`` use it): each positions frame equals the reference's
-(tests/reference.py) for its own run and options."""
+"""The drop-in's ranking steps against the reference (tests/reference.py): one
+:class:`PreparedQrels` serving many runs and option sets in turn (as the batches of
+``lexiframe trec_eval`` use it), and the marks of judged rows by a probe of id hashes
+that collide."""
 
 from __future__ import annotations
 
 import warnings
 from dataclasses import replace
+from unittest import mock
 
 import polars as pl
 from hypothesis import given
 
 import lexiframe as lf
 from lexiframe.ranking import PreparedQrels
+from lexiframe.ranking import lists as ranking_lists
 from tests.test_properties import EDGE_CASES, SETTINGS, Case, as_dict, cases, pinned
 
 
@@ -51,3 +54,25 @@ def test_prepared_qrels_reused_across_runs_and_options_equal_reference(case: Cas
                     if judged:
                         assert row["nonrel_positions"] == ranking.nonrel_positions, key
                         assert row["n_nonrel"] == ranking.n_nonrel, key
+
+
+@pinned(EDGE_CASES)
+@given(case=cases())
+@SETTINGS
+def test_marks_by_colliding_id_hashes_equal_reference(case: Case):
+    """The run's rows are marked by a probe of their ids' hashes: ids whose hashes collide
+    with a judged one's are marked too, and left out when the marked rows are joined to
+    the judgments. A hash of two values (half the ids collide) gives the same frame."""
+    with mock.patch.object(ranking_lists, "ID_HASH", pl.col("doc").hash(seed=0) % 2):
+        rows = as_dict(_positions(case, PreparedQrels(case.qrels_frame()), judged=True))
+    expected = case.reference()
+    assert set(rows) == set(expected)
+    for key, ranking in expected.items():
+        row = rows[key]
+        assert (row["positions"], row["docs"], row["grades"]) == (
+            ranking.positions,
+            ranking.docs,
+            ranking.grades,
+        ), key
+        assert row["nonrel_positions"] == ranking.nonrel_positions, key
+        assert row["pooled_positions"] == ranking.pooled_positions, key

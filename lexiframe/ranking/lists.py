@@ -196,9 +196,11 @@ def _graded_marks(
         marked = marked.filter(pl.col("_ranks") <= request.depth)
     grades = judgments.select(*qrels_keys, _docs="doc", _grade="relevance")
     shared = [key for key in qrels_keys if key not in request.crossed_keys]
-    graded = marked.join(grades, on=[*shared, "_docs"], how="inner")
-    grade, doc = (pl.col(name).sort_by("_ranks") for name in ("_grade", "_docs"))
-    lists = graded.group_by(keys).agg(**_graded_lists(grade, doc, pl.col("_ranks").sort(), request))
+    # The marked rows come in rank order within each ranking, and the join and the
+    # group-by keep it: the lists need no sort.
+    graded = marked.join(grades, on=[*shared, "_docs"], how="inner", maintain_order="left")
+    columns = _graded_lists(pl.col("_grade"), pl.col("_docs"), pl.col("_ranks"), request)
+    lists = graded.group_by(keys).agg(**columns)
     own = ["_ranks", "_docs", *(["n_ret"] if request.condensed else [])]
     rankings = rankings.drop(own)
     if crossed is not None:
@@ -263,11 +265,15 @@ def marks_exactly(judgments: pl.LazyFrame, crossed: list[str]) -> bool:
 
 
 class JudgedDocuments(NamedTuple):
-    """The documents judged for some query, and the mean number of queries (of one qrels
-    set) that judge each."""
+    """The documents judged for some query, as hashes of their ids (:data:`ID_HASH`), and
+    the mean number of queries (of one qrels set) that judge each."""
 
-    docs: pl.Series
+    hashes: pl.Series
     fanout: float | None
+
+
+ID_HASH = pl.col("doc").hash(seed=0)
+"""A document id's 64-bit hash: the run's rows are probed with it (:func:`_with_marks`)."""
 
 
 def judged_documents(judgments: pl.LazyFrame, crossed: list[str]) -> JudgedDocuments:
@@ -277,13 +283,13 @@ def judged_documents(judgments: pl.LazyFrame, crossed: list[str]) -> JudgedDocum
 
     Example:
         >>> found = judged_documents(pl.LazyFrame({"query": ["q1", "q2"], "doc": ["d1", "d1"]}), [])
-        >>> found.docs.to_list(), found.fanout
-        (['d1'], 2.0)
+        >>> len(found.hashes), found.fanout
+        (1, 2.0)
     """
     per_doc = collect(judgments.group_by(*crossed, "doc").len())
     fanout = per_doc["len"].mean()
-    docs = per_doc["doc"].unique() if crossed else per_doc["doc"]
-    return JudgedDocuments(docs, fanout)  # type: ignore[arg-type]
+    hashes = per_doc.select(ID_HASH.unique() if crossed else ID_HASH).to_series()
+    return JudgedDocuments(hashes, fanout)  # type: ignore[arg-type]
 
 
 def _fans_out(fanout: float | None) -> bool:
@@ -304,8 +310,8 @@ def _with_marks(
     """The run with ``_mark``, a boolean per row, and whether the mark is exact.
 
     TREC documents are judged for one query or a few: a row is then marked when its
-    document is judged for *some* query, one hash-set probe per row (a fifth of the cost of
-    a join), and :func:`_graded_marks` joins the marked rows, a few per ranking, to the
+    document is judged for *some* query, one probe of its id's hash per row (a fifth of the
+    cost of a join), and :func:`_graded_marks` joins the marked rows, a few per ranking, to the
     judgments of their own query once the rankings are built. Catalogue items of a
     recommender are judged for many users, so that most rows would be marked: then the
     mark is exact, by a join on (query, doc), which ``keep_order`` keeps in row order, and
@@ -314,7 +320,7 @@ def _with_marks(
     :func:`lexiframe.positions` crosses the run itself where the join is needed.
     ``judged``: :func:`judged_documents` of ``judgments`` (None: computed here).
     """
-    judged_docs, fanout = judged if judged is not None else judged_documents(judgments, crossed)
+    judged_hashes, fanout = judged if judged is not None else judged_documents(judgments, crossed)
     # The caller crossed the run itself where its whole qrels call for the join
     # (:func:`lexiframe.positions`); a part of them may average more, and is probed.
     if _fans_out(fanout) and not crossed:
@@ -323,4 +329,7 @@ def _with_marks(
         order: Literal["left"] | None = "left" if keep_order else None
         marked = run.join(marks, on=[*qrels_keys, "doc"], how="left", maintain_order=order)
         return marked.with_columns(pl.col("_mark").fill_null(False)), True
-    return run.with_columns(_mark=pl.col("doc").is_in(judged_docs.implode())), False
+    # A probe of 64-bit hashes costs a third of one of the ids (strings of 12 bytes): a
+    # hash shared by another id marks one row more, which the join of the marked rows to
+    # the judgments of their query (by id) leaves out.
+    return run.with_columns(_mark=ID_HASH.is_in(judged_hashes.implode())), False
