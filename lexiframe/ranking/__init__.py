@@ -76,7 +76,9 @@ def positions(
     Args:
         run: one row per retrieved document: system, query, doc, score (and rank).
         qrels: query, doc, relevance. A document is relevant when
-            ``relevance >= threshold``.
+            ``relevance >= threshold``. Or a :class:`~lexiframe.ranking.PreparedQrels`
+            of them, to rank many runs against the same qrels (a track's runs a batch at a
+            time) with the qrels' tables derived once.
         options: the :class:`~lexiframe.PositionsOptions` (threshold, depth, by, rank_by,
             docs, grades, judged, condensed, no_relevant, column names, partitions, compat,
             labels), each documented there.

@@ -64,12 +64,15 @@ class QrelsTables:
 
 
 class PreparedQrels:
-    """Qrels whose tables are derived once per (options, run columns) and kept.
+    """Qrels to rank many runs against: :func:`lexiframe.positions` takes them in place of
+    the qrels' frame, and derives their tables (the checked judgments, the evaluated
+    queries, the documents judged) at the first call, then reads them again at each call
+    with the same options and run columns (one set of tables each).
 
     Example:
         >>> import polars as pl
         >>> import lexiframe as lf
-        >>> from lexiframe.ranking.prepared import PreparedQrels
+        >>> from lexiframe.ranking import PreparedQrels
         >>> qrels = PreparedQrels(pl.DataFrame({"query": ["q1"], "doc": ["d1"], "relevance": [1]}))
         >>> run = pl.DataFrame({"system": ["a"], "query": ["q1"], "doc": ["d1"], "score": [1.0]})
         >>> [lf.positions(run, qrels)["positions"].to_list() for _ in range(2)]
