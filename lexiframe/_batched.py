@@ -34,7 +34,7 @@ from lexiframe.io.layouts import RANKED_RUN, RUN
 from lexiframe.io.runs import BATCH_BYTES
 from lexiframe.io.sources import table_parts
 from lexiframe.options import PositionsOptions
-from lexiframe.ranking import positions, warn_dropped
+from lexiframe.ranking import PreparedQrels, positions, warn_dropped
 from lexiframe.ranking.tables import with_qrels_keys
 from lexiframe.typing import SystemFrom
 
@@ -76,6 +76,7 @@ class _Batches:
 
     def __init__(self, qrels: pl.DataFrame, options: PositionsOptions, system_from: str) -> None:
         self.qrels = qrels
+        self.prepared = PreparedQrels(qrels)  # its tables derived once for every batch
         self.options = options
         self.system_from = system_from
         self.by = list(options.by)
@@ -133,7 +134,7 @@ class _Batches:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                part = positions(batch, self.qrels, self.options)
+                part = positions(batch, self.prepared, self.options)
             except InputError as error:
                 if error.kind == "duplicate" and len(files) > 1:
                     self._raise_if_shared_tag(files)

@@ -12,6 +12,7 @@ import polars as pl
 
 from lexiframe import validate
 from lexiframe._batched import positions_of_files
+from lexiframe._compat import collect
 from lexiframe._utils import as_list, caller_stacklevel, format_row, plural, quote_names, shorten
 from lexiframe.aggregate import summarize_preferences
 from lexiframe.errors import (
@@ -162,6 +163,10 @@ def measures(
     else:
         columns = [_expr_of(measure, context) for measure in parsed]
         checked = _checked_corpus_size(_checked_by_families(frame, parsed, schema, keys), n, schema)
+    if isinstance(checked, pl.DataFrame):
+        # Collected as a plan: measures that share a term (a NumPy kernel, the ideal DCG of
+        # several cut-offs) compute it once, where an eager select computes it per use.
+        return collect(_selected(checked.lazy(), parsed, columns, keys, schema))
     return _selected(checked, parsed, columns, keys, schema)
 
 

@@ -27,6 +27,7 @@ from lexiframe.cli.trec_eval_measures import Line, plan, resolve, silent_queries
 from lexiframe.cli.trec_eval_output import format_runs
 from lexiframe.errors import InputError
 from lexiframe.options import PositionsOptions
+from lexiframe.ranking.prepared import PreparedQrels
 
 DESCRIPTION = (
     "trec_eval's command line: its flags, measure names and output format (`measure`, "
@@ -121,6 +122,7 @@ def run_trec_eval(args: argparse.Namespace) -> int:
     lines = resolve(args.measure or [], args.compat)
     qrels = io.read_qrels(args.qrels)
     judged_relevant = qrels.filter(pl.col("relevance") > 0).height if args.complete else None
+    prepared = PreparedQrels(qrels)  # checked and grouped once for every batch
     settings = plan(
         lines,
         complete=args.complete,
@@ -142,7 +144,7 @@ def run_trec_eval(args: argparse.Namespace) -> int:
         for batch in read_ahead(read_batches(args.runs, BATCH_BYTES)):
             everything.extend(batch.runs)
             try:
-                frame = measuring.ranked(batch.rows, qrels, settings, count)
+                frame = measuring.ranked(batch.rows, prepared, settings, count)
             except InputError as error:
                 raise in_words(error) from None
             count += len(batch.runs)

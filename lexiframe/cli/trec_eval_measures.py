@@ -11,6 +11,7 @@ import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -29,6 +30,9 @@ from lexiframe.metrics.trec_eval import (
 )
 from lexiframe.options import Compat, PositionsOptions
 from lexiframe.typing import CompatName
+
+if TYPE_CHECKING:
+    from lexiframe.ranking.prepared import PreparedQrels
 
 
 @dataclass(frozen=True)
@@ -228,11 +232,11 @@ lines of their own (trec_eval 9's ``-c``: a skipped query is 0 in the means)."""
 
 
 def ranked(
-    runs: pl.DataFrame, qrels: pl.DataFrame, plan: Plan, first: int = 0
+    runs: pl.DataFrame, qrels: pl.DataFrame | PreparedQrels, plan: Plan, first: int = 0
 ) -> pl.DataFrame:
     """The positions frame of ``runs`` (a :class:`Batch`'s rows; ``system``: each run's
     index, :data:`RUN_INDEX` from ``first``), its rows those trec_eval evaluates, with
-    :data:`ANSWERED`."""
+    :data:`ANSWERED`. ``qrels``: prepared once for every batch of the command."""
     from lexiframe.ranking import positions
 
     count = int(runs[RUN_INDEX].max() or 0) + 1  # type: ignore[arg-type]

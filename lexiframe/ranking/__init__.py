@@ -24,21 +24,18 @@ from lexiframe import _blocks, validate
 from lexiframe._compat import collect
 from lexiframe._utils import lazy_frames
 from lexiframe.errors import InputError
-from lexiframe.io.objects import qrels_frame, run_frame
+from lexiframe.io.objects import run_frame
 from lexiframe.options import PositionsKwargs, PositionsOptions
 from lexiframe.ranking._request import KEYS, POSITION, TIE_COLUMNS, Request
-from lexiframe.ranking.checks import check_values, checked_qrels, checked_rankings, warn_dropped
+from lexiframe.ranking.checks import check_values, checked_rankings, warn_dropped
 from lexiframe.ranking.coverage import coverage, coverage_of_answers
 from lexiframe.ranking.grades import binary_ndcg, keeps_grades
-from lexiframe.ranking.lists import MAX_JUDGMENTS_PER_DOC, marks_exactly, ranked_lists
+from lexiframe.ranking.lists import MAX_JUDGMENTS_PER_DOC, JudgedDocuments, ranked_lists
+from lexiframe.ranking.prepared import PreparedQrels
 from lexiframe.ranking.tables import (
-    canonical_qrels,
     canonical_run,
     complete_rows,
-    evaluated_queries,
     kept_run_rows,
-    qrels_only_keys,
-    with_nonrel_counts,
     with_qrels_keys,
 )
 
@@ -49,7 +46,7 @@ if TYPE_CHECKING:
 @overload
 def positions(
     run: pl.DataFrame,
-    qrels: pl.DataFrame | pl.LazyFrame,
+    qrels: pl.DataFrame | pl.LazyFrame | PreparedQrels,
     options: PositionsOptions | None = None,
     *,
     systems: pl.DataFrame | None = None,
@@ -58,7 +55,7 @@ def positions(
 @overload
 def positions(
     run: pl.LazyFrame,
-    qrels: pl.DataFrame | pl.LazyFrame,
+    qrels: pl.DataFrame | pl.LazyFrame | PreparedQrels,
     options: PositionsOptions | None = None,
     *,
     systems: pl.DataFrame | None = None,
@@ -68,7 +65,7 @@ def positions(
 
 def positions(
     run: pl.DataFrame | pl.LazyFrame,
-    qrels: pl.DataFrame | pl.LazyFrame,
+    qrels: pl.DataFrame | pl.LazyFrame | PreparedQrels,
     options: PositionsOptions | None = None,
     *,
     systems: pl.DataFrame | None = None,
@@ -79,7 +76,9 @@ def positions(
     Args:
         run: one row per retrieved document: system, query, doc, score (and rank).
         qrels: query, doc, relevance. A document is relevant when
-            ``relevance >= threshold``.
+            ``relevance >= threshold``. Or a :class:`~lexiframe.ranking.PreparedQrels`
+            of them, to rank many runs against the same qrels (a track's runs a batch at a
+            time) with the qrels' tables derived once.
         options: the :class:`~lexiframe.PositionsOptions` (threshold, depth, by, rank_by,
             docs, grades, judged, condensed, no_relevant, column names, partitions, compat,
             labels), each documented there.
@@ -119,31 +118,23 @@ def positions(
     options = PositionsOptions.of(options, **kwargs)
     names = options.columns
     run = run_frame(run, (names.system, names.query, names.doc, names.score))  # ranx, …
-    qrels = qrels_frame(qrels, (names.query, names.doc, names.relevance), options.labels)
-    by, threshold, partitions = list(options.by), options.threshold, options.partitions
+    prepared = qrels if isinstance(qrels, PreparedQrels) else PreparedQrels(qrels)
+    qrels = prepared.frame(options)
+    by, partitions = list(options.by), options.partitions
     # A level that a label of 0 reaches is said in a warning.
-    validate.require_threshold(threshold, whole=not options.fractional)
+    validate.require_threshold(options.threshold, whole=not options.fractional)
     every_row = canonical_run(run, options, qrels)  # without the keys of the qrels alone
-    qrels_lf, qrels_keys = canonical_qrels(qrels, names, by, every_row)
-    # Qrels are small next to runs: they are read once here and checked in full.
-    qrels_lf = checked_qrels(collect(qrels_lf), names).lazy()
+    # Qrels are small next to runs: they are read once and checked in full.
+    checked = prepared.checked(options, every_row)
     if systems is not None:  # given per system: each qrels set of a key of the qrels alone
         systems = collect(with_qrels_keys(systems.lazy(), qrels, by))
     if systems is None and collect(every_row.head(1)).height == 0:
         raise InputError("the run is empty: it has no rows, so there is nothing to evaluate")
-    # The judgments whose grades gain: the relevant ones, and above threshold=1 every
-    # positive grade (trec_eval's -l decides what is relevant, not what gains).
-    gainful = qrels_lf.filter(pl.col("relevance") >= options.gain_level)
-    grades = keeps_grades(gainful, qrels_keys, options)
-    request = Request(options, qrels_keys, grades)
-    gainful = qrels_lf.filter(pl.col("relevance") >= request.gain_level)
-    every_query = qrels_lf if options.keeps_no_relevant else None
-    queries = evaluated_queries(gainful, qrels_keys, request, judged=every_query)
-    if request.judged:
-        queries = with_nonrel_counts(queries, qrels_lf, qrels_keys, threshold)
-    judgments = qrels_lf if options.reads_every_judgment else gainful
-    every_row, crossed = _crossed(every_row, qrels_lf, judgments, by)
-    request = Request(options, qrels_keys, grades, crossed)
+    tables = prepared.tables(options, every_row)
+    qrels_lf, judgments = checked.frame.lazy(), tables.judgments.lazy()
+    if tables.cross_run:  # each ranking ranked once per qrels set
+        every_row = with_qrels_keys(every_row, qrels_lf, by)
+    request = tables.request(options)
     run_lf = kept_run_rows(every_row, options)
     if systems is None and run_lf is not every_row:  # a system whose rows are all removed
         every_system = every_row.select(*request.run_keys[:-1]).unique()
@@ -151,34 +142,17 @@ def positions(
     if isinstance(run, pl.LazyFrame):
         if systems is not None and run_lf is every_row:
             raise InputError("systems= needs an in-memory run (a DataFrame), not a LazyFrame")
-        return _streamed(run_lf, judgments, queries, request, partitions, systems)
+        return _streamed(run_lf, judgments, tables.queries.lazy(), request, partitions, systems)
 
     # An in-memory run is checked for NaN scores and null ids in one cheap pass first.
     check_values(run_lf, request.run_options)
-    parts = _eager_rankings(run_lf, judgments, request, partitions)
+    parts = _eager_rankings(run_lf, judgments, request, partitions, tables.judged)
     rankings_df = checked_rankings(pl.concat(parts, how="diagonal"), run_lf, request.run_options)
-    queries_df = collect(queries)
-    warn_dropped(rankings_df, queries_df, by, qrels_keys, names, collect(qrels_lf))
+    warn_dropped(rankings_df, tables.queries, by, checked.keys, names, checked.frame)
     every = None
     if systems is not None:  # the systems of the whole run, when this is a part of it
         every = systems.lazy().select(*by, pl.col("system").cast(pl.String))
-    return collect(complete_rows(rankings_df.lazy(), queries_df.lazy(), request, every))
-
-
-def _crossed(
-    run: pl.LazyFrame, qrels: pl.LazyFrame, judgments: pl.LazyFrame, by: list[str]
-) -> tuple[pl.LazyFrame, pl.DataFrame | None]:
-    """The run, and the values of the by= keys that only the qrels carry (several qrels
-    sets) when its rankings are to be ranked once and their ranks crossed with them
-    (:func:`lexiframe.ranking.lists.ranked_lists`); the run crossed with those values
-    instead (:func:`with_qrels_keys`: each ranking ranked once per set) where its rows are
-    marked by a join (:func:`lexiframe.ranking.lists.marks_exactly`)."""
-    alone = qrels_only_keys(by, run.collect_schema(), qrels)
-    if not alone:
-        return run, None
-    if marks_exactly(judgments, alone):
-        return with_qrels_keys(run, qrels, by), None
-    return run, collect(qrels.select(alone).unique().sort(alone))
+    return collect(complete_rows(rankings_df.lazy(), tables.queries.lazy(), request, every))
 
 
 def _streamed(
@@ -247,13 +221,21 @@ GROUP_ENGINE: Final = "streaming"
 
 
 def _eager_rankings(
-    run: pl.LazyFrame, judgments: pl.LazyFrame, request: Request, partitions: int | None
+    run: pl.LazyFrame,
+    judgments: pl.LazyFrame,
+    request: Request,
+    partitions: int | None,
+    judged: JudgedDocuments,
 ) -> list[pl.DataFrame]:
     """The rankings of an in-memory run: grouped by slices where each ranking is one block
     of rows (:mod:`lexiframe._blocks`), by their keys in groups of queries elsewhere."""
     blocks = _blocks.number_blocks(collect(run), request.run_keys)
     parts = [
-        collect(ranked_lists(blocks.run.lazy(), judgments, request, block_keys=blocks.keys.lazy()))
+        collect(
+            ranked_lists(
+                blocks.run.lazy(), judgments, request, block_keys=blocks.keys.lazy(), judged=judged
+            )
+        )
     ]
     if blocks.rest is not None:
         groups = _split(
@@ -306,6 +288,7 @@ __all__ = [
     "POSITION",
     "ROWS_PER_PARTITION",
     "TIE_COLUMNS",
+    "PreparedQrels",
     "binary_ndcg",
     "canonical_run",
     "coverage",

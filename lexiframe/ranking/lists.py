@@ -4,7 +4,7 @@ documents as the options ask (the columns of the positions frame)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import polars as pl
 
@@ -30,6 +30,7 @@ def ranked_lists(
     *,
     value_flags: bool = False,
     block_keys: pl.LazyFrame | None = None,
+    judged: JudgedDocuments | None = None,
 ) -> pl.LazyFrame:
     """One row per ranking of the run, with the ranks of its relevant documents (and its
     tie groups, :func:`tie_groups`, under ``ties="expected"``).
@@ -43,8 +44,9 @@ def ranked_lists(
     reject duplicate documents, NaN scores and null ids without another pass over the run.
     With by= keys that only the qrels carry (:attr:`Request.crossed`: several qrels sets),
     the run's rankings are ranked once and crossed with the sets (:func:`_graded_marks`).
+    ``judged``: :func:`judged_documents` of ``judgments``, when the caller has them.
     """
-    rankings = _rankings(run, judgments, request, value_flags, block_keys)
+    rankings = _rankings(run, judgments, request, value_flags, block_keys, judged)
     if request.options.ties != "expected":
         return rankings
     return rankings.join(tie_groups(run, judgments, request), on=request.keys, how="left")
@@ -90,6 +92,7 @@ def _rankings(
     request: Request,
     value_flags: bool,
     block_keys: pl.LazyFrame | None,
+    judged: JudgedDocuments | None,
 ) -> pl.LazyFrame:
     """:func:`ranked_lists` without the tie groups."""
     keys, descending = _sort_keys(request, run.collect_schema())
@@ -112,6 +115,7 @@ def _rankings(
         keep_order=block_keys is not None,
         grades=request.grades or request.reads_every_judgment,
         crossed=request.crossed_keys,
+        judged=judged,
     )
     mark = pl.col("_mark")
     ranks = (mark.sort_by(keys, descending=descending).arg_true() + 1).cast(POSITION)
@@ -192,9 +196,11 @@ def _graded_marks(
         marked = marked.filter(pl.col("_ranks") <= request.depth)
     grades = judgments.select(*qrels_keys, _docs="doc", _grade="relevance")
     shared = [key for key in qrels_keys if key not in request.crossed_keys]
-    graded = marked.join(grades, on=[*shared, "_docs"], how="inner")
-    grade, doc = (pl.col(name).sort_by("_ranks") for name in ("_grade", "_docs"))
-    lists = graded.group_by(keys).agg(**_graded_lists(grade, doc, pl.col("_ranks").sort(), request))
+    # The marked rows come in rank order within each ranking, and the join and the
+    # group-by keep it: the lists need no sort.
+    graded = marked.join(grades, on=[*shared, "_docs"], how="inner", maintain_order="left")
+    columns = _graded_lists(pl.col("_grade"), pl.col("_docs"), pl.col("_ranks"), request)
+    lists = graded.group_by(keys).agg(**columns)
     own = ["_ranks", "_docs", *(["n_ret"] if request.condensed else [])]
     rankings = rankings.drop(own)
     if crossed is not None:
@@ -255,19 +261,35 @@ def marks_exactly(judgments: pl.LazyFrame, crossed: list[str]) -> bool:
         >>> marks_exactly(pl.LazyFrame({"query": ["q1", "q2"], "doc": ["d1", "d1"]}), [])
         False
     """
-    return _fans_out(_judged_documents(judgments, crossed)[1])
+    return _fans_out(judged_documents(judgments, crossed).fanout)
 
 
-def _judged_documents(
-    judgments: pl.LazyFrame, crossed: list[str]
-) -> tuple[pl.Series, float | None]:
-    """The documents judged for some query, and the mean number of queries (of one qrels
-    set) that judge each: one group-by for both (pooled qrels of a real track hold over
-    100,000 judgments, read again for every batch of runs)."""
+class JudgedDocuments(NamedTuple):
+    """The documents judged for some query, as hashes of their ids (:data:`ID_HASH`), and
+    the mean number of queries (of one qrels set) that judge each."""
+
+    hashes: pl.Series
+    fanout: float | None
+
+
+ID_HASH = pl.col("doc").hash(seed=0)
+"""A document id's 64-bit hash: the run's rows are probed with it (:func:`_with_marks`)."""
+
+
+def judged_documents(judgments: pl.LazyFrame, crossed: list[str]) -> JudgedDocuments:
+    """The documents ``judgments`` judge and their fanout, in one group-by (pooled qrels
+    of a real track hold over 100,000 judgments: a caller ranking many batches against
+    them computes this once, :mod:`lexiframe.ranking.prepared`).
+
+    Example:
+        >>> found = judged_documents(pl.LazyFrame({"query": ["q1", "q2"], "doc": ["d1", "d1"]}), [])
+        >>> len(found.hashes), found.fanout
+        (1, 2.0)
+    """
     per_doc = collect(judgments.group_by(*crossed, "doc").len())
     fanout = per_doc["len"].mean()
-    docs = per_doc["doc"].unique() if crossed else per_doc["doc"]
-    return docs, fanout  # type: ignore[return-value]
+    hashes = per_doc.select(ID_HASH.unique() if crossed else ID_HASH).to_series()
+    return JudgedDocuments(hashes, fanout)  # type: ignore[arg-type]
 
 
 def _fans_out(fanout: float | None) -> bool:
@@ -283,20 +305,22 @@ def _with_marks(
     keep_order: bool,
     grades: bool,
     crossed: list[str],
+    judged: JudgedDocuments | None,
 ) -> tuple[pl.LazyFrame, bool]:
     """The run with ``_mark``, a boolean per row, and whether the mark is exact.
 
     TREC documents are judged for one query or a few: a row is then marked when its
-    document is judged for *some* query, one hash-set probe per row (a fifth of the cost of
-    a join), and :func:`_graded_marks` joins the marked rows, a few per ranking, to the
+    document is judged for *some* query, one probe of its id's hash per row (a fifth of the
+    cost of a join), and :func:`_graded_marks` joins the marked rows, a few per ranking, to the
     judgments of their own query once the rankings are built. Catalogue items of a
     recommender are judged for many users, so that most rows would be marked: then the
     mark is exact, by a join on (query, doc), which ``keep_order`` keeps in row order, and
     with ``grades`` the join brings each judged row's grade as ``_grade``. A run whose
     rankings are crossed with qrels sets afterwards (``crossed``) is marked by the probe:
     :func:`lexiframe.positions` crosses the run itself where the join is needed.
+    ``judged``: :func:`judged_documents` of ``judgments`` (None: computed here).
     """
-    judged_docs, fanout = _judged_documents(judgments, crossed)
+    judged_hashes, fanout = judged if judged is not None else judged_documents(judgments, crossed)
     # The caller crossed the run itself where its whole qrels call for the join
     # (:func:`lexiframe.positions`); a part of them may average more, and is probed.
     if _fans_out(fanout) and not crossed:
@@ -305,4 +329,7 @@ def _with_marks(
         order: Literal["left"] | None = "left" if keep_order else None
         marked = run.join(marks, on=[*qrels_keys, "doc"], how="left", maintain_order=order)
         return marked.with_columns(pl.col("_mark").fill_null(False)), True
-    return run.with_columns(_mark=pl.col("doc").is_in(judged_docs.implode())), False
+    # A probe of 64-bit hashes costs a third of one of the ids (strings of 12 bytes): a
+    # hash shared by another id marks one row more, which the join of the marked rows to
+    # the judgments of their query (by id) leaves out.
+    return run.with_columns(_mark=ID_HASH.is_in(judged_hashes.implode())), False
