@@ -78,7 +78,7 @@ class _Builder:
 
 
 @pytest.fixture
-def builder(monkeypatch):
+def builder(monkeypatch, tmp_path):
     from pyspark.sql import SparkSession
 
     recorder = _Builder()
@@ -86,6 +86,7 @@ def builder(monkeypatch):
     monkeypatch.setattr(SparkSession, "builder", recorder)
     for name in ("SPARK_CONF_DIR", "SPARK_HOME"):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # the class archive's
     return recorder
 
 
@@ -99,7 +100,10 @@ def _args(master, sources, conf=None):
 def test_the_session_of_the_command(builder, tmp_path):
     sources = [_file(tmp_path, "run.txt", 100), _file(tmp_path, "qrels.txt", 100)]
     cli.session(_args("local[2]", sources))
-    assert builder.settings["spark.driver.extraJavaOptions"] == cli.QUICK_START_OPTION
+    # the client compiler, and the class archive written as the JVM exits (none kept yet)
+    options = builder.settings["spark.driver.extraJavaOptions"].split()
+    assert options[0] == cli.QUICK_START_OPTION
+    assert options[1].startswith(f"-XX:ArchiveClassesAtExit={tmp_path / 'cache' / 'lexiframe'}")
     builder.settings.clear()
     conf = ["spark.driver.extraJavaOptions=-Xss4m", "spark.ui.enabled=false"]
     cli.session(_args("local[2]", sources, conf))

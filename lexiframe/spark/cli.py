@@ -33,7 +33,7 @@ from lexiframe.cli._spark import LOCAL_DRIVER_MEMORY, RESOURCE_WAIT_SECONDS
 from lexiframe.cli.qrels_sets import qrels_paths, qrels_sets
 from lexiframe.errors import InputError, LexiframeError
 from lexiframe.io.qrels import QRELS_KEY
-from lexiframe.spark import _arrow
+from lexiframe.spark import _arrow, class_archive
 from lexiframe.spark import io as spark_io
 from lexiframe.spark._errors import SparkJobError, is_spark_error, lexiframe_error, root_cause
 from lexiframe.spark.resources import resource_wait
@@ -93,7 +93,7 @@ def session(args: argparse.Namespace) -> tuple[SparkSession, bool]:
     given = dict(item.partition("=")[::2] for item in args.conf or [])
     given = {key.strip(): value for key, value in given.items()}
     if local and quick_start([*args.runs, *qrels_paths(args.qrels)], [*given, *_defaults()]):
-        settings[JAVA_OPTIONS[0]] = QUICK_START_OPTION
+        settings[JAVA_OPTIONS[0]] = " ".join([QUICK_START_OPTION, *class_archive.java_options()])
     settings.update(given)
     builder = SparkSession.builder.master(args.spark).appName("lexiframe evaluate")
     for key, value in settings.items():
@@ -409,6 +409,7 @@ def _one_line(error: BaseException) -> str:
 def _stop(spark: SparkSession) -> None:
     """Stop the session; kill its JVM if that does not end within :data:`STOP_SECONDS`
     (a JVM out of memory can hang), so that the command always ends."""
+    options = spark.sparkContext.getConf().get(JAVA_OPTIONS[0], "") or ""
     stopper = threading.Thread(target=spark.stop, daemon=True)
     stopper.start()
     stopper.join(STOP_SECONDS)
@@ -417,6 +418,7 @@ def _stop(spark: SparkSession) -> None:
         process = getattr(gateway, "proc", None)
         if process is not None:
             process.kill()
+    class_archive.keep(spark, options)  # a quick start's first JVM: its archive kept
 
 
 def write_small(spark: SparkSession, frame: pl.DataFrame, target: str) -> str:
