@@ -25,18 +25,25 @@ import pandas as pd
 import polars as pl
 import pyarrow as pa
 import pytest
+from hypothesis import settings
 
 import lexiframe  # noqa: F401  (registers .lexi)
 from lexiframe.io import read_qrels, read_run
 
 DATA = Path(__file__).parent / "data"
 
+# No test depends on timing: Hypothesis's per-example deadline (200 ms by default) fails a
+# property test on a loaded machine, so no property test has one.
+settings.register_profile("untimed", deadline=None)
+settings.load_profile("untimed")
+
 
 QUICK_JVM = "-XX:TieredStopAtLevel=1"
 """The Java options of every Spark JVM the tests start (the local session's, the cluster's
 daemons and executors, the commands' and the docs' examples'): the client compiler only,
 which starts a JVM and runs a small job about twice as fast as the default tiered
-compilation (the tests' inputs are small; lexiframe itself sets no Java option)."""
+compilation (the tests' inputs are small; lexiframe sets it only for the command's quick
+start)."""
 
 
 def _quick_spark_jvms() -> None:
