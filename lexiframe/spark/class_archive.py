@@ -58,15 +58,17 @@ def _java() -> str | None:
 
 
 def archive_path() -> Path | None:
-    """The archive of this Java and this PySpark (named by both, so that an upgrade of
-    either makes a new one), or None without a java to name it by."""
+    """The archive of this Java, this PySpark and this Spark configuration folder (named by
+    them, so that an upgrade makes a new one, and a configuration folder, which is on the
+    JVM's class path, has its own), or None without a java to name it by."""
     import pyspark
 
     java = _java()
     if java is None:
         return None
     jars = os.path.dirname(pyspark.__file__)
-    stamp = "\0".join([java, str(os.stat(java).st_mtime_ns), pyspark.__version__, jars])
+    conf = os.environ.get("SPARK_CONF_DIR", "")
+    stamp = "\0".join([java, str(os.stat(java).st_mtime_ns), pyspark.__version__, jars, conf])
     return folder() / f"spark-classes-{hashlib.sha256(stamp.encode()).hexdigest()[:16]}.jsa"
 
 
