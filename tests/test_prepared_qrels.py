@@ -76,3 +76,49 @@ def test_marks_by_colliding_id_hashes_equal_reference(case: Case):
         ), key
         assert row["nonrel_positions"] == ranking.nonrel_positions, key
         assert row["pooled_positions"] == ranking.pooled_positions, key
+
+
+def test_threads_ranking_at_once_derive_the_tables_once():
+    """The drop-in ranks batches in several threads against one PreparedQrels: the tables
+    are derived once (the first thread to ask; the others wait), and every thread gets
+    the positions it gets alone."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from lexiframe.ranking import prepared as prepared_module
+
+    qrels = pl.DataFrame(
+        {"query": ["q1", "q1", "q2"], "doc": ["d1", "d2", "d3"], "relevance": [1, 0, 2]}
+    )
+    runs = [
+        pl.DataFrame(
+            {
+                "system": [f"s{index}"] * 3,
+                "query": ["q1", "q1", "q2"],
+                "doc": ["d2", "d1", "d3"],
+                "score": [3.0 - index, 2.0, 1.0],
+            }
+        )
+        for index in range(8)
+    ]
+    alone = [lf.positions(run, qrels) for run in runs]
+    derived, started = [], threading.Barrier(len(runs))
+    tables = prepared_module._tables
+
+    def counted(*args, **kwargs):
+        derived.append(threading.get_ident())
+        return tables(*args, **kwargs)
+
+    def rank(run: pl.DataFrame) -> pl.DataFrame:
+        started.wait()  # every thread asks for the tables at about the same time
+        return lf.positions(run, shared)
+
+    shared = PreparedQrels(qrels)
+    with (
+        mock.patch.object(prepared_module, "_tables", counted),
+        ThreadPoolExecutor(len(runs)) as pool,
+    ):
+        together = list(pool.map(rank, runs))
+    assert len(derived) == 1
+    for got, expected in zip(together, alone, strict=True):
+        assert got.sort("query").equals(expected.sort("query"))

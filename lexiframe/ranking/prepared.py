@@ -11,6 +11,7 @@ per batch (a tenth of a second each time).
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import polars as pl
@@ -67,7 +68,8 @@ class PreparedQrels:
     """Qrels to rank many runs against: :func:`lexiframe.positions` takes them in place of
     the qrels' frame, and derives their tables (the checked judgments, the evaluated
     queries, the documents judged) at the first call, then reads them again at each call
-    with the same options and run columns (one set of tables each).
+    with the same options and run columns (one set of tables each). Threads ranking
+    batches at once share one: the first derives the tables, the others wait for them.
 
     Example:
         >>> import polars as pl
@@ -84,32 +86,36 @@ class PreparedQrels:
         self._frames: dict[object, QrelsInput] = {}
         self._checked: dict[object, CheckedQrels] = {}
         self._tables: dict[object, QrelsTables] = {}
+        self._deriving = threading.RLock()  # a table derived once, whichever thread asks
 
     def frame(self, options: PositionsOptions) -> QrelsInput:
         """The qrels as given, their grades checked for ``options.labels``."""
         names = options.columns
         key = (names, options.labels)
-        if key not in self._frames:
-            columns = (names.query, names.doc, names.relevance)
-            self._frames[key] = qrels_frame(self.source, columns, options.labels)
-        return self._frames[key]
+        with self._deriving:
+            if key not in self._frames:
+                columns = (names.query, names.doc, names.relevance)
+                self._frames[key] = qrels_frame(self.source, columns, options.labels)
+            return self._frames[key]
 
     def checked(self, options: PositionsOptions, run: pl.LazyFrame) -> CheckedQrels:
         """The qrels checked in full and in lexiframe's names, for a run in lexiframe's
         names (:func:`lexiframe.ranking.tables.canonical_run`)."""
         key = (options, tuple(run.collect_schema().items()))
-        if key not in self._checked:
-            names, by = options.columns, list(options.by)
-            renamed, keys = canonical_qrels(self.frame(options), names, by, run)
-            self._checked[key] = CheckedQrels(checked_qrels(collect(renamed), names), keys)
-        return self._checked[key]
+        with self._deriving:
+            if key not in self._checked:
+                names, by = options.columns, list(options.by)
+                renamed, keys = canonical_qrels(self.frame(options), names, by, run)
+                self._checked[key] = CheckedQrels(checked_qrels(collect(renamed), names), keys)
+            return self._checked[key]
 
     def tables(self, options: PositionsOptions, run: pl.LazyFrame) -> QrelsTables:
         """Every table the rankings of ``run`` read from the qrels."""
         key = (options, tuple(run.collect_schema().items()))
-        if key not in self._tables:
-            self._tables[key] = _tables(self.checked(options, run), options, run)
-        return self._tables[key]
+        with self._deriving:
+            if key not in self._tables:
+                self._tables[key] = _tables(self.checked(options, run), options, run)
+            return self._tables[key]
 
 
 def _tables(checked: CheckedQrels, options: PositionsOptions, run: pl.LazyFrame) -> QrelsTables:
