@@ -483,34 +483,3 @@ def test_a_dot_without_parameters_is_refused_as_trec_eval_refuses_it(capsys):
     assert main(["trec_eval", "-m", "P.", str(TOY / "qrels.txt"), TOY_RUNS[0]]) == 2
     err = capsys.readouterr().err
     assert "'P.'" in err and "e.g. P.5,10" in err and len(err.strip().splitlines()) == 1
-
-
-def test_batches_ranked_at_once_print_in_the_order_of_the_runs(monkeypatch, capsys):
-    """Batches are ranked by several threads at once: when the first batch finishes after
-    the second, each run's block still comes in the order given."""
-    import threading
-
-    from lexiframe.cli import trec_eval, trec_eval_measures
-
-    flags = ["-q", "-c", "-m", "all_trec", *TOY_ARGS]
-    together = drop_in(capsys, *flags)
-    ranked = trec_eval_measures.ranked
-    threads: set[int] = set()
-    second_started = threading.Event()
-
-    def first_after_second(runs, qrels, plan, first=0):
-        threads.add(threading.get_ident())
-        if first == 0 and trec_eval.RANKING_THREADS > 1:
-            assert second_started.wait(timeout=60), "the second batch was not ranked meanwhile"
-        elif first > 0:
-            second_started.set()
-        return ranked(runs, qrels, plan, first)
-
-    monkeypatch.setattr(trec_eval, "BATCH_BYTES", 1)  # every run a batch of its own
-    monkeypatch.setattr(trec_eval_measures, "ranked", first_after_second)
-    for threads_at_once in (1, 2, 3):
-        monkeypatch.setattr(trec_eval, "RANKING_THREADS", threads_at_once)
-        threads.clear()
-        second_started.clear()
-        assert drop_in(capsys, *flags) == together
-        assert (len(threads) > 1) == (threads_at_once > 1)

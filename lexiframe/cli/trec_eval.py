@@ -15,9 +15,7 @@ import argparse
 import shutil
 import sys
 import tempfile
-from collections import deque
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 
 import polars as pl
 
@@ -103,14 +101,8 @@ def _check_formats(args: argparse.Namespace) -> None:
 BATCH_BYTES = 4 << 20
 """Run files read and ranked together, in bytes of gzipped text (a plain file counts a
 fifth of its size: 4 MiB is about 400,000 lines). One thread reads the next batch while
-others rank the batches before it and the caller measures and prints: small enough that
-they overlap on a track of a few runs, large enough that a batch's fixed costs stay small."""
-
-
-RANKING_THREADS = 2
-"""Batches ranked at once. Ranking a batch is a series of small Polars steps that keep
-less than both cores of a 2-core machine busy; a second batch ranked beside it takes up
-what is left once the reading is done. Each thread adds a batch to the memory held."""
+another ranks this one and the caller measures and prints: small enough that the three
+overlap on a track of a few runs, large enough that a batch's fixed costs stay small."""
 
 
 CHUNK_RANKINGS = 3_000
@@ -145,32 +137,18 @@ def run_trec_eval(args: argparse.Namespace) -> int:
     def in_words(error: InputError) -> InputError:
         return _in_drop_in_words(error, everything)
 
-    def rank(rows: pl.DataFrame, first: int) -> pl.DataFrame:
-        try:
-            return measuring.ranked(rows, prepared, settings, first)
-        except InputError as error:
-            raise in_words(error) from None
-
     def rankings() -> Iterator[tuple[list[Run], pl.DataFrame]]:
-        """Each batch's runs and positions frame, in the order of the runs: the batches
-        ranked by :data:`RANKING_THREADS` threads at once while the next one is read."""
-        batches = read_ahead(read_batches(args.runs, BATCH_BYTES))
-        ranking = ThreadPoolExecutor(RANKING_THREADS, thread_name_prefix="lexiframe-rank")
-        pending: deque[tuple[list[Run], Future[pl.DataFrame]]] = deque()
+        """Each batch's runs and positions frame, ranked in a thread while the next batch
+        is read in another."""
         count = 0
-        try:
-            for batch in batches:
-                everything.extend(batch.runs)
-                pending.append((batch.runs, ranking.submit(rank, batch.rows, count)))
-                count += len(batch.runs)
-                if len(pending) == RANKING_THREADS:
-                    runs, ranked = pending.popleft()
-                    yield runs, ranked.result()
-            while pending:
-                runs, ranked = pending.popleft()
-                yield runs, ranked.result()
-        finally:  # on an error or a stop, the batches still waiting are dropped unranked
-            ranking.shutdown(cancel_futures=True)
+        for batch in read_ahead(read_batches(args.runs, BATCH_BYTES)):
+            everything.extend(batch.runs)
+            try:
+                frame = measuring.ranked(batch.rows, prepared, settings, count)
+            except InputError as error:
+                raise in_words(error) from None
+            count += len(batch.runs)
+            yield batch.runs, frame
 
     def printed(first: int, chunk: list[Run], frames: list[pl.DataFrame]) -> str:
         """The lines of a chunk of runs (the first numbered ``first``), measured together."""
@@ -197,7 +175,7 @@ def run_trec_eval(args: argparse.Namespace) -> int:
         return "".join(blocks)
 
     with silent_queries(), tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
-        # Runs are read a batch at a time in one thread and ranked in others (the memory
+        # Runs are read a batch at a time in one thread and ranked in another (the memory
         # of a few batches), and their positions measured and printed a chunk of rankings
         # at a time meanwhile: the measures cost per call as well as per ranking.
         first = 0

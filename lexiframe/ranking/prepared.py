@@ -11,7 +11,6 @@ per batch (a tenth of a second each time).
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 
 import polars as pl
@@ -68,8 +67,7 @@ class PreparedQrels:
     """Qrels to rank many runs against: :func:`lexiframe.positions` takes them in place of
     the qrels' frame, and derives their tables (the checked judgments, the evaluated
     queries, the documents judged) at the first call, then reads them again at each call
-    with the same options and run columns (one set of tables each). Threads ranking
-    batches at once share one: the first derives the tables, the others wait for them.
+    with the same options and run columns (one set of tables each).
 
     Example:
         >>> import polars as pl
@@ -86,36 +84,32 @@ class PreparedQrels:
         self._frames: dict[object, QrelsInput] = {}
         self._checked: dict[object, CheckedQrels] = {}
         self._tables: dict[object, QrelsTables] = {}
-        self._deriving = threading.RLock()  # a table derived once, whichever thread asks
 
     def frame(self, options: PositionsOptions) -> QrelsInput:
         """The qrels as given, their grades checked for ``options.labels``."""
         names = options.columns
         key = (names, options.labels)
-        with self._deriving:
-            if key not in self._frames:
-                columns = (names.query, names.doc, names.relevance)
-                self._frames[key] = qrels_frame(self.source, columns, options.labels)
-            return self._frames[key]
+        if key not in self._frames:
+            columns = (names.query, names.doc, names.relevance)
+            self._frames[key] = qrels_frame(self.source, columns, options.labels)
+        return self._frames[key]
 
     def checked(self, options: PositionsOptions, run: pl.LazyFrame) -> CheckedQrels:
         """The qrels checked in full and in lexiframe's names, for a run in lexiframe's
         names (:func:`lexiframe.ranking.tables.canonical_run`)."""
         key = (options, tuple(run.collect_schema().items()))
-        with self._deriving:
-            if key not in self._checked:
-                names, by = options.columns, list(options.by)
-                renamed, keys = canonical_qrels(self.frame(options), names, by, run)
-                self._checked[key] = CheckedQrels(checked_qrels(collect(renamed), names), keys)
-            return self._checked[key]
+        if key not in self._checked:
+            names, by = options.columns, list(options.by)
+            renamed, keys = canonical_qrels(self.frame(options), names, by, run)
+            self._checked[key] = CheckedQrels(checked_qrels(collect(renamed), names), keys)
+        return self._checked[key]
 
     def tables(self, options: PositionsOptions, run: pl.LazyFrame) -> QrelsTables:
         """Every table the rankings of ``run`` read from the qrels."""
         key = (options, tuple(run.collect_schema().items()))
-        with self._deriving:
-            if key not in self._tables:
-                self._tables[key] = _tables(self.checked(options, run), options, run)
-            return self._tables[key]
+        if key not in self._tables:
+            self._tables[key] = _tables(self.checked(options, run), options, run)
+        return self._tables[key]
 
 
 def _tables(checked: CheckedQrels, options: PositionsOptions, run: pl.LazyFrame) -> QrelsTables:
