@@ -7,8 +7,8 @@ The folder is one that ``benchmarks/run.py --drop-in`` writes (``qrels.txt`` and
 alone (wall and CPU seconds of the process, every thread's): importing what the command
 imports (Python's own start, about 0.02 s, comes before), reading the qrels, reading the
 runs a batch at a time, ranking each batch, measuring the positions, formatting
-trec_eval's lines and writing them. The command itself overlaps reading (one thread),
-ranking (two) and measuring (docs/benchmarks.md), so its wall time is less than the sum;
+trec_eval's lines and writing them. The command itself overlaps reading, ranking and
+measuring in three threads (docs/benchmarks.md), so its wall time is less than the sum;
 its CPU time is about the sum. ``--repeat`` runs the whole breakdown in that many fresh
 processes and prints the medians.
 """
