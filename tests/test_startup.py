@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -80,3 +81,63 @@ assert run.lexi.evaluate(qrels, ["RR"])["RR"].tolist() == [0.5]
 def test_pandas_accessor_registers_whichever_is_imported_first(imports: str) -> None:
     code = f"import sys\n{imports}\n{PANDAS_RUN}"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def lexiframe_modules_after(code: str) -> set[str]:
+    """The lexiframe modules a fresh interpreter holds after ``code``."""
+    script = (
+        f"{code}\nimport json, sys\n"
+        "print(json.dumps(sorted(name for name in sys.modules if name.startswith('lexiframe'))))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    return set(json.loads(result.stdout.strip().splitlines()[-1]))
+
+
+def test_trec_eval_drop_in_loads_neither_stats_nor_datasets() -> None:
+    """The drop-in's start-up is on its critical path (a whole process per call): the
+    analyses and the demo track are loaded by the commands that use them."""
+    toy = Path(__file__).parent / "data" / "toy"
+    code = (
+        "import contextlib, io\n"
+        "from lexiframe.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    assert main(['trec_eval', {str(toy / 'qrels.txt')!r}, "
+        f"{str(sorted((toy / 'runs').iterdir())[0])!r}]) == 0"
+    )
+    loaded = lexiframe_modules_after(code)
+    assert "lexiframe.cli.trec_eval" in loaded  # the command did run
+    assert {name.split(".")[1] for name in loaded if name.count(".")} & {
+        "stats",
+        "datasets",
+    } == set()
+
+
+def test_demo_still_loads_what_it_needs() -> None:
+    code = (
+        "import contextlib, io\n"
+        "from lexiframe.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['demo'])"
+    )
+    assert {"lexiframe.datasets", "lexiframe.stats"} <= lexiframe_modules_after(code)
+
+
+def test_commands_without_analyses_are_every_other_subcommand() -> None:
+    """:data:`WITHOUT_ANALYSES` leaves out of the parser exactly compare and compare-qrels,
+    and each of its commands parses as in the full parser."""
+    import argparse
+
+    from lexiframe.cli import WITHOUT_ANALYSES, build_parser
+
+    def names(parser: argparse.ArgumentParser) -> set[str]:
+        action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        return set(action.choices)
+
+    every = names(build_parser())
+    assert every - set(WITHOUT_ANALYSES) == {"compare", "compare-qrels"}
+    for command in WITHOUT_ANALYSES:
+        assert names(build_parser(command)) == set(WITHOUT_ANALYSES)
+    assert names(build_parser("compare")) == every
+    assert names(build_parser("no-such-command")) == every  # its error lists them all

@@ -22,7 +22,7 @@ from typing import NoReturn, get_args
 import polars as pl
 
 import lexiframe_command
-from lexiframe import __version__, datasets, io
+from lexiframe import __version__, io
 from lexiframe._batched import positions_of_files
 from lexiframe._utils import plural, quote_names
 from lexiframe.aggregate import METHODS, Method, order, summarize_preferences
@@ -47,7 +47,6 @@ from lexiframe.evaluation import measures, measures_for, summarize
 from lexiframe.options import PositionsOptions
 from lexiframe.preferences import preferences
 from lexiframe.ranking import coverage, positions
-from lexiframe.stats import metric_pairs
 from lexiframe.typing import NoRelevant
 
 DEMO_MEASURES = ["RR", "AP", "nDCG@10", "TSE", "ASL"]
@@ -117,6 +116,8 @@ def _orderings(
 
 
 def run_demo(args: argparse.Namespace) -> int:
+    from lexiframe import datasets  # the other commands never load it (start-up time)
+
     if args.write is not None:
         existing = [path for path in datasets.demo_files(args.write).paths if path.exists()]
         if existing:
@@ -190,6 +191,8 @@ def rr_ties_broken(per_query: pl.DataFrame, prefs: pl.DataFrame) -> pl.DataFrame
         >>> rr_ties_broken(rr, prefs).row(0)
         (3, 1, 1)
     """
+    from lexiframe.stats import metric_pairs  # the other commands never load it (start-up)
+
     rr_differences = metric_pairs(per_query, ["RR"])
     joined = prefs.join(rr_differences, on=["query", "system_a", "system_b"])
     tied = pl.col("RR") == 0
@@ -343,7 +346,20 @@ def run_evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
+WITHOUT_ANALYSES = ("demo", "evaluate", "trec_eval", "measures")
+"""The subcommands that need neither ``compare`` nor ``compare-qrels``, whose parsers load
+the analyses (:mod:`lexiframe.stats`, for their choices)."""
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``lexiframe`` command's parser. ``command``: the subcommand the command line
+    names, if known; one of :data:`WITHOUT_ANALYSES` gets a parser without ``compare`` and
+    ``compare-qrels`` (start-up time: the trec_eval drop-in is a whole process per call).
+
+    Example:
+        >>> sorted(build_parser("trec_eval").parse_args(["trec_eval", "q", "r"]).runs)
+        ['r']
+    """
     parser = argparse.ArgumentParser(
         prog="lexiframe",
         description="Evaluate rankings: lexicographic preferences, atomized search length, "
@@ -427,8 +443,9 @@ def build_parser() -> argparse.ArgumentParser:
     spark_options.add_arguments(ev)
     ev.set_defaults(handler=run_evaluate)
     trec_eval.add_parser(commands)
-    compare.add_parser(commands)
-    compare_qrels.add_parser(commands)
+    if command not in WITHOUT_ANALYSES:
+        compare.add_parser(commands)
+        compare_qrels.add_parser(commands)
     listing = commands.add_parser(
         "measures",
         help="list the measure names -m takes, one line each",
@@ -518,7 +535,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     try:
         with _stop_signals_raise():
-            parser = build_parser()
+            words = sys.argv[1:] if argv is None else argv
+            parser = build_parser(words[0] if words else None)
             args = _parse(parser, argv)
             if args.command is None:
                 parser.print_help()
