@@ -314,12 +314,14 @@ def test_a_stop_signal_while_outputs_are_written_leaves_no_temporary_file(
     """The signal is sent when the first temporary file appears beside the outputs (a
     check's probe or a table being written); the command ends with all outputs old, or,
     when it finished first, all new."""
-    outputs = [tmp_path / "out.csv", tmp_path / "summary.csv", tmp_path / "orderings.csv"]
+    # A metric and a preference: -o and --summary each write two tables (<stem>-<kind>).
+    outputs = [tmp_path / f"{stem}-{kind}.csv" for stem in ("out", "summary")
+               for kind in ("metrics", "preferences")] + [tmp_path / "orderings.csv"]  # fmt: skip
     for path in outputs:
         path.write_text("old\n")
     arguments = ["evaluate", "--qrels", str(medium_track.qrels), "-m", "AP", "-m", "sgnLP"]
-    arguments += ["-o", str(outputs[0]), "--summary", str(outputs[1])]
-    arguments += ["--orderings", str(outputs[2]), *map(str, medium_track.runs)]
+    arguments += ["-o", str(tmp_path / "out.csv"), "--summary", str(tmp_path / "summary.csv")]
+    arguments += ["--orderings", str(outputs[-1]), *map(str, medium_track.runs)]
     process = run_cli(arguments)
     while process.poll() is None and not any(
         name.endswith(".tmp") for name in os.listdir(tmp_path)
@@ -334,6 +336,8 @@ def test_a_stop_signal_while_outputs_are_written_leaves_no_temporary_file(
     assert "Traceback" not in text
     states = {path.read_text() == "old\n" for path in outputs}
     assert len(states) == 1  # all old or all new, never a mix
+    assert states == {process.returncode != 0}  # old when stopped, new when it finished
+    assert sorted(os.listdir(tmp_path)) == sorted(path.name for path in outputs)
     assert leftovers(tmp_path) == []
 
 
