@@ -33,9 +33,11 @@ from lexiframe.cli._spark import LOCAL_DRIVER_MEMORY, RESOURCE_WAIT_SECONDS
 from lexiframe.cli.qrels_sets import qrels_paths, qrels_sets
 from lexiframe.errors import InputError, LexiframeError
 from lexiframe.io.qrels import QRELS_KEY
-from lexiframe.spark import _arrow
+from lexiframe.spark import _arrow, _workers
 from lexiframe.spark import io as spark_io
+from lexiframe.spark._checks import both
 from lexiframe.spark._errors import SparkJobError, is_spark_error, lexiframe_error, root_cause
+from lexiframe.spark.ranking import with_coverage
 from lexiframe.spark.resources import resource_wait
 from lexiframe.typing import Labels
 
@@ -279,17 +281,20 @@ def _evaluate(
 ) -> tuple[dict[str, pl.DataFrame], dict[str, pl.DataFrame], dict[str, pl.DataFrame], Written]:
     from lexiframe import spark as lfs
 
-    with _arrow.quiet_pyspark():
-        run = spark_io.read_run(spark, args.runs, system_from=args.system_from)
+    _workers.started(spark)  # beside the reads' checks of the text lines
     options = track_options(args, metric_names)
     with _arrow.quiet_pyspark():
-        qrels, by = _read_qrels_sets(spark, args.qrels, options.labels)
+        run, (qrels, by) = both(  # two small jobs at once: the text lines' checks
+            lambda: spark_io.read_run(spark, args.runs, system_from=args.system_from),
+            lambda: _read_qrels_sets(spark, args.qrels, options.labels),
+        )
     options = options.replace(by=by)
     buckets = args.buckets
     sdfs: dict[str, SparkFrame] = {}
     with warnings_as_notes():
         if preference_names:
-            frame = lfs.positions(run, qrels, options, buckets=buckets).cache()
+            frame, coverage = with_coverage(run, qrels, buckets=buckets, options=options)
+            frame = frame.cache()
             if metric_names:
                 sdfs["metrics"] = lfs.measures(
                     frame, metric_names, n=args.n, buckets=buckets,
@@ -297,7 +302,7 @@ def _evaluate(
                 )  # fmt: skip
             sdfs["preferences"] = lfs.preferences(frame, preference_names, by=by, buckets=buckets)
         else:
-            sdfs["metrics"] = lfs.evaluate(
+            sdfs["metrics"], coverage = with_coverage(
                 run, qrels, metric_names, n=args.n, buckets=buckets, options=options
             )
     # Read by the writer, the summary and the orderings: computed once.
@@ -308,10 +313,14 @@ def _evaluate(
         keys = [name for name in sdfs[kind].columns if name in ROW_KEYS]
         written.append((f"per-query {kind}", spark_io.write(sdfs[kind], target, columns, keys)))
     tables: dict[str, pl.DataFrame] = {}
-    if args.per_query and "metrics" in sdfs:  # printed: the one table collected
+    if "metrics" in sdfs:  # one collect: printed, summarised and ordered on the driver
         tables["metrics"] = _arrow.collect(sdfs["metrics"]).sort(*by, "system", "query")
-    summary, orderings = _summaries(sdfs, metric_names, preference_names, args.order, list(by))
-    _note_dropped(lfs.coverage(run, qrels, options))
+    summary, orderings = _summaries(
+        sdfs, tables, metric_names, preference_names, args.order, list(by)
+    )
+    _note_dropped(coverage)
+    if not args.per_query:
+        tables.pop("metrics", None)
     return tables, summary, orderings, written
 
 
@@ -343,21 +352,23 @@ def _note_dropped(coverage: pl.DataFrame) -> None:
 
 def _summaries(
     tables: dict[str, SparkFrame],
+    rows: dict[str, pl.DataFrame],
     metric_names: list[str],
     preference_names: list[str],
     method: Method,
     by: list[str],
 ) -> tuple[dict[str, pl.DataFrame], dict[str, pl.DataFrame]]:
+    """The summaries and the orderings: the pair summary aggregated by Spark (one row per
+    pair of systems comes back), the metrics' means and orderings by one process's
+    functions over the per-query rows (``rows``), which the orderings by mean read anyway:
+    one collect serves them all, and the means are one process's, bit for bit."""
     from lexiframe import aggregate, evaluation
     from lexiframe import spark as lfs
 
     summary, orderings = {}, {}
-    if "metrics" in tables:
-        per_query = tables["metrics"]
-        summary["metrics"] = _like(
-            _arrow.collect(lfs.summarize(per_query, by=by)),
-            evaluation.summarize(_arrow.empty_polars(per_query), by=by),
-        )
+    if "metrics" in rows:
+        per_query = rows["metrics"]
+        summary["metrics"] = evaluation.summarize(per_query, by=by)
     if "preferences" in tables:
         prefs = tables["preferences"]
         pair_summary = _arrow.collect(lfs.summarize(prefs, by=by, measures=preference_names))
@@ -369,10 +380,8 @@ def _summaries(
         for name in preference_names:
             ordering = aggregate.order(summary["preferences"], name, method=method, by=by)
             orderings.update(orderings_per_key(f"{name} ({method})", ordering, by))
-    # The orderings by mean read every ranking's values: one collect serves them all.
-    per_query_rows = _arrow.collect(tables["metrics"]) if metric_names else None
     for name in metric_names:
-        compute = partial(aggregate.order, per_query_rows, name, method="mean", by=by)
+        compute = partial(aggregate.order, rows["metrics"], name, method="mean", by=by)
         by_mean = metric_ordering(name, compute)
         if by_mean is not None:
             orderings.update(orderings_per_key(f"{name} (mean)", by_mean, by))
