@@ -690,7 +690,7 @@ def test_the_wait_for_resources_is_checked_and_local_mode_does_not_wait(spark, l
         assert spark.range(3).count() == 3
 
 
-# --- what the checks collect, the Python workers ----------------------------------------------
+# --- what the checks collect ---------------------------------------------------------------
 
 
 @given(
@@ -725,15 +725,3 @@ def test_the_grades_decided_from_one_row_per_query_as_from_every_judgment(
     expected = decided(lambda: keeps_grades(relevant.lazy(), ["query"], options))
     got = decided(lambda: QrelsFacts(queries, ["query"]).grades_kept(options))
     assert got == expected
-
-
-def test_the_python_workers_start_once_per_local_session(spark):
-    from lexiframe.spark import _workers
-
-    wait = _workers.started(spark)
-    assert _workers.started(spark) == wait  # the same start, waited for by both
-    wait()
-    cluster = type("Context", (), {"master": "spark://host:7077", "applicationId": "app-1"})
-    session = type("Session", (), {"sparkContext": cluster()})()
-    assert _workers.started(session)() is None  # a cluster's: nothing started
-    assert "app-1" not in _workers._started

@@ -33,7 +33,7 @@ from lexiframe.cli._spark import LOCAL_DRIVER_MEMORY, RESOURCE_WAIT_SECONDS
 from lexiframe.cli.qrels_sets import qrels_paths, qrels_sets
 from lexiframe.errors import InputError, LexiframeError
 from lexiframe.io.qrels import QRELS_KEY
-from lexiframe.spark import _arrow, _workers
+from lexiframe.spark import _arrow
 from lexiframe.spark import io as spark_io
 from lexiframe.spark._checks import both
 from lexiframe.spark._errors import SparkJobError, is_spark_error, lexiframe_error, root_cause
@@ -281,7 +281,6 @@ def _evaluate(
 ) -> tuple[dict[str, pl.DataFrame], dict[str, pl.DataFrame], dict[str, pl.DataFrame], Written]:
     from lexiframe import spark as lfs
 
-    _workers.started(spark)  # beside the reads' checks of the text lines
     options = track_options(args, metric_names)
     with _arrow.quiet_pyspark():
         run, (qrels, by) = both(  # two small jobs at once: the text lines' checks

@@ -34,7 +34,7 @@ from lexiframe import evaluation, ranking
 from lexiframe.errors import LexiframeWarning
 from lexiframe.metrics import Measure, parse_measures
 from lexiframe.options import ColumnNames, PositionsKwargs, PositionsOptions
-from lexiframe.spark import _arrow, _checks, _keys, _workers
+from lexiframe.spark import _arrow, _checks, _keys
 from lexiframe.spark._checks import both, require
 from lexiframe.validate import require_positive_int
 
@@ -241,7 +241,6 @@ def _prepare(
     lexiframe reads, partitioned by bucket, and the job of each group; with ``cover``, the
     coverage counts from the checks' passes where they can give them
     (:func:`lexiframe.spark._checks.covered`)."""
-    workers = _workers.started(run.sparkSession)  # beside the checks: the groups use them
     # The workers rank with lexiframe.positions and these options: one bucket at once each.
     options = replace(given, partitions=None)
     by, names = list(options.by), options.columns
@@ -272,7 +271,6 @@ def _prepare(
     systems = rankings.select(*own, "system").unique() if cover else rankings
     job = _Job(options=options, systems=systems, schema=schema, measures=measures, n=n)
     covered = _checks.covered(rankings, facts, options) if cover else None
-    workers()
     run, qrels = partitioned(run, names.query, count), partitioned(qrels, names.query, count)
     return _Plan(job, run, qrels, covered)
 
