@@ -1,11 +1,12 @@
 """``lexiframe evaluate --spark MASTER``: the evaluation of the command, run on Spark.
 
 Spark reads the run and the qrels (any path, URI or ``table:NAME``:
-:mod:`lexiframe.spark.io`), runs the per-query work and the means, and writes the
-per-query tables with its own writers (``--partition-by``); only the summaries and the
-orderings (one row per system or pair of systems) come to the driver. A failed job ends
-the command with one line and status 2, and the session it started is stopped (its JVM
-killed if stopping hangs).
+:mod:`lexiframe.spark.io`), runs the per-query work and the pairs' summary, and writes the
+per-query tables with its own writers (``--partition-by``); the per-query metrics (one row
+per ranking) are collected once, for their means and orderings by one process's
+functions, and the coverage note is counted from what the checks of the inputs collect. A
+failed job ends the command with one line and status 2, and the session it started is
+stopped (its JVM killed if stopping hangs).
 """
 
 from __future__ import annotations
@@ -304,8 +305,9 @@ def _evaluate(
             sdfs["metrics"], coverage = with_coverage(
                 run, qrels, metric_names, n=args.n, buckets=buckets, options=options
             )
-    # Read by the writer, the summary and the orderings: computed once.
-    sdfs = {kind: table.cache() for kind, table in sdfs.items()}
+    # Read by the writer and by the summary (the collect of the metrics, the aggregation of
+    # the pairs): computed once. A table not written is read once, and not cached.
+    sdfs = {kind: table.cache() if kind in outputs else table for kind, table in sdfs.items()}
     written = []
     for kind, target in outputs.items():
         columns = _partition_columns(sdfs[kind], args.partition_by or [])

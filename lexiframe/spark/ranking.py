@@ -11,9 +11,10 @@ aggregates:
   their empty, worst-case rows;
 - whether the qrels are graded (:func:`lexiframe.ranking.keeps_grades` over one row per
   query and relevant grade), so that every group keeps the grades or none does;
-- the checks of the inputs: null ids and scores, NaN scores and duplicate judgments are
-  counted by Spark aggregations before the shuffle, and the first offending ranking or
-  judgment is checked by lexiframe on the driver, which raises the one-process error.
+- the checks of the inputs (:mod:`lexiframe.spark._checks`): null ids and scores, NaN
+  scores and duplicate judgments are counted by Spark aggregations before the shuffle, and
+  the first offending ranking or judgment is checked by lexiframe on the driver, which
+  raises the one-process error.
 """
 
 from __future__ import annotations
