@@ -361,8 +361,9 @@ def _summaries(
 ) -> tuple[dict[str, pl.DataFrame], dict[str, pl.DataFrame]]:
     """The summaries and the orderings: the pair summary aggregated by Spark (one row per
     pair of systems comes back), the metrics' means and orderings by one process's
-    functions over the per-query rows (``rows``), which the orderings by mean read anyway:
-    one collect serves them all, and the means are one process's, bit for bit."""
+    functions over the per-query rows (``rows``, sorted by their keys), which the
+    orderings by mean read anyway: one collect serves them all, with no aggregation of
+    Spark's."""
     from lexiframe import aggregate, evaluation
     from lexiframe import spark as lfs
 
