@@ -1,7 +1,8 @@
 """The demo track on Spark as a user waits for it: ``lexiframe evaluate --spark`` whole.
 
     python benchmarks/spark_cold.py                       # 5 rounds, every variant
-    python benchmarks/spark_cold.py --rounds 3 --variants command client-compiler
+    python benchmarks/spark_cold.py --rounds 3 --variants command floor
+    python benchmarks/spark_cold.py --variants command baseline --baseline ../lexiframe-main
 
 Writes the demo track (``lexiframe demo --write``) once into ``--data``, then times the
 command ``lexiframe evaluate --spark 'local[2]' runs/ --qrels qrels.txt -m AP -m nDCG@10``
@@ -12,8 +13,10 @@ The table gives each variant's median and range, with the load average before an
 Variants add ``--conf`` settings to the command (``command`` is the command as it is;
 ``server-compiler`` sets the JVM's options, which turns off the client compiler the command
 chooses for small local inputs); ``floor`` is a session started as the command starts it,
-one job of ten numbers, and its stop. ``--event-log DIR`` keeps Spark's event log of each
-run of the command (its jobs' times).
+one job of ten numbers, and its stop; ``baseline`` is the command of another checkout of
+lexiframe (``--baseline DIR``: its folder, put first on ``PYTHONPATH``), to compare a
+change with what it changes, in the same turns. ``--event-log DIR`` keeps Spark's event
+log of each run of the command (its jobs' times).
 """
 
 from __future__ import annotations
@@ -52,9 +55,9 @@ spark.stop()
 the command starts it on the demo track, one job of ten numbers, the stop."""
 
 
-def timed(folder: Path, name: str, event_log: Path | None) -> float:
+def timed(folder: Path, name: str, event_log: Path | None, baseline: Path | None) -> float:
     """The wall time of one run of variant ``name``: the command with its ``--conf``
-    settings, or the floor."""
+    settings, the floor, or the command of the ``baseline`` checkout."""
     confs = [part for setting in VARIANTS.get(name, []) for part in ("--conf", setting)]
     if event_log is not None:
         event_log.mkdir(parents=True, exist_ok=True)
@@ -63,19 +66,33 @@ def timed(folder: Path, name: str, event_log: Path | None) -> float:
     command = [sys.executable, "-m", "lexiframe", *COMMAND, *MEASURES, *confs]
     if name == "floor":
         command = [sys.executable, "-c", FLOOR]
+    environment = dict(os.environ)
+    if name == "baseline" and baseline is not None:
+        paths = [str(baseline.resolve()), environment.get("PYTHONPATH", "")]
+        environment["PYTHONPATH"] = os.pathsep.join(filter(None, paths))
     start = time.perf_counter()
-    subprocess.run(command, cwd=folder, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(command, cwd=folder, check=True, stdout=subprocess.DEVNULL, env=environment)
     return time.perf_counter() - start
+
+
+def _settings(name: str, baseline: Path | None) -> str:
+    """What a variant changes, as the table says it."""
+    if name == "baseline":
+        return f"the command of {baseline}"
+    return " ".join(VARIANTS.get(name, [])) or "(none)"
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=Path("benchmark-data") / "demo")
     parser.add_argument("--rounds", type=int, default=5)
-    names = [*VARIANTS, "floor"]
-    parser.add_argument("--variants", nargs="+", choices=names, default=names)
+    names = [*VARIANTS, "floor", "baseline"]
+    parser.add_argument("--variants", nargs="+", choices=names, default=names[:-1])
     parser.add_argument("--event-log", type=Path, help="write Spark's event log of each run here")
+    parser.add_argument("--baseline", type=Path, help="the checkout the baseline variant runs")
     args = parser.parse_args(argv)
+    if ("baseline" in args.variants) != (args.baseline is not None):
+        parser.error("--variants baseline and --baseline DIR go together")
     if not (args.data / "qrels.txt").exists():
         subprocess.run([sys.executable, "-m", "lexiframe", "demo", "--write", str(args.data)],
                        check=True, stdout=subprocess.DEVNULL)  # fmt: skip
@@ -83,14 +100,14 @@ def main(argv: list[str] | None = None) -> None:
     seconds: dict[str, list[float]] = {name: [] for name in args.variants}
     for round_ in range(args.rounds):
         for name in args.variants:
-            seconds[name].append(timed(args.data, name, args.event_log))
+            seconds[name].append(timed(args.data, name, args.event_log, args.baseline))
             print(f"round {round_ + 1} {name}: {seconds[name][-1]:.1f} s", file=sys.stderr)
     after = os.getloadavg()[0]
     print(f"load average (1 min) {before:.1f} before, {after:.1f} after\n")
     print("| variant | settings | median (s) | range (s) |\n|---|---|---:|---|")
     for name, values in seconds.items():
         print(
-            f"| {name} | {' '.join(VARIANTS.get(name, [])) or '(none)'} | "
+            f"| {name} | {_settings(name, args.baseline)} | "
             f"{statistics.median(values):.1f} | {min(values):.1f}–{max(values):.1f} |"
         )
 

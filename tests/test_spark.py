@@ -14,6 +14,8 @@ import warnings
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import lexiframe as lf
@@ -213,6 +215,16 @@ def test_by_keys_skipped_and_dropped_queries(spark, lfs, qrels_by, no_relevant):
     assert_frame_equal(got_coverage, coverage)
     assert coverage["skipped"].sum() > 0 and coverage["unjudged"].sum() > 0
     assert (coverage["no_relevant"].sum() > 0) == (no_relevant == "drop")
+    # The command's way: the coverage from what the checks collect, beside the evaluation.
+    from lexiframe.spark.ranking import with_coverage
+
+    given = lf.PositionsOptions(**options)
+    got, counted = _quiet(with_coverage, run_sdf, qrels_sdf, MEASURES, buckets=4, options=given)
+    assert_frame_equal(counted, coverage)
+    assert_frame_equal(_back(got, expected, keys), expected, check_exact=True)
+    got, counted = _quiet(with_coverage, run_sdf, qrels_sdf, buckets=4, options=given)
+    assert_frame_equal(counted, coverage)
+    assert_frame_equal(_back(got, positions, keys), positions, check_exact=True)
 
 
 def test_string_ids_integer_widths_and_options(spark, lfs):
@@ -253,9 +265,9 @@ def test_the_groups_rank_with_the_callers_options_object(spark, toy):
 
     run, qrels = toy
     given = lf.PositionsOptions(depth=50, threshold=2, partitions=4)
-    job, _, _ = _quiet(
+    job = _quiet(
         _prepare, _sdf(spark, run), _sdf(spark, qrels), given, measures=[], n=None, buckets=2
-    )
+    ).job
     # The same object: a new option reaches the workers; only what Spark decides changes.
     assert isinstance(job.options.grades, bool)
     assert job.options == given.replace(partitions=None, grades=job.options.grades)
@@ -676,3 +688,40 @@ def test_the_wait_for_resources_is_checked_and_local_mode_does_not_wait(spark, l
         pass
     with lfs.resource_wait(spark, 1):  # local mode: the driver is the executor
         assert spark.range(3).count() == 3
+
+
+# --- what the checks collect ---------------------------------------------------------------
+
+
+@given(
+    grades=st.lists(
+        st.tuples(st.sampled_from(["q1", "q2", "q3"]), st.integers(-1, 4)), max_size=12
+    ),
+    threshold=st.integers(1, 3),
+    grades_option=st.sampled_from([None, False]),
+)
+@settings(max_examples=200, deadline=None)
+def test_the_grades_decided_from_one_row_per_query_as_from_every_judgment(
+    grades, threshold, grades_option
+):
+    """The checks send one row per query with its distinct grades that gain; deciding the
+    grades from them is deciding them from every judgment, refusals included."""
+    from lexiframe.ranking import keeps_grades
+    from lexiframe.spark._checks import QrelsFacts
+
+    options = lf.PositionsOptions(threshold=threshold, grades=grades_option)
+    qrels = pl.DataFrame(grades, schema=["query", "relevance"], orient="row")
+    relevant = qrels.filter(pl.col("relevance") >= options.gain_level)
+    queries = qrels.group_by("query").agg(
+        _gains=pl.col("relevance").filter(pl.col("relevance") >= options.gain_level).unique()
+    )
+
+    def decided(compute):
+        try:
+            return compute()
+        except InputError:
+            return "refused"  # grades=False on graded qrels
+
+    expected = decided(lambda: keeps_grades(relevant.lazy(), ["query"], options))
+    got = decided(lambda: QrelsFacts(queries, ["query"]).grades_kept(options))
+    assert got == expected

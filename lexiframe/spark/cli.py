@@ -1,11 +1,12 @@
 """``lexiframe evaluate --spark MASTER``: the evaluation of the command, run on Spark.
 
 Spark reads the run and the qrels (any path, URI or ``table:NAME``:
-:mod:`lexiframe.spark.io`), runs the per-query work and the means, and writes the
-per-query tables with its own writers (``--partition-by``); only the summaries and the
-orderings (one row per system or pair of systems) come to the driver. A failed job ends
-the command with one line and status 2, and the session it started is stopped (its JVM
-killed if stopping hangs).
+:mod:`lexiframe.spark.io`), runs the per-query work and the pairs' summary, and writes the
+per-query tables with its own writers (``--partition-by``); the per-query metrics (one row
+per ranking) are collected once, for their means and orderings by one process's
+functions, and the coverage note is counted from what the checks of the inputs collect. A
+failed job ends the command with one line and status 2, and the session it started is
+stopped (its JVM killed if stopping hangs).
 """
 
 from __future__ import annotations
@@ -35,7 +36,9 @@ from lexiframe.errors import InputError, LexiframeError
 from lexiframe.io.qrels import QRELS_KEY
 from lexiframe.spark import _arrow, class_archive
 from lexiframe.spark import io as spark_io
+from lexiframe.spark._checks import both
 from lexiframe.spark._errors import SparkJobError, is_spark_error, lexiframe_error, root_cause
+from lexiframe.spark.ranking import with_coverage
 from lexiframe.spark.resources import resource_wait
 from lexiframe.typing import Labels
 
@@ -279,17 +282,19 @@ def _evaluate(
 ) -> tuple[dict[str, pl.DataFrame], dict[str, pl.DataFrame], dict[str, pl.DataFrame], Written]:
     from lexiframe import spark as lfs
 
-    with _arrow.quiet_pyspark():
-        run = spark_io.read_run(spark, args.runs, system_from=args.system_from)
     options = track_options(args, metric_names)
     with _arrow.quiet_pyspark():
-        qrels, by = _read_qrels_sets(spark, args.qrels, options.labels)
+        run, (qrels, by) = both(  # two small jobs at once: the text lines' checks
+            lambda: spark_io.read_run(spark, args.runs, system_from=args.system_from),
+            lambda: _read_qrels_sets(spark, args.qrels, options.labels),
+        )
     options = options.replace(by=by)
     buckets = args.buckets
     sdfs: dict[str, SparkFrame] = {}
     with warnings_as_notes():
         if preference_names:
-            frame = lfs.positions(run, qrels, options, buckets=buckets).cache()
+            frame, coverage = with_coverage(run, qrels, buckets=buckets, options=options)
+            frame = frame.cache()
             if metric_names:
                 sdfs["metrics"] = lfs.measures(
                     frame, metric_names, n=args.n, buckets=buckets,
@@ -297,21 +302,26 @@ def _evaluate(
                 )  # fmt: skip
             sdfs["preferences"] = lfs.preferences(frame, preference_names, by=by, buckets=buckets)
         else:
-            sdfs["metrics"] = lfs.evaluate(
+            sdfs["metrics"], coverage = with_coverage(
                 run, qrels, metric_names, n=args.n, buckets=buckets, options=options
             )
-    # Read by the writer, the summary and the orderings: computed once.
-    sdfs = {kind: table.cache() for kind, table in sdfs.items()}
+    # Read by the writer and by the summary (the collect of the metrics, the aggregation of
+    # the pairs): computed once. A table not written is read once, and not cached.
+    sdfs = {kind: table.cache() if kind in outputs else table for kind, table in sdfs.items()}
     written = []
     for kind, target in outputs.items():
         columns = _partition_columns(sdfs[kind], args.partition_by or [])
         keys = [name for name in sdfs[kind].columns if name in ROW_KEYS]
         written.append((f"per-query {kind}", spark_io.write(sdfs[kind], target, columns, keys)))
     tables: dict[str, pl.DataFrame] = {}
-    if args.per_query and "metrics" in sdfs:  # printed: the one table collected
+    if "metrics" in sdfs:  # one collect: printed, summarised and ordered on the driver
         tables["metrics"] = _arrow.collect(sdfs["metrics"]).sort(*by, "system", "query")
-    summary, orderings = _summaries(sdfs, metric_names, preference_names, args.order, list(by))
-    _note_dropped(lfs.coverage(run, qrels, options))
+    summary, orderings = _summaries(
+        sdfs, tables, metric_names, preference_names, args.order, list(by)
+    )
+    _note_dropped(coverage)
+    if not args.per_query:
+        tables.pop("metrics", None)
     return tables, summary, orderings, written
 
 
@@ -343,21 +353,24 @@ def _note_dropped(coverage: pl.DataFrame) -> None:
 
 def _summaries(
     tables: dict[str, SparkFrame],
+    rows: dict[str, pl.DataFrame],
     metric_names: list[str],
     preference_names: list[str],
     method: Method,
     by: list[str],
 ) -> tuple[dict[str, pl.DataFrame], dict[str, pl.DataFrame]]:
+    """The summaries and the orderings: the pair summary aggregated by Spark (one row per
+    pair of systems comes back), the metrics' means and orderings by one process's
+    functions over the per-query rows (``rows``, sorted by their keys), which the
+    orderings by mean read anyway: one collect serves them all, with no aggregation of
+    Spark's."""
     from lexiframe import aggregate, evaluation
     from lexiframe import spark as lfs
 
     summary, orderings = {}, {}
-    if "metrics" in tables:
-        per_query = tables["metrics"]
-        summary["metrics"] = _like(
-            _arrow.collect(lfs.summarize(per_query, by=by)),
-            evaluation.summarize(_arrow.empty_polars(per_query), by=by),
-        )
+    if "metrics" in rows:
+        per_query = rows["metrics"]
+        summary["metrics"] = evaluation.summarize(per_query, by=by)
     if "preferences" in tables:
         prefs = tables["preferences"]
         pair_summary = _arrow.collect(lfs.summarize(prefs, by=by, measures=preference_names))
@@ -369,10 +382,8 @@ def _summaries(
         for name in preference_names:
             ordering = aggregate.order(summary["preferences"], name, method=method, by=by)
             orderings.update(orderings_per_key(f"{name} ({method})", ordering, by))
-    # The orderings by mean read every ranking's values: one collect serves them all.
-    per_query_rows = _arrow.collect(tables["metrics"]) if metric_names else None
     for name in metric_names:
-        compute = partial(aggregate.order, per_query_rows, name, method="mean", by=by)
+        compute = partial(aggregate.order, rows["metrics"], name, method="mean", by=by)
         by_mean = metric_ordering(name, compute)
         if by_mean is not None:
             orderings.update(orderings_per_key(f"{name} (mean)", by_mean, by))

@@ -11,33 +11,32 @@ aggregates:
   their empty, worst-case rows;
 - whether the qrels are graded (:func:`lexiframe.ranking.keeps_grades` over one row per
   query and relevant grade), so that every group keeps the grades or none does;
-- the checks of the inputs: null ids and scores, NaN scores and duplicate judgments are
-  counted by Spark aggregations before the shuffle, and the first offending ranking or
-  judgment is checked by lexiframe on the driver, which raises the one-process error.
+- the checks of the inputs (:mod:`lexiframe.spark._checks`): null ids and scores, NaN
+  scores and duplicate judgments are counted by Spark aggregations before the shuffle, and
+  the first offending ranking or judgment is checked by lexiframe on the driver, which
+  raises the one-process error.
 """
 
 from __future__ import annotations
 
 import math
-import operator
 import os
 import sys
 import warnings
-from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from functools import partial, reduce
-from typing import TYPE_CHECKING, TypeVar
+from functools import partial
+from typing import TYPE_CHECKING, NamedTuple
 
 import polars as pl
 import pyarrow as pa
 
 from lexiframe import evaluation, ranking
-from lexiframe._utils import format_row
-from lexiframe.errors import InputError, LexiframeError, LexiframeWarning
+from lexiframe.errors import LexiframeWarning
 from lexiframe.metrics import Measure, parse_measures
 from lexiframe.options import ColumnNames, PositionsKwargs, PositionsOptions
-from lexiframe.spark import _arrow, _keys
+from lexiframe.spark import _arrow, _checks, _keys
+from lexiframe.spark._checks import both, require
 from lexiframe.validate import require_positive_int
 
 if TYPE_CHECKING:
@@ -160,8 +159,8 @@ def positions(
         >>> pos = lfs.positions(run_sdf, qrels_sdf, depth=100)  # doctest: +SKIP
     """
     resolved = PositionsOptions.of(options, **kwargs)
-    job, run_sdf, qrels_sdf = _prepare(run, qrels, resolved, measures=[], n=None, buckets=buckets)
-    return _cogroup(run_sdf, qrels_sdf, job)
+    plan = _prepare(run, qrels, resolved, measures=[], n=None, buckets=buckets)
+    return _cogroup(plan)
 
 
 def evaluate(
@@ -189,10 +188,44 @@ def evaluate(
     """
     measures = parse_measures(names)
     resolved = PositionsOptions.of(options, **positions_options).for_measures(measures)
-    job, run_sdf, qrels_sdf = _prepare(
-        run, qrels, resolved, measures=measures, n=n, buckets=buckets
-    )
-    return _cogroup(run_sdf, qrels_sdf, job)
+    plan = _prepare(run, qrels, resolved, measures=measures, n=n, buckets=buckets)
+    return _cogroup(plan)
+
+
+def with_coverage(
+    run: SparkFrame,
+    qrels: SparkFrame,
+    names: evaluation.MeasureNames = (),
+    *,
+    n: int | None = None,
+    buckets: int | None = None,
+    options: PositionsOptions | None = None,
+) -> tuple[SparkFrame, pl.DataFrame]:
+    """:func:`evaluate` of ``names`` (:func:`positions` when there is none) and
+    :func:`coverage` of the same inputs, as ``lexiframe evaluate --spark`` reports them:
+    the coverage counted on the driver from what the checks of the inputs collect, with no
+    pass over the run of its own, where every run row is kept and the by= keys are the
+    run's (otherwise by :func:`coverage`).
+
+    Example:
+        >>> from lexiframe.spark.ranking import with_coverage
+        >>> per_query, counts = with_coverage(run_sdf, qrels_sdf, ["AP"])  # doctest: +SKIP
+    """
+    measures = parse_measures(names) if names else []
+    resolved = PositionsOptions.of(options).for_measures(measures)
+    plan = _prepare(run, qrels, resolved, measures=measures, n=n, buckets=buckets, cover=True)
+    counts = plan.coverage if plan.coverage is not None else coverage(run, qrels, resolved)
+    return _cogroup(plan), counts
+
+
+class _Plan(NamedTuple):
+    """The job of each group, the run and the qrels partitioned by bucket, and the coverage
+    counts when they were asked for and the checks could give them (else None)."""
+
+    job: _Job
+    run: SparkFrame
+    qrels: SparkFrame
+    coverage: pl.DataFrame | None = None
 
 
 def _prepare(
@@ -203,39 +236,44 @@ def _prepare(
     measures: list[Measure],
     n: int | str | None,
     buckets: int | None,
-) -> tuple[_Job, SparkFrame, SparkFrame]:
+    cover: bool = False,
+) -> _Plan:
     """Check the inputs and plan the job: the run and qrels reduced to the columns
-    lexiframe reads, partitioned by bucket, and the job of each group."""
+    lexiframe reads, partitioned by bucket, and the job of each group; with ``cover``, the
+    coverage counts from the checks' passes where they can give them
+    (:func:`lexiframe.spark._checks.covered`)."""
     # The workers rank with lexiframe.positions and these options: one bucket at once each.
     options = replace(given, partitions=None)
     by, names = list(options.by), options.columns
     own = [key for key in by if key in run.columns or key not in qrels.columns]  # run's keys
     keys = [*own, names.system, names.query, names.doc, *options.ordered_by]
     run_columns = list(dict.fromkeys(keys))
-    _require(run, run_columns, "run")
+    require(run, run_columns, "run")
     qrels_by = [key for key in by if key in qrels.columns]
     qrels_columns = [*qrels_by, names.query, names.doc, names.relevance]
-    _require(qrels, qrels_columns, "qrels")
+    require(qrels, qrels_columns, "qrels")
     count = bucket_count(run, buckets)
     run, qrels = _common_query_type(run.select(*run_columns), qrels.select(*qrels_columns), names)
-    rows = _Rows(run, qrels)
-    _checked_dry_run(rows, options, measures, n)  # the types, before Spark reads them
+    rows = _checks.Rows(run, qrels)
+    _checks.checked_dry_run(rows, options, measures, n)  # the types, before Spark reads them
     _warn_driver_python(run.sparkSession)
-    systems, mixed = _both(
-        lambda: _checked_run(run, rows, replace(options, by=tuple(own))),
-        lambda: _check_qrels(qrels, rows.run, qrels_by, options),
+    # Coverage from the checks: every run row kept, every by= key the run's own.
+    cover = cover and options.kept_rows is None and own == by
+    own_options = replace(options, by=tuple(own))
+    rankings, (facts, mixed) = both(
+        lambda: _checks.checked_run(run, rows, own_options, per_query=cover),
+        lambda: _checks.check_qrels(
+            qrels, rows.run, qrels_by, options, bucket_count(qrels, None)
+        ),
     )
     if options.grades is not True and not options.fractional:  # decided where one is graded
-        options = replace(options, grades=mixed and _graded(qrels, qrels_by, options))
-    schema = _checked_dry_run(rows, options, measures, n)
+        options = replace(options, grades=mixed and facts.grades_kept(options))
+    schema = _checks.checked_dry_run(rows, options, measures, n)
+    systems = rankings.select(*own, "system").unique() if cover else rankings
     job = _Job(options=options, systems=systems, schema=schema, measures=measures, n=n)
-    return job, partitioned(run, names.query, count), partitioned(qrels, names.query, count)
-
-
-def _require(sdf: SparkFrame, columns: list[str], table: str) -> None:
-    from lexiframe.validate import require_columns
-
-    require_columns(_arrow.empty_polars(sdf).schema, columns, table)
+    covered = _checks.covered(rankings, facts, options) if cover else None
+    run, qrels = partitioned(run, names.query, count), partitioned(qrels, names.query, count)
+    return _Plan(job, run, qrels, covered)
 
 
 def _common_query_type(
@@ -252,217 +290,6 @@ def _common_query_type(
             run = run.withColumn(column, run[column].cast(T.LongType()))
             qrels = qrels.withColumn(column, qrels[column].cast(T.LongType()))
     return run, qrels
-
-
-class _Rows:
-    """Rows of the run and the qrels for the driver's dry runs: made up from their schemas
-    (zeros, "0"; no Spark job), and the data's first rows, read once when a message is to
-    show the data's own values (two jobs: about 2 seconds of a fresh session)."""
-
-    def __init__(self, run: SparkFrame, qrels: SparkFrame) -> None:
-        self.run, self.qrels = _arrow.sample_row(run), _arrow.sample_row(qrels)
-        self._sources = (run, qrels)
-        self._first: tuple[pl.DataFrame, pl.DataFrame] | None = None
-
-    def first(self) -> tuple[pl.DataFrame, pl.DataFrame]:
-        """The first row of each (none for an empty table), in Polars."""
-        if self._first is None:
-            run, qrels = self._sources
-            self._first = _both(
-                lambda: _arrow.collect(run.limit(1)), lambda: _arrow.collect(qrels.limit(1))
-            )
-        return self._first
-
-
-def _checked_dry_run(
-    rows: _Rows, options: PositionsOptions, measures: list[Measure], n: int | str | None
-) -> pa.Schema:
-    """:func:`_dry_run` on the made-up rows; when lexiframe refuses them, again on the
-    data's first rows, so that the message shows the data's values (the made-up rows'
-    message stands if those pass)."""
-    try:
-        return _dry_run(rows.run, rows.qrels, options, measures, n)
-    except LexiframeError:
-        _dry_run(*rows.first(), options, measures, n)
-        raise
-
-
-_First = TypeVar("_First")
-_Second = TypeVar("_Second")
-
-
-def _both(first: Callable[[], _First], second: Callable[[], _Second]) -> tuple[_First, _Second]:
-    """Two independent Spark jobs submitted at once, from two threads: a job of few tasks
-    (the qrels' checks read one file in one task) leaves cores idle that the other uses.
-    The first's error is raised before the second's, as if they had run in turn."""
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        later = pool.submit(second)
-        return first(), later.result()
-
-
-def _dry_run(
-    run_row: pl.DataFrame,
-    qrels_row: pl.DataFrame,
-    options: PositionsOptions,
-    measures: list[Measure],
-    n: int | str | None,
-) -> pa.Schema:
-    """Run lexiframe on a row of the inputs: it checks the columns, their types and the
-    options with the one-process messages (the data's own values as examples), and gives
-    the output schema. An empty run is refused here, as in one process."""
-    if run_row.height == 0:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            ranking.positions(run_row, qrels_row, options)  # raises: the run is empty
-    judgment = _judgment_of(run_row, qrels_row, options)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        frame = ranking.positions(run_row, judgment, options)
-        if measures:
-            frame = evaluation.measures_for(frame, measures, options, n)
-    return _arrow.arrow_schema(frame.schema)
-
-
-def _judgment_of(
-    run_row: pl.DataFrame, qrels_row: pl.DataFrame, options: PositionsOptions
-) -> pl.DataFrame:
-    """The qrels' row turned into a relevant judgment of the run's row (:class:`_Rows`: its
-    ids where their types agree), so that the dry run evaluates a query; the row as it is
-    when the ids differ in kind, so that lexiframe's message shows both sides' values."""
-    if qrels_row.height == 0:
-        qrels_row = pl.DataFrame(
-            {name: pl.Series(name, [None], dtype) for name, dtype in qrels_row.schema.items()}
-        )
-    values = {}
-    for name in qrels_row.columns:
-        if name == options.columns.relevance:
-            values[name] = pl.lit(options.threshold).cast(qrels_row.schema[name])
-        elif name in run_row.columns:
-            try:
-                values[name] = pl.lit(run_row[name].cast(qrels_row.schema[name]).item())
-            except (pl.exceptions.PolarsError, TypeError):
-                return qrels_row  # lexiframe's own check names the difference
-            values[name] = values[name].cast(qrels_row.schema[name])
-    if any(
-        run_row.schema[name].is_integer() != qrels_row.schema[name].is_integer()
-        for name in (options.columns.query, options.columns.doc)
-    ):
-        return qrels_row
-    return qrels_row.with_columns(**values)
-
-
-def _checked_run(run: SparkFrame, rows: _Rows, options: PositionsOptions) -> pl.DataFrame:
-    """The (by…, system) keys of the run (its own by= keys), in lexiframe's names, after one
-    Spark aggregation that counts per system the rows with a null id or a null or NaN score.
-
-    The first bad ranking (in the keys' order, nulls first, as one process finds it) is
-    collected and checked by :func:`lexiframe.positions`, which raises its own error; a run
-    without a system is empty, and refused with the one-process message.
-    """
-    from pyspark.sql import functions as F
-
-    by, system, query = list(options.by), options.columns.system, options.columns.query
-    value = F.col(options.order)
-    bad = (
-        F.col(query).isNull()
-        | F.col(options.columns.doc).isNull()
-        | value.isNull()
-        | F.isnan(value.cast("double"))
-    )
-    keys = [*by, system]
-    systems = _arrow.collect(run.groupBy(*keys).agg(F.max(bad.cast("int")).alias("_bad")))
-    if systems.height == 0:
-        _dry_run(rows.run.clear(), rows.qrels, options, [], None)  # raises: the run is empty
-    null_key = pl.any_horizontal(pl.col(key).is_null() for key in keys)
-    if systems.filter(null_key | (pl.col("_bad") == 1)).height:
-        rankings = [*by, system, query]
-        flagged = run.filter(reduce(operator.or_, [F.col(k).isNull() for k in keys], bad))
-        first = flagged.select(*rankings).orderBy(*[F.col(k).asc_nulls_first() for k in rankings])
-        key = first.limit(1).collect()[0]
-        condition = reduce(operator.and_, [F.col(k).eqNullSafe(key[k]) for k in rankings])
-        bad_rows = _arrow.collect(run.filter(condition))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            ranking.positions(bad_rows, _judgment_of(rows.run, rows.qrels, options), options)
-    return systems.select(*by, pl.col(system).cast(pl.String).alias("system"))
-
-
-def _check_qrels(
-    qrels: SparkFrame, run_row: pl.DataFrame, qrels_by: list[str], options: PositionsOptions
-) -> bool:
-    """Refuse null values and a document judged twice for a query, as one process does,
-    and tell whether the grades that gain may differ (then :func:`_graded` decides whether
-    some query's do): one Spark job that aggregates per (by…, query, doc), then over the
-    whole table; only when it found a problem, the first offending judgments are checked
-    by lexiframe on the driver."""
-    from pyspark.sql import functions as F
-
-    columns = options.columns
-    names = [*qrels_by, columns.query, columns.doc, columns.relevance]
-    keys, grade = names[:-1], names[-1]
-    # One shuffle: per judgment (how often it is given, its null grades, its grade), then
-    # the whole table (a level per query between them cost a second shuffle: about a
-    # tenth of this check's time on the recommender shape's 1.9 million judgments). The
-    # judgments are hashed to their groups before they are counted: counting them first
-    # where they are read (judgments are rarely repeated: nothing to save) took a quarter
-    # longer, in one task per file.
-    hashed = qrels.repartition(bucket_count(qrels, None), *keys)
-    per_key = hashed.groupBy(*keys).agg(
-        F.count(F.lit(1)).alias("_n"),
-        F.sum(F.col(grade).isNull().cast("long")).alias("_null"),
-        F.max(grade).alias("_grade"),
-    )
-    # The judgments that gain: above threshold=1, every positive grade (trec_eval's -l).
-    gains = F.when(F.col("_grade") >= options.gain_level, F.col("_grade"))
-    counts = per_key.agg(
-        *[
-            F.coalesce(F.sum(F.when(F.col(key).isNull(), F.col("_n"))), F.lit(0)).alias(key)
-            for key in keys
-        ],
-        F.coalesce(F.sum("_null"), F.lit(0)).alias(grade),
-        F.coalesce(F.sum((F.col("_n") > 1).cast("long")), F.lit(0)).alias("_repeated"),
-        F.min(gains).alias("_low"),
-        F.max(gains).alias("_high"),
-    ).collect()[0]
-    for name in names:
-        if counts[name]:
-            example = qrels.filter(F.col(name).isNull()).limit(1).collect()[0].asDict()
-            raise InputError(
-                f"null value in column {name!r} of the qrels ({counts[name]} rows); every "
-                f"judgment needs a query, a doc and a grade; example: {format_row(example)}"
-            )
-    if counts["_repeated"]:
-        first = (
-            per_key.filter(F.col("_n") > 1).orderBy(*keys).limit(1).drop("_n", "_null", "_grade")
-        )
-        rows = _arrow.collect(qrels.join(first, keys).limit(2))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            ranking.positions(run_row, rows.select(names), options)
-    low, high = counts["_low"], counts["_high"]
-    # One grade that gains, all at the threshold or above: no query can keep grades.
-    return low is not None and (low < high or low < options.threshold)
-
-
-def _graded(qrels: SparkFrame, qrels_by: list[str], options: PositionsOptions) -> bool:
-    """Whether some query's relevant documents differ in grade (or, above threshold=1, a
-    positive grade below the threshold gains), decided by
-    :func:`lexiframe.ranking.keeps_grades` over one row per (by…, query, grade that gains),
-    as :func:`lexiframe.positions` decides it; ``grades=False`` on graded qrels is refused
-    with its message."""
-    from pyspark.sql import functions as F
-
-    names = options.columns
-    levels = (
-        qrels.filter(F.col(names.relevance) >= options.gain_level)
-        .select(
-            *qrels_by,
-            F.col(names.query).alias("query"),
-            F.col(names.relevance).alias("relevance"),
-        )
-        .distinct()
-    )
-    return ranking.keeps_grades(_arrow.collect(levels).lazy(), [*qrels_by, "query"], options)
 
 
 _warned: set[str] = set()
@@ -491,10 +318,11 @@ def _warn_driver_python(spark: SparkSession) -> None:
     )
 
 
-def _cogroup(run: SparkFrame, qrels: SparkFrame, job: _Job) -> SparkFrame:
+def _cogroup(plan: _Plan) -> SparkFrame:
     from pyspark.sql.pandas.types import from_arrow_schema
 
-    grouped = run.groupBy(BUCKET).cogroup(qrels.groupBy(BUCKET))
+    job = plan.job
+    grouped = plan.run.groupBy(BUCKET).cogroup(plan.qrels.groupBy(BUCKET))
     with _arrow.quiet_pyspark():
         return grouped.applyInArrow(
             _arrow.cogroup_function(_group, job=job), from_arrow_schema(job.schema)
@@ -558,9 +386,9 @@ def coverage(
     by, names = list(resolved.by), resolved.columns
     run = _keys.with_qrels_keys(run, qrels, by)
     system, query, doc, relevance = names.system, names.query, names.doc, names.relevance
-    _require(run, [*by, system, query], "run")
+    require(run, [*by, system, query], "run")
     qrels_by = [key for key in by if key in qrels.columns]
-    _require(qrels, [*qrels_by, query, doc, relevance], "qrels")
+    require(qrels, [*qrels_by, query, doc, relevance], "qrels")
     keys = run.select(
         *by, F.col(system).cast("string").alias("system"), F.col(query).alias("query")
     )
