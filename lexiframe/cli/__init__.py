@@ -13,7 +13,6 @@ import os
 import signal
 import sys
 import threading
-import warnings
 from collections.abc import Iterator, Sequence
 from functools import partial
 from pathlib import Path
@@ -25,182 +24,32 @@ import lexiframe_command
 from lexiframe import __version__, io
 from lexiframe._batched import positions_of_files
 from lexiframe._utils import plural, quote_names
-from lexiframe.aggregate import METHODS, Method, order, summarize_preferences
+from lexiframe.aggregate import METHODS, summarize_preferences
 from lexiframe.cli import _spark as spark_options
 from lexiframe.cli import compare, compare_qrels, trec_eval, trec_eval_output
-from lexiframe.cli._orderings import long_orderings, orderings_per_key
+from lexiframe.cli._orderings import long_orderings, orderings_of, side_by_side
 from lexiframe.cli._shared import (
     add_compat_argument,
     add_labels_argument,
     add_track_arguments,
     check_track_arguments,
     load_measure_files,
-    metric_ordering,
+    markdown_table,
     split_measures,
     track_options,
     trec_eval_habit,
     warnings_as_notes,
 )
+from lexiframe.cli.demo import run_demo
 from lexiframe.cli.qrels_sets import add_qrels_argument, qrels_paths, qrels_sets, read_qrels_sets
-from lexiframe.errors import InputError, LexiframeError, LexiframeWarning, OutputError
-from lexiframe.evaluation import measures, measures_for, summarize
+from lexiframe.errors import InputError, LexiframeError
+from lexiframe.evaluation import measures_for, summarize
 from lexiframe.options import PositionsOptions
 from lexiframe.preferences import preferences
-from lexiframe.ranking import coverage, positions
 from lexiframe.typing import NoRelevant
 
-DEMO_MEASURES = ["RR", "AP", "nDCG@10", "TSE", "ASL"]
 DEFAULT_MEASURES = ["RR", "AP", "nDCG@10", "P@10", "R@1000", "RP"]
 PAIRS_SHOWN = 30
-
-
-def _table(frame: pl.DataFrame) -> str:
-    """``frame`` as a Markdown table; pipes in its text escaped (a run tag may hold one)."""
-    frame = frame.with_columns(pl.col(pl.String).str.replace_all("|", "\\|", literal=True))
-    with pl.Config(
-        tbl_rows=-1,
-        tbl_cols=-1,
-        tbl_hide_dataframe_shape=True,
-        float_precision=4,
-        tbl_hide_column_data_types=True,
-        tbl_formatting="ASCII_MARKDOWN",
-        fmt_str_lengths=40,
-    ):
-        return str(frame)
-
-
-def side_by_side(orderings: dict[str, pl.DataFrame]) -> pl.DataFrame:
-    """Orderings next to each other: one row per rank, one column of systems per ordering.
-
-    Example:
-        >>> import polars as pl
-        >>> a = pl.DataFrame({"system": ["x", "y"], "rank": [1, 2], "score": [0.6, 0.4]})
-        >>> b = pl.DataFrame({"system": ["y", "x"], "rank": [1, 2], "score": [0.9, 0.1]})
-        >>> side_by_side({"A": a, "B": b}).rows()
-        [(1, 'x', 'y'), (2, 'y', 'x')]
-    """
-    table: pl.DataFrame | None = None
-    for label, ordering in orderings.items():
-        column = ordering.select(pl.col("rank").cast(pl.UInt32), pl.col("system").alias(label))
-        table = (
-            column if table is None else table.join(column, on="rank", how="full", coalesce=True)
-        )
-    if table is None:
-        return pl.DataFrame(schema={"rank": pl.UInt32})
-    return table.sort("rank")
-
-
-def _orderings(
-    per_query: pl.DataFrame | None,
-    pair_summary: pl.DataFrame | None,
-    metrics: list[str],
-    preference_names: list[str],
-    method: Method,
-    by: Sequence[str] = (),
-) -> dict[str, pl.DataFrame]:
-    """One ordering per measure (and qrels set, ``by``): ``method`` on preferences (from
-    one summary of the pair table, :func:`lexiframe.summarize_preferences`), the mean on
-    metrics."""
-    result = {}
-    for name in preference_names:
-        if pair_summary is not None:
-            ordering = order(pair_summary, name, method=method, by=by)
-            result.update(orderings_per_key(f"{name} ({method})", ordering, by))
-    for name in metrics:
-        if per_query is None:
-            continue
-        by_mean = metric_ordering(name, partial(order, per_query, name, method="mean", by=by))
-        if by_mean is not None:
-            result.update(orderings_per_key(f"{name} (mean)", by_mean, by))
-    return result
-
-
-def run_demo(args: argparse.Namespace) -> int:
-    from lexiframe import datasets  # the other commands never load it (start-up time)
-
-    if args.write is not None:
-        existing = [path for path in datasets.demo_files(args.write).paths if path.exists()]
-        if existing:
-            more = f" (and {plural(len(existing) - 1, 'more')})" if len(existing) > 1 else ""
-            raise OutputError(
-                f"demo --write {args.write}: {str(existing[0])!r} exists{more}, and the demo "
-                "track would replace it; choose a new folder, e.g. --write demo-track",
-                kind="exists",
-                argument="--write",
-            )
-        files = datasets.write_demo(args.write)
-        folder = Path(args.write)
-        print(
-            f"wrote the demo track into {str(folder)!r}: runs/ ({len(files.runs)} TREC run "
-            "files), qrels.txt, run.parquet, qrels.parquet\n"
-            f"try: lexiframe evaluate --qrels {folder / 'qrels.txt'} -m AP -m sgnLP "
-            f"{folder / 'runs'}/"
-        )
-        return 0
-    track = datasets.demo_track()
-    print(
-        "lexiframe demo: a SYNTHETIC TREC-style track made by lexiframe.datasets.demo_track()\n"
-        f"({track.run['system'].n_unique()} systems, {track.qrels['query'].n_unique()} judged "
-        f"queries, {track.run.height} run rows). No real runs are used.\n"
-    )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", LexiframeWarning)
-        frame = positions(track.run, track.qrels)
-    print("Coverage (queries per system):")
-    print(_table(coverage(track.run, track.qrels)))
-    per_query = measures(frame, DEMO_MEASURES)
-    print("\nMean per system over the evaluated queries (ASL: lower is better):")
-    print(_table(summarize(per_query).sort("RR", descending=True)))
-    print(
-        "(TSE is 0 on a query where a relevant document was not retrieved, as the corpus size "
-        "was not given: with --n, lexiframe evaluate places those documents at the bottom of "
-        "the corpus)"
-    )
-
-    prefs = preferences(frame, ["sgnLP", "sgnLR"])
-    pair_summary = summarize_preferences(prefs)
-    orderings = _orderings(per_query, pair_summary, ["RR", "AP"], ["sgnLP", "sgnLR"], "mc4")
-    print("\nSystem orderings: MC4 over the per-query lexicographic preferences, next to the")
-    print("mean RR and AP (rank 1 is best):")
-    print(_table(side_by_side(orderings)))
-
-    breaks = rr_ties_broken(per_query, prefs)
-    pairs, rr_ties, broken = breaks.row(0)
-    print(
-        f"\nRanking pairs (same query, two systems): {pairs}. Tied by RR: {rr_ties} "
-        f"({rr_ties / max(pairs, 1):.1%}); sgnLP breaks {broken} of them "
-        f"({broken / max(rr_ties, 1):.1%}); the other {rr_ties - broken} have identical "
-        "positions vectors."
-    )
-    return 0
-
-
-def rr_ties_broken(per_query: pl.DataFrame, prefs: pl.DataFrame) -> pl.DataFrame:
-    """Ranking pairs, the ones RR ties, and how many of those sgnLP decides.
-
-    ``per_query`` holds ``RR`` per (system, query); ``prefs`` holds ``sgnLP`` per (query,
-    system_a, system_b). Lexiprecision paper §2, §3.3: sgnLP agrees with RR wherever RR
-    differs, and decides every RR tie between different positions vectors.
-
-    Example:
-        >>> import polars as pl
-        >>> rr = pl.DataFrame({"system": ["a", "b", "c"], "query": ["1"] * 3,
-        ...                    "RR": [1.0, 1.0, 0.5]})
-        >>> prefs = pl.DataFrame({"query": ["1"] * 3, "system_a": ["a", "a", "b"],
-        ...                       "system_b": ["b", "c", "c"], "sgnLP": [1, 1, 1]})
-        >>> rr_ties_broken(rr, prefs).row(0)
-        (3, 1, 1)
-    """
-    from lexiframe.stats import metric_pairs  # the other commands never load it (start-up)
-
-    rr_differences = metric_pairs(per_query, ["RR"])
-    joined = prefs.join(rr_differences, on=["query", "system_a", "system_b"])
-    tied = pl.col("RR") == 0
-    return joined.select(
-        pairs=pl.len(),
-        rr_ties=tied.sum(),
-        broken=(tied & (pl.col("sgnLP") != 0)).sum(),
-    )
 
 
 def _targets(path: str | None, kinds: list[str]) -> dict[str, Path]:
@@ -258,7 +107,7 @@ def _evaluate(
         tables["preferences"] = prefs
         summary["preferences"] = summarize_preferences(prefs, by=by)
     pair_summary = summary.get("preferences")  # one summary for the table and the orderings
-    orderings = _orderings(
+    orderings = orderings_of(
         per_query, pair_summary, metric_names, preference_names, args.order, by
     )
     return tables, summary, orderings
@@ -321,7 +170,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
         return 0
     if "metrics" in summary:
         print("Mean per system over the evaluated queries:")
-        print(_table(summary["metrics"]))
+        print(markdown_table(summary["metrics"]))
     if "preferences" in summary:
         pair_summary = summary["preferences"]
         keys = pair_summary.columns[: pair_summary.columns.index("system_a")]  # by…: qrels
@@ -330,12 +179,12 @@ def run_evaluate(args: argparse.Namespace) -> int:
             f"\nMean preference per pair of systems (positive: system_a preferred; "
             f"{plural(pair_summary.height, 'pair')}):"
         )
-        print(_table(shown.head(PAIRS_SHOWN)))
+        print(markdown_table(shown.head(PAIRS_SHOWN)))
         if pair_summary.height > PAIRS_SHOWN:
             more = plural(pair_summary.height - PAIRS_SHOWN, "more pair")
             print(f"… {more} (write them with --summary)")
     print("\nSystem orderings (rank 1 is best):")
-    print(_table(side_by_side(orderings)))
+    print(markdown_table(side_by_side(orderings)))
     if {"sgnLP", "rrLP"} <= set(preference_names) and args.order != "mean":
         print(
             f"(rrLP's {args.order} ordering is sgnLP's: {args.order} reads only which system "

@@ -10,7 +10,8 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+
+import polars as pl
 
 from lexiframe.errors import (
     InputError,
@@ -20,9 +21,6 @@ from lexiframe.errors import (
     cli_text,
 )
 from lexiframe.options import COMPATS, LABELS, PositionsOptions
-
-if TYPE_CHECKING:
-    import polars as pl
 
 
 def add_track_arguments(parser: argparse.ArgumentParser) -> None:
@@ -262,3 +260,18 @@ def warnings_as_notes() -> Iterator[None]:
         yield
     for warning in caught:
         print(f"note: {cli_text(warning.message)}", file=sys.stderr)
+
+
+def markdown_table(frame: pl.DataFrame) -> str:
+    """``frame`` as a Markdown table; pipes in its text escaped (a run tag may hold one)."""
+    frame = frame.with_columns(pl.col(pl.String).str.replace_all("|", "\\|", literal=True))
+    with pl.Config(
+        tbl_rows=-1,
+        tbl_cols=-1,
+        tbl_hide_dataframe_shape=True,
+        float_precision=4,
+        tbl_hide_column_data_types=True,
+        tbl_formatting="ASCII_MARKDOWN",
+        fmt_str_lengths=40,
+    ):
+        return str(frame)
