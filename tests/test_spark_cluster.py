@@ -74,12 +74,14 @@ def _expected() -> pl.DataFrame:
         return lf.evaluate(run, qrels, MEASURES, depth=100).sort(KEYS)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def one_session(spark_cluster, tmp_path_factory) -> tuple[dict, str, Path]:
     """The docs' app under ``spark-submit`` (client mode, ``PYSPARK_PYTHON`` unset: the
     import of lexiframe.spark sets it, and warns), followed on its session by
     :func:`_checks_on_one_session`: the report, the driver's output (stdout and stderr
-    together, as spark-submit gives them back) and the folder of the outputs."""
+    together, as spark-submit gives them back) and the folder of the outputs. Made once
+    per test run (not per module: a worker of pytest-xdist may run this module's tests
+    in two stretches, which would submit the app twice)."""
     folder = tmp_path_factory.mktemp("one-session")
     run, qrels = lf.read_run(DATA / "toy" / "runs"), lf.read_qrels(DATA / "toy" / "qrels.txt")
     run.write_parquet(folder / "run.parquet")
