@@ -1,7 +1,8 @@
-"""The quick start's class archive (lexiframe.spark.class_archive): written by the first
-local session's JVM as it exits, renamed into place only after a clean exit, mapped by the
-next sessions. The JVM is stood in for by a process that writes the archive's file when
-its standard input ends and exits with a given status, as the gateway's JVM does."""
+"""The quick start's class archive (lexiframe.spark.class_archive): none at the first
+quick start, written by the second local session's JVM as it exits, renamed into place
+only after a clean exit, mapped by the later sessions. The JVM is stood in for by a
+process that writes the archive's file when its standard input ends and exits with a
+given status, as the gateway's JVM does."""
 
 from __future__ import annotations
 
@@ -40,22 +41,29 @@ def _session_of(options: list[str], status: int) -> SimpleNamespace:
     return SimpleNamespace(sparkContext=SimpleNamespace(_gateway=gateway))
 
 
-def test_the_first_session_writes_the_archive_and_the_next_maps_it(cache, capsys):
-    options = class_archive.java_options()
+def _second_options() -> list[str]:
+    """The options of a second quick start: the first only leaves its mark."""
+    assert class_archive.java_options() == []
+    return class_archive.java_options()
+
+
+def test_the_second_session_writes_the_archive_and_the_next_maps_it(cache, capsys):
+    options = _second_options()
     assert options[0].startswith(f"{class_archive.DUMP_OPTION}{cache}/spark-classes-")
     assert options[0].endswith(f".jsa.{os.getpid()}.tmp")
     assert set(class_archive.QUIET_OPTIONS) <= set(options)
     class_archive.keep(_session_of(options, 0), " ".join(["-XX:TieredStopAtLevel=1", *options]))
     assert "note: keeping the classes Spark loaded" in capsys.readouterr().err
-    (archive,) = cache.iterdir()
-    assert archive == class_archive.archive_path() and archive.read_bytes() == b"archive"
+    archive = class_archive.archive_path()
+    assert sorted(cache.iterdir()) == [archive, archive.with_name(f"{archive.name}.seen")]
+    assert archive.read_bytes() == b"archive"
     assert class_archive.java_options()[0] == f"{class_archive.MAP_OPTION}{archive}"
 
 
 def test_a_jvm_that_does_not_exit_cleanly_leaves_no_archive(cache):
-    options = class_archive.java_options()
+    options = _second_options()
     class_archive.keep(_session_of(options, 1), " ".join(options))
-    assert list(cache.iterdir()) == []
+    assert [path.suffix for path in cache.iterdir()] == [".seen"]
     assert class_archive.java_options()[0].startswith(class_archive.DUMP_OPTION)
 
 
@@ -81,7 +89,7 @@ def test_stale_half_written_archives_are_removed_and_no_archive_without_a_place(
         path.write_bytes(b"half")
     old = time.time() - class_archive.STALE_SECONDS - 60
     os.utime(stale, (old, old))
-    class_archive.java_options()
+    _second_options()
     assert not stale.exists() and fresh.exists()
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "with space"))
     assert class_archive.java_options() == []  # Spark would split the option at the space

@@ -100,7 +100,10 @@ def _args(master, sources, conf=None):
 def test_the_session_of_the_command(builder, tmp_path):
     sources = [_file(tmp_path, "run.txt", 100), _file(tmp_path, "qrels.txt", 100)]
     cli.session(_args("local[2]", sources))
-    # the client compiler, and the class archive written as the JVM exits (none kept yet)
+    # the client compiler; from the second quick start on, the class archive written as
+    # the JVM exits (none kept yet)
+    assert builder.settings["spark.driver.extraJavaOptions"] == cli.QUICK_START_OPTION
+    cli.session(_args("local[2]", sources))
     options = builder.settings["spark.driver.extraJavaOptions"].split()
     assert options[0] == cli.QUICK_START_OPTION
     assert options[1].startswith(f"-XX:ArchiveClassesAtExit={tmp_path / 'cache' / 'lexiframe'}")

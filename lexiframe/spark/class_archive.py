@@ -2,10 +2,11 @@
 from one file of the user's cache instead of read, parsed and verified from Spark's jars
 at every start (HotSpot's dynamic class-data sharing, JEP 350, Java 13 and later).
 
-The first quick start of a given Java and PySpark writes the archive as its JVM exits
+The second quick start of a given Java and PySpark writes the archive as its JVM exits
 (about 170 MB, in ``$XDG_CACHE_HOME/lexiframe``, else ``~/.cache/lexiframe``), which
-takes that command some 10 s more; every later one maps it, which takes about a quarter
-off the JVM's work on the demo track (docs: Scaling out). The JVM checks an archive
+takes that command some 20 s more; every later one maps it, which takes about a third
+off the demo track's command (docs: Scaling out). The first only leaves a mark, so that
+a command run once pays nothing. The JVM checks an archive
 against its own build and class path and starts without one that does not match, so a
 stale archive costs nothing; the folder may be deleted at any time. The archive is
 written under a name of its own process and renamed into place only once the JVM has
@@ -73,18 +74,24 @@ def archive_path() -> Path | None:
 
 
 def java_options() -> list[str]:
-    """The driver JVM's options for the archive: map it when it exists, else write it as
-    the JVM exits (:func:`keep` renames it into place); none where no archive can be kept
-    (no java found, a cache folder that cannot be made, a path with spaces, which Spark
-    would split).
+    """The driver JVM's options for the archive: map it when it exists; else, from the
+    second quick start on, write it as the JVM exits (:func:`keep` renames it into place);
+    none at the first quick start (which only leaves a mark: a command run once, as in a
+    fresh CI machine, does not pay for an archive it will not use), nor where no archive
+    can be kept (no java found, a cache folder that cannot be made, a path with spaces,
+    which Spark would split).
     """
     path = archive_path()
     if path is None or any(char.isspace() for char in str(path)):
         return []
     if path.is_file():
         return [f"{MAP_OPTION}{path}", *QUIET_OPTIONS]
+    seen = path.with_name(f"{path.name}.seen")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        if not seen.exists():  # a first quick start: one that is never repeated pays nothing
+            seen.touch()
+            return []
     except OSError:
         return []
     _remove_stale(path.parent)
