@@ -113,7 +113,10 @@ def test_the_session_of_the_command(builder, tmp_path):
     assert builder.settings["spark.driver.extraJavaOptions"] == "-Xss4m"
     assert builder.settings["spark.ui.enabled"] == "false"
     builder.settings.clear()
+    # large inputs: the server compiler, and the class archive all the same
     cli.session(_args("local[2]", [*sources, _file(tmp_path, "big.txt", LIMIT)]))
-    assert "spark.driver.extraJavaOptions" not in builder.settings
+    (archive,) = builder.settings["spark.driver.extraJavaOptions"].split()[:1]
+    assert archive.startswith("-XX:ArchiveClassesAtExit=")
+    builder.settings.clear()
     cli.session(_args("yarn", sources))  # a cluster's driver: not this decision
     assert "spark.driver.extraJavaOptions" not in builder.settings

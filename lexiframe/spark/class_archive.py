@@ -1,12 +1,13 @@
-"""The quick start's class-data archive: the classes a local session's JVM loads, mapped
-from one file of the user's cache instead of read, parsed and verified from Spark's jars
-at every start (HotSpot's dynamic class-data sharing, JEP 350, Java 13 and later).
+"""The class-data archive of the command's local sessions: the classes a local session's
+JVM loads, mapped from one file of the user's cache instead of read, parsed and verified
+from Spark's jars at every start (HotSpot's dynamic class-data sharing, JEP 350, Java 13
+and later).
 
-The second quick start of a given Java and PySpark writes the archive as its JVM exits
-(about 170 MB, in ``$XDG_CACHE_HOME/lexiframe``, else ``~/.cache/lexiframe``), which
-takes that command some 20 s more; every later one maps it, which takes about a third
-off the demo track's command (docs: Scaling out). The first only leaves a mark, so that
-a command run once pays nothing. The JVM checks an archive
+The second local session of a given Java, PySpark and Spark configuration folder writes
+the archive as its JVM exits (about 170 MB, in ``$XDG_CACHE_HOME/lexiframe``, else
+``~/.cache/lexiframe``), which takes that command some 20 s more; every later one maps
+it, which takes about a third off the demo track's command (docs: Scaling out). The first
+only leaves a mark, so that a command run once pays nothing. The JVM checks an archive
 against its own build and class path and starts without one that does not match, so a
 stale archive costs nothing; the folder may be deleted at any time. The archive is
 written under a name of its own process and renamed into place only once the JVM has
@@ -75,8 +76,8 @@ def archive_path() -> Path | None:
 
 def java_options() -> list[str]:
     """The driver JVM's options for the archive: map it when it exists; else, from the
-    second quick start on, write it as the JVM exits (:func:`keep` renames it into place);
-    none at the first quick start (which only leaves a mark: a command run once, as in a
+    second local session on, write it as the JVM exits (:func:`keep` renames it into
+    place); none at the first (which only leaves a mark: a command run once, as in a
     fresh CI machine, does not pay for an archive it will not use), nor where no archive
     can be kept (no java found, a cache folder that cannot be made, a path with spaces,
     which Spark would split).
@@ -89,7 +90,7 @@ def java_options() -> list[str]:
     seen = path.with_name(f"{path.name}.seen")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        if not seen.exists():  # a first quick start: one that is never repeated pays nothing
+        if not seen.exists():  # a first session: a command never repeated pays nothing
             seen.touch()
             return []
     except OSError:

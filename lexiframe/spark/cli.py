@@ -72,7 +72,8 @@ QUICK_START_OPTION = "-XX:TieredStopAtLevel=1"
 
 JAVA_OPTIONS = ("spark.driver.extraJavaOptions", "spark.driver.defaultJavaOptions")
 """The settings that carry the driver JVM's options: one given (by ``--conf`` or in
-``spark-defaults.conf``) is left as it is, with no quick start."""
+``spark-defaults.conf``) is left as it is, with no quick start and no class archive
+(:mod:`lexiframe.spark.class_archive`, which every other local session maps)."""
 
 
 def session(args: argparse.Namespace) -> tuple[SparkSession, bool]:
@@ -95,8 +96,14 @@ def session(args: argparse.Namespace) -> tuple[SparkSession, bool]:
         settings["spark.executor.memory"] = args.executor_memory
     given = dict(item.partition("=")[::2] for item in args.conf or [])
     given = {key.strip(): value for key, value in given.items()}
-    if local and quick_start([*args.runs, *qrels_paths(args.qrels)], [*given, *_defaults()]):
-        settings[JAVA_OPTIONS[0]] = " ".join([QUICK_START_OPTION, *class_archive.java_options()])
+    chosen = [*given, *_defaults()]
+    if local and not any(name in chosen for name in JAVA_OPTIONS):
+        # The client compiler for a short job; the class archive for every local start.
+        sources = [*args.runs, *qrels_paths(args.qrels)]
+        options = [QUICK_START_OPTION] if quick_start(sources, chosen) else []
+        options += class_archive.java_options()
+        if options:
+            settings[JAVA_OPTIONS[0]] = " ".join(options)
     settings.update(given)
     builder = SparkSession.builder.master(args.spark).appName("lexiframe evaluate")
     for key, value in settings.items():
