@@ -21,6 +21,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -137,14 +138,17 @@ def run_pages(pages: list[list[dict[str, object]]], timeout: int = 300) -> None:
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     bin_dir = str(Path(sys.executable).parent)  # the `lexiframe` command of this Python
     env["PATH"] = os.pathsep.join([bin_dir, env.get("PATH", "")])
-    done = subprocess.run(
-        [sys.executable, "-c", DRIVER],
-        input=json.dumps(pages),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-    )
+    # The pages' folders (and what their examples write to the temporary folder) inside one
+    # folder of this test, removed with it.
+    with tempfile.TemporaryDirectory(prefix="docs-examples-") as base:
+        done = subprocess.run(
+            [sys.executable, "-c", DRIVER],
+            input=json.dumps(pages),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env={**env, "TMPDIR": base},
+        )
     assert done.returncode == 0, f"{done.stderr[-6000:]}"
 
 
