@@ -120,3 +120,15 @@ def test_the_session_of_the_command(builder, tmp_path):
     builder.settings.clear()
     cli.session(_args("yarn", sources))  # a cluster's driver: not this decision
     assert "spark.driver.extraJavaOptions" not in builder.settings
+
+
+def test_stopping_a_session_whose_jvm_died_does_not_raise():
+    """The command stops its session in a ``finally``: a JVM that died (out of memory)
+    must not replace the error that ended the job with one of its own."""
+    from types import SimpleNamespace
+
+    def dead():
+        raise ConnectionRefusedError("the JVM is gone")
+
+    context = SimpleNamespace(getConf=dead, _gateway=None)
+    cli._stop(SimpleNamespace(sparkContext=context, stop=lambda: None))

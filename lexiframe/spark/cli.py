@@ -427,7 +427,10 @@ def _one_line(error: BaseException) -> str:
 def _stop(spark: SparkSession) -> None:
     """Stop the session; kill its JVM if that does not end within :data:`STOP_SECONDS`
     (a JVM out of memory can hang), so that the command always ends."""
-    options = spark.sparkContext.getConf().get(JAVA_OPTIONS[0], "") or ""
+    try:  # read before the stop; a JVM that died (out of memory) has none to give
+        options = spark.sparkContext.getConf().get(JAVA_OPTIONS[0], "") or ""
+    except Exception:
+        options = ""
     stopper = threading.Thread(target=spark.stop, daemon=True)
     stopper.start()
     stopper.join(STOP_SECONDS)
