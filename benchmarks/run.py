@@ -585,7 +585,6 @@ def run_processes(
     label: str, shape: tuple[int, int, int, str], root: Path, repeat: int, pref_eval: Path | None
 ) -> list[Result]:
     """Time each whole process, one-shot, in turns; the medians of the turns."""
-    import tempfile
 
     # The data are written by a child: a forked child counts its parent's pages in its peak
     # RSS until it execs, so the parent stays small.
@@ -595,7 +594,7 @@ def run_processes(
         check=True,
     )
     data = Data(folder)
-    out = Path(tempfile.mkdtemp(prefix="lexiframe-bench-"))
+    out = _scratch_folder()
     commands = {name: build(data, out, pref_eval) for name, (build, _) in PROCESS_STEPS.items()}
     times: dict[str, list[float]] = {name: [] for name in commands}
     cpu: dict[str, list[float]] = {name: [] for name in commands}
@@ -633,6 +632,18 @@ def run_processes(
         peak = peaks.get(name, 0.0)
         print(f"{label:>24} {name:<18} {median!s:>22} s  {peak:.2f} GB", file=sys.stderr)
     return results
+
+
+def _scratch_folder() -> Path:
+    """A temporary folder for the outputs of the timed processes, removed when this
+    script ends (each run wrote some 10 MB that stayed in the temporary folder)."""
+    import atexit
+    import shutil
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="lexiframe-bench-"))
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
 
 
 def _time_process(
@@ -757,10 +768,9 @@ def run_layouts(scales: list[int], root: Path) -> list[Result]:
     """``lexiframe evaluate`` with metrics only (the classic ones, -o parquet), one-shot, on
     the robust04 shape with ``scale`` times its queries, laid out three ways: its peak RSS
     and wall time, each a fresh process."""
-    import tempfile
 
     systems, queries, depth, id_type = SHAPES["robust04"]
-    out = Path(tempfile.mkdtemp(prefix="lexiframe-bench-"))
+    out = _scratch_folder()
     results = []
     for scale in scales:
         shape = (systems, queries * scale, depth, id_type)
@@ -889,12 +899,11 @@ def run_drop_in(
     whole processes, in turns, the median wall time and the peak RSS of each; their
     outputs compared line for line. ``compat``: the trec_eval version the drop-in
     reproduces (``--compat``), to compare with that version's binary."""
-    import tempfile
 
     binary, missing = _trec_eval_binary(trec_eval, root / "trec_eval-build")
     if missing:
         print(missing, file=sys.stderr)
-    out = Path(tempfile.mkdtemp(prefix="lexiframe-bench-"))
+    out = _scratch_folder()
     # Python's compiled modules as an installed package has them (the first run writes them).
     env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
     results = []
