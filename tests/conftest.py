@@ -26,6 +26,7 @@ import polars as pl
 import pyarrow as pa
 import pytest
 from hypothesis import settings
+from xdist.scheduler import LoadScopeScheduling
 
 import lexiframe  # noqa: F401  (registers .lexi)
 from lexiframe.io import read_qrels, read_run
@@ -287,13 +288,55 @@ def spark_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]
                     process.kill()
 
 
-_SPARK_FILES = ("test_spark.py", "test_spark_cluster.py", "test_paths_spark.py", "spark")
+SHARED_SPARK = {"spark": "spark", "spark_cluster": "spark-cluster", "one_session": "spark-cluster"}
+"""The fixtures a test run starts once, and the group of the tests that use them."""
+
+
+def spark_group(nodeid: str) -> str | None:
+    """The Spark tests' group: the cluster's tests share one standalone cluster, the others
+    one local session (each group runs in one worker, which starts it once)."""
+    path, _, name = nodeid.partition("::")
+    if path.endswith("test_spark_cluster.py"):
+        return "spark-cluster"
+    if "spark" in path.rsplit("/", 1)[-1] or "/spark/" in path or "spark" in name:
+        return "spark"
+    return "spark" if "scaling-out" in name else None
+
+
+def misgrouped(items: list[Any]) -> list[str]:
+    """The tests that use a shared Spark fixture (:data:`SHARED_SPARK`) outside its group:
+    in another worker, each would start a session or a cluster of its own."""
+    wrong = []
+    for item in items:
+        used = {
+            SHARED_SPARK[name] for name in getattr(item, "fixturenames", ()) if name in SHARED_SPARK
+        }
+        if used and (len(used) > 1 or spark_group(item.nodeid) not in used):
+            wrong.append(item.nodeid)
+    return wrong
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under pytest-xdist (``-n 2 --dist loadgroup``), the Spark tests run in one worker,
-    which starts the one local session and the one cluster."""
-    for item in items:
-        path = item.path
-        if path.name in _SPARK_FILES or path.parent.name == "spark" or "scaling-out" in item.name:
-            item.add_marker(pytest.mark.xdist_group("spark"))
+    """Refuse a test that uses a shared Spark fixture outside its group (rename it, or move it
+    to a Spark test file)."""
+    wrong = misgrouped(items)
+    if wrong:
+        raise pytest.UsageError(f"Spark tests outside their group (tests/conftest.py): {wrong}")
+
+
+class SparkGroups(LoadScopeScheduling):
+    """pytest-xdist's load scheduling with each Spark group (:func:`spark_group`) sent whole
+    to one worker, first as the largest unit; every other test is a unit of its own."""
+
+    def _split_scope(self, nodeid: str) -> str:
+        return spark_group(nodeid) or nodeid
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> SparkGroups | None:
+    """Under pytest-xdist with ``--dist loadgroup`` (pyproject's options), :class:`SparkGroups`.
+    The groups are read from the node ids: pytest-xdist's ``xdist_group`` marker no longer
+    reaches its scheduler under pytest 9.2 (it rewrites an attribute pytest 9.2 no longer
+    reads), and the Spark tests would run in both workers, each starting its own."""
+    if config.getvalue("dist") != "loadgroup":
+        return None  # another --dist asked for: pytest-xdist's own
+    return SparkGroups(config, log)
