@@ -39,18 +39,25 @@ settings.register_profile("untimed", deadline=None)
 settings.load_profile("untimed")
 
 
-QUICK_JVM = "-XX:TieredStopAtLevel=1"
+QUICK_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:CICompilerCount=1 -XX:-UsePerfData"
 """The Java options of every Spark JVM the tests start (the local session's, the cluster's
-daemons and executors, the commands' and the docs' examples'): the client compiler only,
-which starts a JVM and runs a small job about twice as fast as the default tiered
-compilation (the tests' inputs are small; lexiframe sets it only for the command's quick
+daemons and executors, the commands' and the docs' examples'): the client compiler only
+(one thread), which starts a JVM and runs a small job about twice as fast as the default
+tiered compilation, and the serial garbage collector, whose heap of a few tests needs no
+collector threads (lexiframe itself sets only the client compiler, for the command's quick
 start)."""
+
+QUICK_SQL = {"spark.sql.codegen.wholeStage": "false", "spark.sql.adaptive.enabled": "false"}
+"""Spark SQL settings of every session the tests start: the tests' tables have a few hundred
+rows, on which compiling each query's generated code and planning it again at each stage
+cost more than they save (a quarter of the Spark tests' CPU time). The values are computed
+by lexiframe in the Python workers, whatever Spark's plan around them."""
 
 
 def _quick_spark_jvms() -> None:
-    """Give every Spark JVM started from this process or its children :data:`QUICK_JVM`,
-    through a configuration folder of the test run's own (``SPARK_CONF_DIR``), unless the
-    caller set one."""
+    """Give every Spark JVM started from this process or its children :data:`QUICK_JVM`
+    and every session :data:`QUICK_SQL`, through a configuration folder of the test run's
+    own (``SPARK_CONF_DIR``), unless the caller set one."""
     if "SPARK_CONF_DIR" in os.environ:
         return
     import atexit
@@ -58,11 +65,13 @@ def _quick_spark_jvms() -> None:
 
     folder = Path(tempfile.mkdtemp(prefix="lexiframe-tests-spark-conf-"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    (folder / "spark-defaults.conf").write_text(
-        f"spark.driver.defaultJavaOptions {QUICK_JVM}\n"
-        f"spark.executor.defaultJavaOptions {QUICK_JVM}\n",
-        encoding="utf-8",
-    )
+    defaults = {
+        "spark.driver.defaultJavaOptions": QUICK_JVM,
+        "spark.executor.defaultJavaOptions": QUICK_JVM,
+        **QUICK_SQL,
+    }
+    lines = [f"{key} {value}\n" for key, value in defaults.items()]
+    (folder / "spark-defaults.conf").write_text("".join(lines), encoding="utf-8")
     os.environ["SPARK_CONF_DIR"] = str(folder)
     os.environ.setdefault("SPARK_DAEMON_JAVA_OPTS", QUICK_JVM)
 
