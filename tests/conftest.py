@@ -297,55 +297,62 @@ def spark_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]
                     process.kill()
 
 
-SHARED_SPARK = {"spark": "spark", "spark_cluster": "spark-cluster", "one_session": "spark-cluster"}
-"""The fixtures a test run starts once, and the group of the tests that use them."""
+SHARED = {
+    "spark": "spark",
+    "spark_cluster": "spark-cluster",
+    "one_session": "spark-cluster",
+    "site": "docs-site",
+}
+"""The fixtures a test run makes once (a Spark session, the standalone cluster, the docs'
+site), and the group of the tests that use them."""
 
 
-def spark_group(nodeid: str) -> str | None:
-    """The Spark tests' group: the cluster's tests share one standalone cluster, the others
-    one local session (each group runs in one worker, which starts it once)."""
+def shared_group(nodeid: str) -> str | None:
+    """The group of a test that shares what a test run makes once (:data:`SHARED`): the
+    cluster's tests share one standalone cluster, the other Spark tests one local session,
+    the docs' tests one build of the site. Each group runs in one worker, which makes it
+    once."""
     path, _, name = nodeid.partition("::")
-    if path.endswith("test_spark_cluster.py"):
+    file = path.rsplit("/", 1)[-1]
+    if file == "test_spark_cluster.py":
         return "spark-cluster"
-    if "spark" in path.rsplit("/", 1)[-1] or "/spark/" in path or "spark" in name:
+    if "spark" in file or "/spark/" in path or "spark" in name or "scaling-out" in name:
         return "spark"
-    return "spark" if "scaling-out" in name else None
+    return "docs-site" if file == "test_docs.py" else None
 
 
 def misgrouped(items: list[Any]) -> list[str]:
-    """The tests that use a shared Spark fixture (:data:`SHARED_SPARK`) outside its group:
-    in another worker, each would start a session or a cluster of its own."""
+    """The tests that use a shared fixture (:data:`SHARED`) outside its group: in another
+    worker, each would make it again (start a session or a cluster, build the site)."""
     wrong = []
     for item in items:
-        used = {
-            SHARED_SPARK[name] for name in getattr(item, "fixturenames", ()) if name in SHARED_SPARK
-        }
-        if used and (len(used) > 1 or spark_group(item.nodeid) not in used):
+        used = {SHARED[name] for name in getattr(item, "fixturenames", ()) if name in SHARED}
+        if used and (len(used) > 1 or shared_group(item.nodeid) not in used):
             wrong.append(item.nodeid)
     return wrong
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Refuse a test that uses a shared Spark fixture outside its group (rename it, or move it
-    to a Spark test file)."""
+    """Refuse a test that uses a shared fixture outside its group (rename it, or move it to
+    the group's test file)."""
     wrong = misgrouped(items)
     if wrong:
-        raise pytest.UsageError(f"Spark tests outside their group (tests/conftest.py): {wrong}")
+        raise pytest.UsageError(f"tests outside the group of what they share: {wrong}")
 
 
-class SparkGroups(LoadScopeScheduling):
-    """pytest-xdist's load scheduling with each Spark group (:func:`spark_group`) sent whole
-    to one worker, first as the largest unit; every other test is a unit of its own."""
+class SharedGroups(LoadScopeScheduling):
+    """pytest-xdist's load scheduling with each group of :func:`shared_group` sent whole to
+    one worker, the largest first; every other test is a unit of its own."""
 
     def _split_scope(self, nodeid: str) -> str:
-        return spark_group(nodeid) or nodeid
+        return shared_group(nodeid) or nodeid
 
 
-def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> SparkGroups | None:
-    """Under pytest-xdist with ``--dist loadgroup`` (pyproject's options), :class:`SparkGroups`.
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> SharedGroups | None:
+    """Under pytest-xdist with ``--dist loadgroup`` (pyproject's options), :class:`SharedGroups`.
     The groups are read from the node ids: pytest-xdist's ``xdist_group`` marker no longer
     reaches its scheduler under pytest 9.2 (it rewrites an attribute pytest 9.2 no longer
     reads), and the Spark tests would run in both workers, each starting its own."""
     if config.getvalue("dist") != "loadgroup":
         return None  # another --dist asked for: pytest-xdist's own
-    return SparkGroups(config, log)
+    return SharedGroups(config, log)
