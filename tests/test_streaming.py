@@ -96,3 +96,16 @@ def test_bad_rankings_are_refused_in_a_group(track: Path):
     qrels = lf.read_qrels(track / "qrels.parquet")
     with pytest.raises(lf.InputError, match="duplicate"):
         lf.positions(doubled.lazy(), qrels, partitions=3).collect()
+
+
+def test_every_measure_is_the_same_on_either_engine(track: Path):
+    """The property tests collect the lazy backend in memory (tests/conftest.py); here every
+    measure they check is collected by both engines from one lazily scanned track."""
+    from tests.test_properties import MEASURES as EVERY_FAMILY
+
+    plan = lf.scan_run(runs(track)).lexi.evaluate(
+        lf.scan_qrels(track / "qrels.parquet"), EVERY_FAMILY, n=100_000
+    )
+    streamed = plan.collect(engine="streaming").sort(KEYS)
+    assert streamed.height > 0
+    assert streamed.equals(plan.collect(engine="in-memory").sort(KEYS))
