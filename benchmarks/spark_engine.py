@@ -9,7 +9,11 @@ Each step runs in a fresh process with its own local Spark session (``local[*]``
 the same parquet files; the parent samples the resident memory of that process and of every
 process under it (the JVM of the driver and executors, the Python workers) and reports the
 peak of their sum, and of the JVM and the Python workers apart. The session start is not
-timed. The qrels are binarised (relevance ≥ 1) for both, so that the nDCG of both is the
+timed, nor, in ``spark-lexiframe`` and ``spark-floor``, the same warm-up of two jobs (one
+pass over the run, the Python workers' start), so that the two are compared alike. Those two
+also report the CPU seconds of their process tree (driver, JVM, Python workers) in the
+timed part: on a shared machine the wall time varies with the other load more than the CPU
+time does. The qrels are binarised (relevance ≥ 1) for both, so that the nDCG of both is the
 binary one.
 
 - ``spark-lexiframe``: ``lexiframe.spark.evaluate`` of AP@k, nDCG@k, P@k, R@k per user
@@ -67,6 +71,7 @@ def _session(rows: int):
     from pyspark.sql import SparkSession
 
     import lexiframe.spark  # noqa: F401  (PYSPARK_PYTHON: this interpreter)
+    from lexiframe.spark.cli import WORKER_THREADS
 
     partitions = max(8, rows // ROWS_PER_BUCKET)
     spark = (
@@ -76,6 +81,7 @@ def _session(rows: int):
         .config("spark.sql.shuffle.partitions", str(partitions))
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
+        .config(WORKER_THREADS, "1")  # as the command's session: Polars on a task's one core
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
@@ -92,26 +98,58 @@ def _inputs(spark, root: Path):
     return run, qrels
 
 
+def _warm_up(spark, run) -> None:
+    """Untimed, before the timed part of the floor and of the API step alike: the session's
+    first job over the run (the JVM compiles its reading code while it runs) and the Python
+    workers' start (one per core)."""
+    import pyarrow as pa
+    from pyspark.sql import functions as F
+
+    def count(batches):
+        yield pa.RecordBatch.from_pydict({"x": [sum(batch.num_rows for batch in batches)]})
+
+    run.agg(F.max("score")).collect()
+    spark.range(0, 1000, numPartitions=8).mapInArrow(count, "x long").collect()
+
+
+def tree_cpu_seconds(pid: int | None = None) -> float:
+    """The CPU seconds (user and system) used so far by ``pid`` (this process by default)
+    and every process under it, with the children they have waited for."""
+    total = 0.0
+    for member, _ in _tree(pid or os.getpid()):
+        try:
+            with open(f"/proc/{member}/stat") as stat:
+                fields = stat.read()
+        except OSError:
+            continue
+        times = fields[fields.rindex(")") + 2 :].split()[11:15]  # utime stime cutime cstime
+        total += sum(int(value) for value in times) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
 def step_lexiframe(root: Path, rows: int) -> dict:
     from lexiframe import spark as lfs
 
     spark, _ = _session(rows)
     run, qrels = _inputs(spark, root)
-    start = time.perf_counter()
+    _warm_up(spark, run)
+    start, cpu = time.perf_counter(), tree_cpu_seconds()
     per_user = lfs.evaluate(run, qrels, MEASURES)  # buckets chosen from the data
-    return _timed_means(spark, lfs.summarize(per_user), start)
+    return _timed_means(spark, lfs.summarize(per_user), start, cpu)
 
 
-def _timed_means(spark, means_sdf, start: float) -> dict:
-    """The means per system collected, the seconds since ``start``; the session stopped."""
+def _timed_means(spark, means_sdf, start: float, cpu: float | None = None) -> dict:
+    """The means per system collected, the seconds since ``start`` (and the CPU seconds
+    since ``cpu``, when given); the session stopped."""
     means = means_sdf.toArrow()
     seconds = time.perf_counter() - start
+    used = None if cpu is None else tree_cpu_seconds() - cpu
     values = {
         name: dict(zip(means["system"].to_pylist(), means[name].to_pylist(), strict=True))
         for name in MEASURES
     }
     spark.stop()
-    return {"seconds": seconds, "values": values}
+    return {"seconds": seconds, "values": values} | ({} if used is None else {"cpu": used})
 
 
 def step_ranking_evaluator(root: Path, rows: int) -> dict:
@@ -204,9 +242,7 @@ def step_floor(root: Path, rows: int) -> dict:
     def count(batches):
         yield pa.RecordBatch.from_pydict({"x": [sum(batch.num_rows for batch in batches)]})
 
-    # Untimed: the first job's start-up, and the Python workers' (one per core).
-    run.agg(F.max("score")).collect()
-    spark.range(0, 1000, numPartitions=8).mapInArrow(count, "x long").collect()
+    _warm_up(spark, run)
 
     def count_both(left, right):
         return pa.table({"x": pa.array([left.num_rows + right.num_rows], pa.int64())})
@@ -222,14 +258,17 @@ def step_floor(root: Path, rows: int) -> dict:
             cogrouped.applyInArrow(count_both, "x long").agg(F.sum("x")).collect()
         ),
     }
-    seconds = {}
+    seconds, cpu = {}, {}
     for name, job in parts.items():
-        start = time.perf_counter()
+        start, used = time.perf_counter(), tree_cpu_seconds()
         job()
         seconds[name] = time.perf_counter() - start
+        cpu[name] = tree_cpu_seconds() - used
     spark.stop()
     note = ", ".join(f"{name} {value:.1f} s" for name, value in seconds.items())
-    return {"seconds": seconds["cogroup to Python"], "note": f"{buckets} buckets: {note}"}
+    last = "cogroup to Python"
+    note = f"{buckets} buckets: {note}"
+    return {"seconds": seconds[last], "cpu": cpu[last], "note": note}
 
 
 def step_sql(root: Path, rows: int) -> dict:
@@ -444,6 +483,9 @@ def _ratios(results: dict[str, dict | None]) -> list[str]:
     for over, under in [*pairs, ("spark-sql", "spark-floor"), ("spark-sql", "spark-lexiframe")]:
         if over in seconds and under in seconds:
             lines.append(f"{over} / {under}: {seconds[over] / seconds[under]:.2f}")
+            cpu = [(results[step] or {}).get("cpu") for step in (over, under)]
+            if None not in cpu:
+                lines.append(f"{over} / {under}, CPU seconds: {cpu[0] / cpu[1]:.2f}")
     api = results.get("spark-lexiframe")
     for step, what, within in (("spark-cli", "the command's", 1e-12), ("spark-sql", "SQL", 1e-9)):
         other = results.get(step)
@@ -483,6 +525,8 @@ def run_spark(
         result = None
         if len(done) == len(measured):
             result = {**done[0], "seconds": statistics.median(r["seconds"] for r in done)}
+            if all("cpu" in r for r in done):
+                result["cpu"] = statistics.median(r["cpu"] for r in done)
         results[step] = result
         peaks = {key: max(p[key] for _, p, _ in measured) for key in ("total", "jvm", "workers")}
         seconds = "" if result is None else f"{result['seconds']:.1f}"
@@ -491,6 +535,17 @@ def run_spark(
             seconds += f" ({low:.1f}–{high:.1f})"
         note = next((error for _, _, error in measured if error), "")
         note = note or ("" if result is None else result.get("note", ""))
+        if result and "cpu" in result:
+            cpus = [r["cpu"] for r in done]
+            note = "; ".join(
+                part
+                for part in (
+                    f"CPU of the timed part {result['cpu']:.1f} s "
+                    f"({min(cpus):.1f}–{max(cpus):.1f})",
+                    note,
+                )
+                if part
+            )
         lines.append(
             f"| {label} | {step} | {seconds} | {peaks['total']:.2f} | {peaks['jvm']:.2f} | "
             f"{peaks['workers']:.2f} | {note} |"

@@ -122,6 +122,23 @@ def test_the_session_of_the_command(builder, tmp_path):
     assert "spark.driver.extraJavaOptions" not in builder.settings
 
 
+def test_the_workers_polars_uses_the_cores_of_a_task(builder, tmp_path, monkeypatch):
+    sources = [_file(tmp_path, "run.txt", 100), _file(tmp_path, "qrels.txt", 100)]
+    monkeypatch.delenv("POLARS_MAX_THREADS", raising=False)
+    cli.session(_args("local[2]", sources))
+    assert builder.settings[cli.WORKER_THREADS] == "1"
+    builder.settings.clear()
+    cli.session(_args("yarn", sources, ["spark.task.cpus=4"]))
+    assert builder.settings[cli.WORKER_THREADS] == "4"
+    builder.settings.clear()
+    cli.session(_args("local[2]", sources, [f"{cli.WORKER_THREADS}=3"]))  # the caller's
+    assert builder.settings[cli.WORKER_THREADS] == "3"
+    builder.settings.clear()
+    monkeypatch.setenv("POLARS_MAX_THREADS", "2")  # inherited by local workers: left alone
+    cli.session(_args("local[2]", sources))
+    assert cli.WORKER_THREADS not in builder.settings
+
+
 def test_stopping_a_session_whose_jvm_died_does_not_raise():
     """The command stops its session in a ``finally``: a JVM that died (out of memory)
     must not replace the error that ended the job with one of its own."""
