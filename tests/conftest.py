@@ -47,11 +47,10 @@ tiered compilation, and the serial garbage collector, whose heap of a few tests 
 collector threads (lexiframe itself sets only the client compiler, for the command's quick
 start)."""
 
-QUICK_SQL = {"spark.sql.codegen.wholeStage": "false", "spark.sql.adaptive.enabled": "false"}
+QUICK_SQL = {"spark.sql.codegen.wholeStage": "false"}
 """Spark SQL settings of every session the tests start: the tests' tables have a few hundred
-rows, on which compiling each query's generated code and planning it again at each stage
-cost more than they save (a quarter of the Spark tests' CPU time). The values are computed
-by lexiframe in the Python workers, whatever Spark's plan around them."""
+rows, on which compiling each query's generated code costs more than it saves. The values
+are computed by lexiframe in the Python workers, whatever Spark's plan around them."""
 
 
 def _quick_spark_jvms() -> None:
@@ -213,6 +212,10 @@ def spark() -> Iterator[Any]:
         SparkSession.builder.master("local[2]")
         .appName("lexiframe-tests")
         .config("spark.sql.shuffle.partitions", "3")
+        # Three partitions per shuffle leave adaptive execution nothing to coalesce: its
+        # planning again at each stage is only cost here (elsewhere it cuts Spark's default
+        # 200 partitions, and turning it off would cost more).
+        .config("spark.sql.adaptive.enabled", "false")
         .config("spark.default.parallelism", "2")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
