@@ -354,6 +354,7 @@ class SharedGroups(LoadScopeScheduling):
         return shared_group(nodeid) or nodeid
 
 
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook: absent under -p no:xdist
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> SharedGroups | None:
     """Under pytest-xdist with ``--dist loadgroup`` (pyproject's options), :class:`SharedGroups`.
     The groups are read from the node ids: pytest-xdist's ``xdist_group`` marker no longer
