@@ -48,12 +48,12 @@ def test_java_options_the_caller_set_are_left_alone(tmp_path, monkeypatch, key):
     conf.mkdir()
     (conf / "spark-defaults.conf").write_text(f"# the site's settings\n\n{key}  -Xss4m\n")
     monkeypatch.setenv("SPARK_CONF_DIR", str(conf))
-    assert cli._defaults() == [key]
+    assert list(cli._defaults()) == [key]
     monkeypatch.delenv("SPARK_CONF_DIR")
     monkeypatch.setenv("SPARK_HOME", str(tmp_path))  # SPARK_HOME/conf
-    assert cli._defaults() == [key]
+    assert list(cli._defaults()) == [key]
     monkeypatch.delenv("SPARK_HOME")
-    assert cli._defaults() == []
+    assert list(cli._defaults()) == []
 
 
 class _Builder:
@@ -133,6 +133,14 @@ def test_the_workers_polars_uses_the_cores_of_a_task(builder, tmp_path, monkeypa
     builder.settings.clear()
     cli.session(_args("local[2]", sources, [f"{cli.WORKER_THREADS}=3"]))  # the caller's
     assert builder.settings[cli.WORKER_THREADS] == "3"
+    builder.settings.clear()
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    (conf / "spark-defaults.conf").write_text("spark.task.cpus  2\n")  # the site's
+    monkeypatch.setenv("SPARK_CONF_DIR", str(conf))
+    cli.session(_args("yarn", sources))
+    assert builder.settings[cli.WORKER_THREADS] == "2"
+    monkeypatch.delenv("SPARK_CONF_DIR")
     builder.settings.clear()
     monkeypatch.setenv("POLARS_MAX_THREADS", "2")  # inherited by local workers: left alone
     cli.session(_args("local[2]", sources))

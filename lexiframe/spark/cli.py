@@ -104,13 +104,13 @@ def session(args: argparse.Namespace) -> tuple[SparkSession, bool]:
         settings["spark.executor.memory"] = args.executor_memory
     given = dict(item.partition("=")[::2] for item in args.conf or [])
     given = {key.strip(): value for key, value in given.items()}
-    chosen = [*given, *_defaults()]
+    chosen = {**_defaults(), **given}
     if WORKER_THREADS not in chosen and "POLARS_MAX_THREADS" not in os.environ:
-        settings[WORKER_THREADS] = given.get("spark.task.cpus", "1")
+        settings[WORKER_THREADS] = chosen.get("spark.task.cpus", "1")
     if local and not any(name in chosen for name in JAVA_OPTIONS):
         # The client compiler for a short job; the class archive for every local start.
         sources = [*args.runs, *qrels_paths(args.qrels)]
-        options = [QUICK_START_OPTION] if quick_start(sources, chosen) else []
+        options = [QUICK_START_OPTION] if quick_start(sources, list(chosen)) else []
         options += class_archive.java_options()
         if options:
             settings[JAVA_OPTIONS[0]] = " ".join(options)
@@ -156,10 +156,10 @@ def quick_start(sources: list[str], settings: list[str]) -> bool:
     return total <= QUICK_START_BYTES
 
 
-def _defaults() -> list[str]:
-    """The keys set in the ``spark-defaults.conf`` that the session will read (in
+def _defaults() -> dict[str, str]:
+    """The settings of the ``spark-defaults.conf`` that the session will read (in
     ``SPARK_CONF_DIR``, else ``SPARK_HOME/conf``, where ``SPARK_HOME`` is PySpark's own
-    folder when unset), none when there is none."""
+    folder when unset), by key; none when there is none."""
     from pyspark.find_spark_home import _find_spark_home  # how PySpark finds it
 
     folder = os.environ.get("SPARK_CONF_DIR") or os.path.join(_find_spark_home(), "conf")
@@ -167,8 +167,9 @@ def _defaults() -> list[str]:
         with open(os.path.join(folder, "spark-defaults.conf")) as lines:
             items = [line.strip() for line in lines]
     except OSError:
-        return []
-    return [re.split(r"[\s=:]", item, maxsplit=1)[0] for item in items if item[:1] not in "#"]
+        return {}
+    pairs = [re.split(r"[\s=:]", item, maxsplit=1) for item in items if item[:1] not in "#"]
+    return {pair[0]: pair[1].strip(" =:\t") if len(pair) > 1 else "" for pair in pairs}
 
 
 @contextmanager
