@@ -267,8 +267,7 @@ def step_floor(root: Path, rows: int) -> dict:
     spark.stop()
     note = ", ".join(f"{name} {value:.1f} s" for name, value in seconds.items())
     last = "cogroup to Python"
-    note = f"{buckets} buckets: {note}"
-    return {"seconds": seconds[last], "cpu": cpu[last], "note": note}
+    return {"seconds": seconds[last], "cpu": cpu[last], "note": f"{buckets} buckets: {note}"}
 
 
 def step_sql(root: Path, rows: int) -> dict:
@@ -537,15 +536,8 @@ def run_spark(
         note = note or ("" if result is None else result.get("note", ""))
         if result and "cpu" in result:
             cpus = [r["cpu"] for r in done]
-            note = "; ".join(
-                part
-                for part in (
-                    f"CPU of the timed part {result['cpu']:.1f} s "
-                    f"({min(cpus):.1f}–{max(cpus):.1f})",
-                    note,
-                )
-                if part
-            )
+            cpu = f"CPU of the timed part {result['cpu']:.1f} s ({min(cpus):.1f}–{max(cpus):.1f})"
+            note = f"{cpu}; {note}" if note else cpu
         lines.append(
             f"| {label} | {step} | {seconds} | {peaks['total']:.2f} | {peaks['jvm']:.2f} | "
             f"{peaks['workers']:.2f} | {note} |"
