@@ -615,6 +615,32 @@ def test_buckets_are_chosen_from_the_data(spark, lfs, toy, monkeypatch):
     assert ranking.bucket_count(run_sdf, None) in (5, 6)  # size / (size // 5), rounded up
 
 
+def test_the_partitioning_hash_is_sparks(spark):
+    """The bucket labels are chosen by Spark's own Murmur3 hash (seed 42) of a bigint, which
+    its hash partitioning applies: the Python copy gives F.hash's values."""
+    from pyspark.sql import functions as F
+
+    from lexiframe.spark._partitioning import spark_hash_long
+
+    values = [0, 1, -1, 7, 2**31, 2**40 + 7, -(2**63), 2**63 - 1, 123_456_789_012]
+    hashed = spark.createDataFrame([(v,) for v in values], "v bigint").select(F.hash("v"))
+    assert [row[0] for row in hashed.collect()] == [spark_hash_long(v) for v in values]
+
+
+@pytest.mark.parametrize("buckets", [1, 2, 3, 8, 15, 16, 41])
+def test_each_bucket_has_a_partition_of_its_own(spark, buckets):
+    """Numbered 0 to n - 1, buckets collide in Spark's hash partitioning (2 buckets fill
+    one partition, 8 fill 4): labelled, each of the n partitions holds one bucket, so that
+    each task evaluates one group of queries."""
+    from lexiframe.spark import ranking
+
+    queries = spark.range(0, 20 * buckets).withColumnRenamed("id", "query")
+    by_bucket = ranking.partitioned(queries, "query", buckets)
+    per_partition = by_bucket.rdd.glom().map(lambda rows: {row[1] for row in rows}).collect()
+    assert len(per_partition) == buckets
+    assert [len(labels) for labels in per_partition] == [1] * buckets
+
+
 def test_a_positions_frame_is_sized_by_its_inputs(spark, lfs, toy):
     """Spark sizes what a Python function returns at about a gigabyte; the buckets of the
     preferences of a small run are chosen from the run and qrels it was read from."""

@@ -37,6 +37,7 @@ from lexiframe.metrics import Measure, parse_measures
 from lexiframe.options import ColumnNames, PositionsKwargs, PositionsOptions
 from lexiframe.spark import _arrow, _checks, _keys
 from lexiframe.spark._checks import both, require
+from lexiframe.spark._partitioning import partition_labels
 from lexiframe.validate import require_positive_int
 
 if TYPE_CHECKING:
@@ -58,10 +59,14 @@ BYTES_PER_BUCKET = 4 << 20
 
 
 def bucket(column: str, buckets: int) -> Column:
-    """The hash bucket of a query id: every row of one query lands in the same group."""
+    """The hash bucket of a query id: every row of one query lands in the same group,
+    labelled so that :func:`partitioned` gives each bucket a partition of its own
+    (:func:`lexiframe.spark._partitioning.partition_labels`)."""
     from pyspark.sql import functions as F
 
-    return F.pmod(F.xxhash64(F.col(column)), F.lit(buckets)).alias(BUCKET)
+    labels = F.lit(list(partition_labels(buckets))).cast("array<bigint>")
+    index = F.pmod(F.xxhash64(F.col(column)), F.lit(buckets)).cast("int")
+    return F.get(labels, index).alias(BUCKET)
 
 
 def bucket_count(sdf: SparkFrame, buckets: int | None) -> int:
@@ -105,8 +110,9 @@ def _estimated_bytes(sdf: SparkFrame) -> int | None:
 
 
 def partitioned(sdf: SparkFrame, query: str, buckets: int) -> SparkFrame:
-    """``sdf`` with its bucket column, in ``buckets`` partitions by bucket (so that a
-    cogroup or a group by bucket needs no second shuffle)."""
+    """``sdf`` with its bucket column, in ``buckets`` partitions by bucket, one bucket in
+    each (so that a cogroup or a group by bucket needs no second shuffle, and each task
+    evaluates one bucket)."""
     return sdf.withColumn(BUCKET, bucket(query, buckets)).repartition(buckets, BUCKET)
 
 
