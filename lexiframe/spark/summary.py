@@ -33,10 +33,10 @@ def summarize(
     Per-query measures give the mean of each measure per (by…, system) after
     ``n_queries``; preferences give, per (by…, system_a, system_b), ``n_queries`` and for
     each measure its mean and ``_wins``, ``_losses``, ``_ties`` counts
-    (:func:`lexiframe.summarize_preferences`). Sorted by the keys. Each mean sums its
-    values in ascending order (:func:`deterministic_mean`), so that two runs give the same
-    bits however Spark split the rows; they may differ from one process's in the last bits
-    of a double.
+    (:func:`lexiframe.summarize_preferences`). Sorted by the keys. Each mean adds its
+    values in the order of the query ids (:func:`in_key_order`), so that two runs give the
+    same bits however Spark split the rows; they may differ from one process's in the last
+    bits of a double.
 
     Example:
         >>> from lexiframe import spark as lfs
@@ -60,7 +60,7 @@ def summarize(
         for name in columns:
             value = F.col(name)
             aggregations += [
-                deterministic_mean(value.cast("double")).alias(name),
+                _mean(value.cast("double")).alias(name),
                 _count_where(value > 0).alias(f"{name}_wins"),
                 _count_where(value < 0).alias(f"{name}_losses"),
                 _count_where(value == 0).alias(f"{name}_ties"),
@@ -69,28 +69,35 @@ def summarize(
         keys = [*by, "system"]
         aggregations = [F.count(F.lit(1)).alias("n_queries")]
         for name in columns:
-            aggregations.append(deterministic_mean(F.col(name)).alias(name))
+            aggregations.append(_mean(F.col(name)).alias(name))
             if f"n_queries_{name}" in summary_columns:  # the queries with a value
                 aggregations.append(F.count(F.col(name)).alias(f"n_queries_{name}"))
-    return frame.groupBy(*keys).agg(*aggregations).orderBy(*keys)
+    summary = in_key_order(frame, keys, ["query", *columns]).groupBy(*keys).agg(*aggregations)
+    return summary.repartition(1).sortWithinPartitions(*keys)  # a few rows: no sampling job
 
 
-def deterministic_mean(values: Column) -> Column:
-    """The mean of the non-null ``values`` of a group, summed in ascending order (NaN
-    last), or null when there is none: Spark's ``avg`` adds the values in the order its
-    tasks meet them, which changes the last bits from one run to the next. The group's
-    values are held in one array while they are summed (8 bytes a query).
+def in_key_order(frame: SparkFrame, keys: list[str], order: list[str]) -> SparkFrame:
+    """``frame`` hashed by ``keys`` and sorted within its partitions by ``keys`` and then
+    ``order`` (those of its columns that it has), so that a group by ``keys`` meets each
+    group's rows in that order: Spark's ``sum`` and ``avg`` add the values in the order
+    they meet them, which without the sort changes the last bits from one run to the next.
+    Spark keeps a sort below a sum of doubles (its optimizer knows the order matters), and
+    no partial aggregation can run before the shuffle by ``keys``.
 
     Example:
         >>> from pyspark.sql import functions as F
-        >>> per_query.groupBy("system").agg(deterministic_mean(F.col("AP")))  # doctest: +SKIP
+        >>> ordered = in_key_order(per_query, ["system"], ["query", "AP"])  # doctest: +SKIP
+        >>> ordered.groupBy("system").agg(F.avg("AP"))  # doctest: +SKIP
     """
+    present = [name for name in dict.fromkeys(order) if name in frame.columns and name not in keys]
+    return frame.repartition(*keys).sortWithinPartitions(*keys, *present)
+
+
+def _mean(values: Column) -> Column:
+    """The mean of the non-null values of a group (NaN if one is NaN), null when none is."""
     from pyspark.sql import functions as F
 
-    ascending = F.array_sort(F.collect_list(values))
-    total = F.aggregate(ascending, F.lit(0.0).cast("double"), lambda acc, value: acc + value)
-    count = F.size(ascending)
-    return F.when(count > 0, total / count)
+    return F.when(F.count(values) > 0, F.sum(values) / F.count(values))
 
 
 def _count_where(condition: Column) -> Column:
