@@ -555,7 +555,6 @@ def test_errors_have_the_one_process_types_and_messages(spark, lfs, toy):
         ),
         "string grades": (run, qrels.with_columns(pl.lit("rel").alias("relevance"))),
         "id kinds": (run, qrels.with_columns(pl.col("query").cast(pl.Int64))),
-        "judged twice": (run, pl.concat([qrels, qrels.head(1)])),
         "null grade": (
             run,
             qrels.with_columns(
@@ -574,11 +573,17 @@ def test_errors_have_the_one_process_types_and_messages(spark, lfs, toy):
         assert str(caught.value) == str(expected), label
 
 
-def test_a_document_ranked_twice_is_found_in_a_worker_and_raised_as_input_error(spark, lfs, toy):
+@pytest.mark.parametrize("twice", ["ranked", "judged"])
+def test_a_document_ranked_or_judged_twice_is_found_in_a_worker(spark, lfs, toy, twice):
+    """Found in the worker that evaluates the query, raised as the one-process InputError
+    by lexiframe_errors when an action runs."""
     run, qrels = toy
-    bad = pl.concat([run, run.head(1)])
-    expected = _one_process_error(lf.evaluate, bad, qrels, ["AP"])
-    per_query = lfs.evaluate(_sdf(spark, bad), _sdf(spark, qrels), ["AP"])  # lazy: no error yet
+    if twice == "ranked":
+        run = pl.concat([run, run.head(1)])
+    else:
+        qrels = pl.concat([qrels, qrels.filter(pl.col("relevance") > 0).head(1)])
+    expected = _one_process_error(lf.evaluate, run, qrels, ["AP"])
+    per_query = lfs.evaluate(_sdf(spark, run), _sdf(spark, qrels), ["AP"])  # lazy: no error yet
     with pytest.raises(InputError) as caught, lfs.lexiframe_errors():
         per_query.collect()
     assert str(caught.value) == str(expected)

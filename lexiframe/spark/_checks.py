@@ -2,12 +2,14 @@
 
 The driver's dry runs check the columns, their types and the options on one row of each
 input (:func:`checked_dry_run`); one Spark aggregation over each input counts what a row
-cannot show (null ids and scores, NaN scores, a document judged twice), and lexiframe on the
-driver raises its own error on the first offending ranking or judgment. What the two
-aggregations send back (one row per system or ranking of the run, one per query of the
-qrels) also decides, on the driver, what the groups cannot see by themselves: the systems
-of the whole run, whether the grades are kept, and, when asked, the coverage counts of
-:func:`lexiframe.spark.coverage` with no pass of their own.
+cannot show (null ids and scores, NaN scores, null judgments), and lexiframe on the driver
+raises its own error on the first offending ranking or judgment. What the two aggregations
+send back (one row per system or ranking of the run; the distinct grades of the qrels, and
+one row per query when asked) also decides, on the driver, what the groups cannot see by
+themselves: the systems of the whole run, whether the grades are kept, and, when asked, the
+coverage counts of :func:`lexiframe.spark.coverage` with no pass of their own. What one
+ranking or one query shows by itself (a document ranked or judged twice) is found in the
+worker that evaluates it.
 """
 
 from __future__ import annotations
@@ -218,67 +220,53 @@ class QrelsFacts:
 
 def check_qrels(
     qrels: SparkFrame,
-    run_row: pl.DataFrame,
     qrels_by: list[str],
     options: PositionsOptions,
     partitions: int,
-) -> tuple[QrelsFacts, bool]:
-    """Refuse null values and a document judged twice for a query, as one process does;
-    return what was found per query (:class:`QrelsFacts`) and whether the grades that gain
-    may differ (then :meth:`QrelsFacts.grades_kept` decides whether some query's do).
+    *,
+    per_query: Callable[[bool], bool],
+) -> tuple[QrelsFacts | None, bool]:
+    """Refuse null values, as one process does; return whether the grades that gain may
+    differ (``mixed``: then :meth:`QrelsFacts.grades_kept` decides whether some query's do)
+    and, when ``per_query(mixed)`` asks for them, what was found per query
+    (:class:`QrelsFacts`, else None).
 
-    One Spark job: the judgments hashed by query into ``partitions``, aggregated per
-    (by…, query, doc) (how often each is given, its null grades, its grade), then per
-    query in the same partitions (no second shuffle), collected: one row per query. Only
-    when it found a problem are the first offending judgments checked by lexiframe on the driver.
+    One Spark aggregation over the whole qrels, with no shuffle of its rows (each task
+    counts its nulls and the distinct grades that gain); the aggregation per query (the
+    judgments hashed by query into ``partitions``) runs only when asked for. A document
+    judged twice for a query is found by lexiframe in the worker that evaluates the query,
+    as a document ranked twice is, and raised as the one-process error.
     """
     from pyspark.sql import functions as F
 
     columns = options.columns
     names = [*qrels_by, columns.query, columns.doc, columns.relevance]
-    keys, grade = names[:-1], names[-1]
-    query_keys = keys[:-1]
-    # Hashed by query, so that the level per judgment and the level per query both run in
-    # the partitions the one shuffle made.
-    hashed = qrels.repartition(partitions, *query_keys)
-    per_key = hashed.groupBy(*keys).agg(
-        F.count(F.lit(1)).alias("_n"),
-        F.sum(F.col(grade).isNull().cast("long")).alias("_null"),
-        F.max(grade).alias("_grade"),
-    )
+    grade, query_keys = names[-1], names[:-2]
     # The judgments that gain: above threshold=1, every positive grade (trec_eval's -l).
-    gains = F.when(F.col("_grade") >= options.gain_level, F.col("_grade"))
-    per_query = per_key.groupBy(*query_keys).agg(
-        *[F.sum(F.when(F.col(key).isNull(), F.col("_n"))).alias(f"_null_{key}") for key in keys],
-        F.sum("_null").alias(f"_null_{grade}"),
-        F.sum((F.col("_n") > 1).cast("long")).alias("_repeated"),
+    gains = F.when(F.col(grade) >= options.gain_level, F.col(grade))
+    found = qrels.agg(
+        *[F.sum(F.col(name).isNull().cast("long")).alias(f"_null_{name}") for name in names],
         F.array_sort(F.collect_set(gains)).alias("_gains"),
-        F.min(columns.doc).alias(columns.doc),
-        F.max("_grade").alias(grade),
-    )
-    queries = _arrow.collect(per_query)
-    counts = queries.select(pl.col("^_null_.*$", "_repeated").sum()).row(0, named=True)
+    ).collect()[0]
     for name in names:
-        if counts[f"_null_{name}"]:
+        if found[f"_null_{name}"]:
             example = qrels.filter(F.col(name).isNull()).limit(1).collect()[0].asDict()
             raise InputError(
-                f"null value in column {name!r} of the qrels ({counts[f'_null_{name}']} "
+                f"null value in column {name!r} of the qrels ({found[f'_null_{name}']} "
                 "rows); every judgment needs a query, a doc and a grade; example: "
                 f"{format_row(example)}"
             )
-    if counts["_repeated"]:
-        first = (
-            per_key.filter(F.col("_n") > 1).orderBy(*keys).limit(1).drop("_n", "_null", "_grade")
-        )
-        rows = _arrow.collect(qrels.join(first, keys).limit(2))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            ranking.positions(run_row, rows.select(names), options)
-    levels = queries.select(pl.col("_gains").explode().drop_nulls())
-    low, high = levels.min().item(), levels.max().item()
+    levels = found["_gains"]
     # One grade that gains, all at the threshold or above: no query can keep grades.
-    mixed = low is not None and (low < high or low < options.threshold)
-    return QrelsFacts(queries.select(*query_keys, columns.doc, grade, "_gains"), query_keys), mixed
+    mixed = bool(levels) and (levels[0] < levels[-1] or levels[0] < options.threshold)
+    if not per_query(mixed):
+        return None, mixed
+    queries = qrels.repartition(partitions, *query_keys).groupBy(*query_keys).agg(
+        F.array_sort(F.collect_set(gains)).alias("_gains"),
+        F.min(columns.doc).alias(columns.doc),
+        F.max(grade).alias(grade),
+    )
+    return QrelsFacts(_arrow.collect(queries), query_keys), mixed
 
 
 def covered(

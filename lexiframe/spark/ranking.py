@@ -11,10 +11,10 @@ aggregates:
   their empty, worst-case rows;
 - whether the qrels are graded (:func:`lexiframe.ranking.keeps_grades` over one row per
   query and relevant grade), so that every group keeps the grades or none does;
-- the checks of the inputs (:mod:`lexiframe.spark._checks`): null ids and scores, NaN
-  scores and duplicate judgments are counted by Spark aggregations before the shuffle, and
-  the first offending ranking or judgment is checked by lexiframe on the driver, which
-  raises the one-process error.
+- the checks of the inputs (:mod:`lexiframe.spark._checks`): null ids, scores and grades
+  and NaN scores are counted by Spark aggregations before the shuffle, and the first
+  offending ranking or judgment is checked by lexiframe on the driver, which raises the
+  one-process error (a document ranked or judged twice is found in the group of its query).
 """
 
 from __future__ import annotations
@@ -147,9 +147,9 @@ def positions(
     size of the inputs (:func:`bucket_count`). Each group is held in one worker's memory.
 
     The inputs are checked before the shuffle as one process checks them (columns, types,
-    null ids and scores, NaN scores, duplicate judgments; a document ranked twice in one
-    ranking is found in the workers, and :func:`lexiframe_errors` raises it as the same
-    :class:`~lexiframe.errors.InputError`).
+    null ids, scores and grades, NaN scores); a document ranked twice in one ranking or
+    judged twice for one query is found in the worker that evaluates the query, and
+    :func:`lexiframe_errors` raises it as the same :class:`~lexiframe.errors.InputError`.
 
     Queries of the run without a relevant document are not evaluated, as in one process;
     :func:`lexiframe.spark.coverage` counts them (a Spark DataFrame is lazy, so no warning
@@ -266,18 +266,24 @@ def _prepare(
     # Coverage from the checks: every run row kept, every by= key the run's own.
     cover = cover and options.kept_rows is None and own == by
     own_options = replace(options, by=tuple(own))
+    undecided = options.grades is not True and not options.fractional  # decided where graded
     rankings, (facts, mixed) = both(
         lambda: _checks.checked_run(run, rows, own_options, per_query=cover),
         lambda: _checks.check_qrels(
-            qrels, rows.run, qrels_by, options, bucket_count(qrels, None)
+            qrels,
+            qrels_by,
+            options,
+            bucket_count(qrels, None),
+            per_query=lambda mixed: cover or (undecided and mixed),
         ),
     )
-    if options.grades is not True and not options.fractional:  # decided where one is graded
-        options = replace(options, grades=mixed and facts.grades_kept(options))
+    if undecided:
+        kept = mixed and facts is not None and facts.grades_kept(options)
+        options = replace(options, grades=kept)
     schema = _checks.checked_dry_run(rows, options, measures, n)
     systems = rankings.select(*own, "system").unique() if cover else rankings
     job = _Job(options=options, systems=systems, schema=schema, measures=measures, n=n)
-    covered = _checks.covered(rankings, facts, options) if cover else None
+    covered = _checks.covered(rankings, facts, options) if facts is not None and cover else None
     run, qrels = partitioned(run, names.query, count), partitioned(qrels, names.query, count)
     return _Plan(job, run, qrels, covered)
 
