@@ -222,7 +222,6 @@ def check_qrels(
     qrels: SparkFrame,
     qrels_by: list[str],
     options: PositionsOptions,
-    partitions: int,
     *,
     per_query: Callable[[bool], bool],
 ) -> tuple[QrelsFacts | None, bool]:
@@ -232,8 +231,8 @@ def check_qrels(
     (:class:`QrelsFacts`, else None).
 
     One Spark aggregation over the whole qrels, with no shuffle of its rows (each task
-    counts its nulls and the distinct grades that gain); the aggregation per query (the
-    judgments hashed by query into ``partitions``) runs only when asked for. A document
+    counts its nulls and the distinct grades that gain); the aggregation per query runs
+    only when asked for. A document
     judged twice for a query is found by lexiframe in the worker that evaluates the query,
     as a document ranked twice is, and raised as the one-process error.
     """
@@ -261,7 +260,7 @@ def check_qrels(
     mixed = bool(levels) and (levels[0] < levels[-1] or levels[0] < options.threshold)
     if not per_query(mixed):
         return None, mixed
-    queries = qrels.repartition(partitions, *query_keys).groupBy(*query_keys).agg(
+    queries = qrels.groupBy(*query_keys).agg(  # aggregated in each task before the shuffle
         F.array_sort(F.collect_set(gains)).alias("_gains"),
         F.min(columns.doc).alias(columns.doc),
         F.max(grade).alias(grade),

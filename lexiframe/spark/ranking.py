@@ -273,7 +273,6 @@ def _prepare(
             qrels,
             qrels_by,
             options,
-            bucket_count(qrels, None),
             per_query=lambda mixed: cover or (undecided and mixed),
         ),
     )
