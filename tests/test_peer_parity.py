@@ -107,12 +107,22 @@ GDEVAL = ["nDCG(dcg='exp-log2')@10", "nDCG(dcg='exp-log2')@20", "ERR@10", "ERR@2
 
 
 def _ir_measures(run: pl.DataFrame, qrels: Path, names: list[str]) -> dict:
+    """ir_measures' values per (query, name). A gain map goes in a call of its own: trec_eval
+    keeps ndcg's gains in a global table, so pytrec_eval's evaluators of one call, plain nDCG
+    beside nDCG(gains=…), are right only in the order ir_measures happens to build them (a
+    set's order, which changes with Python's hash seed: 1 seed in 8 gave every nDCG the
+    gains)."""
     ir_measures = pytest.importorskip("ir_measures")
-    measures = {ir_measures.parse_measure(name): name for name in names}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        found = ir_measures.iter_calc(list(measures), _qrels(qrels), _as_dict(run))
-        return {(m.query_id, measures[m.measure]): m.value for m in found}
+    found = {}
+    for group in ([n for n in names if "gains=" not in n], [n for n in names if "gains=" in n]):
+        if not group:
+            continue
+        measures = {ir_measures.parse_measure(name): name for name in group}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            values = ir_measures.iter_calc(list(measures), _qrels(qrels), _as_dict(run))
+            found |= {(m.query_id, measures[m.measure]): m.value for m in values}
+    return found
 
 
 def _differences(ours: dict, theirs: dict, tolerance: float = 0.0) -> list:
