@@ -201,18 +201,23 @@ def test_an_unreachable_master_is_said_at_once(tmp_path):
 # --- errors: the command's line and the API's type, on one session on the cluster -----------
 
 
-def _bad_inputs(folder: Path) -> dict[str, str]:
-    """The sources of each error case, written to ``folder``."""
+def _bad_inputs(folder: Path) -> dict[str, tuple[str, str]]:
+    """The run and the qrels of each error case, written to ``folder``."""
     first = sorted((DATA / "toy" / "runs").iterdir())[0]
+    qrels = DATA / "toy" / "qrels.txt"
     lines = first.read_text().splitlines()
     (folder / "twice.txt").write_text("\n".join([*lines, lines[0]]) + "\n")
+    judgments = qrels.read_text().splitlines()
+    relevant = next(line for line in judgments if not line.endswith(" 0"))
+    (folder / "judged-twice.txt").write_text("\n".join([*judgments, relevant]) + "\n")
     whole = gzip.compress(first.read_bytes())
     (folder / "cut.txt.gz").write_bytes(whole[: len(whole) // 2])
     return {
-        "duplicate document": str(folder / "twice.txt"),
-        "missing URI": (folder / "nowhere" / "run.txt").as_uri(),
-        "s3a without the connector": "s3a://lexiframe-tests/run.txt",
-        "truncated gzip": str(folder / "cut.txt.gz"),
+        "duplicate document": (str(folder / "twice.txt"), str(qrels)),
+        "document judged twice": (str(first), str(folder / "judged-twice.txt")),
+        "missing URI": ((folder / "nowhere" / "run.txt").as_uri(), str(qrels)),
+        "s3a without the connector": ("s3a://lexiframe-tests/run.txt", str(qrels)),
+        "truncated gzip": (str(folder / "cut.txt.gz"), str(qrels)),
     }
 
 
@@ -232,9 +237,8 @@ def _checks_on_one_session(url: str, folder: str) -> None:
     from lexiframe.spark import io as sio
 
     session = SparkSession.getActiveSession()
-    qrels = str(DATA / "toy" / "qrels.txt")
 
-    def command(*args: str) -> list:
+    def command(*args: str, qrels: str = str(DATA / "toy" / "qrels.txt")) -> list:
         err = io.StringIO()
         with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
             status = main(["evaluate", *args, "--qrels", qrels, "--spark", url])
@@ -246,8 +250,8 @@ def _checks_on_one_session(url: str, folder: str) -> None:
         str(DATA / "toy" / "runs"), *measures, "--depth", "100", "-o", f"{folder}/cli.parquet",
         "--partition-by", "system", "--summary", (Path(folder) / "summary.parquet").as_uri(),
     )  # fmt: skip
-    for case, source in _bad_inputs(Path(folder)).items():
-        cli = command(source, "-m", "AP")
+    for case, (source, qrels) in _bad_inputs(Path(folder)).items():
+        cli = command(source, "-m", "AP", qrels=qrels)
         try:
             with lfs.lexiframe_errors():
                 run = sio.read_run(session, source)
@@ -259,16 +263,17 @@ def _checks_on_one_session(url: str, folder: str) -> None:
     print(json.dumps(report))
 
 
-def _one_process_message(source: str) -> str:
+def _one_process_message(source: str, qrels: str) -> str:
     run = lf.read_run(source)
     with pytest.raises(lf.LexiframeError) as caught:
-        lf.evaluate(run, lf.read_qrels(DATA / "toy" / "qrels.txt"), ["AP"])
+        lf.evaluate(run, lf.read_qrels(qrels), ["AP"])
     return str(caught.value)
 
 
 EXPECTED = {
     # case: (the API's type, what its message and the command's line hold)
     "duplicate document": ("InputError", None),  # the one-process message, exactly
+    "document judged twice": ("InputError", None),  # found in a worker of the cluster
     "missing URI": ("InputError", "run file not found: 'file://"),
     "s3a without the connector": (
         "SparkJobError",
@@ -286,7 +291,7 @@ def test_an_error_on_the_cluster_says_its_cause_in_one_line_and_type(one_session
     status, err = report[case]["cli"]
     api_type, api_message, in_cli_words = report[case]["api"]
     if excerpt is None:
-        excerpt = _one_process_message(_bad_inputs(tmp_path)[case])
+        excerpt = _one_process_message(*_bad_inputs(tmp_path)[case])
         assert api_message == excerpt
     assert api_type == kind and excerpt in api_message, (api_type, api_message)
     assert status == 2 and err.count("\n") == 1 and err.startswith("lexiframe: error: "), err
