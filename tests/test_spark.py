@@ -340,6 +340,12 @@ def test_summary_means_are_the_same_bits_however_spark_splits_the_rows(spark, lf
     sdf = _sdf(spark, frame)
     splits = (sdf.repartition(1), sdf.repartition(7, "query"), sdf.repartition(5).sort("AP"))
     summaries = [pl.from_arrow(lfs.summarize(split).toArrow()) for split in splits]
+    adaptive = spark.conf.get("spark.sql.adaptive.enabled")
+    spark.conf.set("spark.sql.adaptive.enabled", "true")  # off in this test session
+    try:
+        summaries += [pl.from_arrow(lfs.summarize(split).toArrow()) for split in splits]
+    finally:
+        spark.conf.set("spark.sql.adaptive.enabled", adaptive)
     for summary in summaries[1:]:
         assert_frame_equal(summary, summaries[0], check_exact=True)
     for system, group in frame.sample(fraction=1.0, shuffle=True, seed=5).group_by("system"):

@@ -232,9 +232,9 @@ def check_qrels(
 
     One Spark aggregation over the whole qrels, with no shuffle of its rows (each task
     counts its nulls and the distinct grades that gain); the aggregation per query runs
-    only when asked for. A document
-    judged twice for a query is found by lexiframe in the worker that evaluates the query,
-    as a document ranked twice is, and raised as the one-process error.
+    only when asked for. A document judged twice for a query is found by lexiframe in the
+    worker that evaluates the query, as a document ranked twice is, and raised as the
+    one-process error.
     """
     from pyspark.sql import functions as F
 
