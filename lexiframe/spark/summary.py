@@ -60,7 +60,7 @@ def summarize(
         for name in columns:
             value = F.col(name)
             aggregations += [
-                _mean(value.cast("double")).alias(name),
+                F.avg(value.cast("double")).alias(name),
                 _count_where(value > 0).alias(f"{name}_wins"),
                 _count_where(value < 0).alias(f"{name}_losses"),
                 _count_where(value == 0).alias(f"{name}_ties"),
@@ -69,7 +69,7 @@ def summarize(
         keys = [*by, "system"]
         aggregations = [F.count(F.lit(1)).alias("n_queries")]
         for name in columns:
-            aggregations.append(_mean(F.col(name)).alias(name))
+            aggregations.append(F.avg(name).alias(name))
             if f"n_queries_{name}" in summary_columns:  # the queries with a value
                 aggregations.append(F.count(F.col(name)).alias(f"n_queries_{name}"))
     summary = in_key_order(frame, keys, ["query", *columns]).groupBy(*keys).agg(*aggregations)
@@ -91,13 +91,6 @@ def in_key_order(frame: SparkFrame, keys: list[str], order: list[str]) -> SparkF
     """
     present = [name for name in dict.fromkeys(order) if name in frame.columns and name not in keys]
     return frame.repartition(*keys).sortWithinPartitions(*keys, *present)
-
-
-def _mean(values: Column) -> Column:
-    """The mean of the non-null values of a group (NaN if one is NaN), null when none is."""
-    from pyspark.sql import functions as F
-
-    return F.when(F.count(values) > 0, F.sum(values) / F.count(values))
 
 
 def _count_where(condition: Column) -> Column:
