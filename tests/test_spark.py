@@ -14,8 +14,6 @@ import warnings
 import numpy as np
 import polars as pl
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import lexiframe as lf
@@ -215,7 +213,7 @@ def test_by_keys_skipped_and_dropped_queries(spark, lfs, qrels_by, no_relevant):
     assert_frame_equal(got_coverage, coverage)
     assert coverage["skipped"].sum() > 0 and coverage["unjudged"].sum() > 0
     assert (coverage["no_relevant"].sum() > 0) == (no_relevant == "drop")
-    # The command's way: the coverage from what the checks collect, beside the evaluation.
+    # The command's way: the coverage counted by the groups, beside the evaluation.
     from lexiframe.spark.ranking import with_coverage
 
     given = lf.PositionsOptions(**options)
@@ -268,9 +266,9 @@ def test_the_groups_rank_with_the_callers_options_object(spark, toy):
     job = _quiet(
         _prepare, _sdf(spark, run), _sdf(spark, qrels), given, measures=[], n=None, buckets=2
     ).job
-    # The same object: a new option reaches the workers; only what Spark decides changes.
-    assert isinstance(job.options.grades, bool)
-    assert job.options == given.replace(partitions=None, grades=job.options.grades)
+    # The same object: a new option reaches the workers; Spark's buckets are the groups,
+    # and each group decides the grades as one process does (grades=None).
+    assert job.options == given.replace(partitions=None)
 
 
 # --- preferences, summaries, orderings ------------------------------------------------------
@@ -582,16 +580,15 @@ def test_errors_have_the_one_process_types_and_messages(spark, lfs, toy):
 @pytest.mark.parametrize("twice", ["ranked", "judged"])
 def test_a_document_ranked_or_judged_twice_is_found_in_a_worker(spark, lfs, toy, twice):
     """Found in the worker that evaluates the query, raised as the one-process InputError
-    by lexiframe_errors when an action runs."""
+    by the call that computes the frame."""
     run, qrels = toy
     if twice == "ranked":
         run = pl.concat([run, run.head(1)])
     else:
         qrels = pl.concat([qrels, qrels.filter(pl.col("relevance") > 0).head(1)])
     expected = _one_process_error(lf.evaluate, run, qrels, ["AP"])
-    per_query = lfs.evaluate(_sdf(spark, run), _sdf(spark, qrels), ["AP"])  # lazy: no error yet
-    with pytest.raises(InputError) as caught, lfs.lexiframe_errors():
-        per_query.collect()
+    with pytest.raises(InputError) as caught:
+        lfs.evaluate(_sdf(spark, run), _sdf(spark, qrels), ["AP"])
     assert str(caught.value) == str(expected)
 
 
@@ -652,19 +649,21 @@ def test_each_bucket_has_a_partition_of_its_own(spark, buckets):
     assert [len(labels) for labels in per_partition] == [1] * buckets
 
 
-def test_a_positions_frame_is_sized_by_its_inputs(spark, lfs, toy):
-    """Spark sizes what a Python function returns at about a gigabyte; the buckets of the
-    preferences of a small run are chosen from the run and qrels it was read from."""
+def test_a_positions_frame_is_cut_as_the_evaluation_that_computed_it(spark, lfs, toy):
+    """Spark sizes what a Python function returns at about a gigabyte (200 buckets for a
+    toy); the preferences of a positions frame are cut in as many buckets as it was."""
     from lexiframe.spark import ranking
 
     run, qrels = toy
     run_sdf, qrels_sdf = _sdf(spark, run), _sdf(spark, qrels)
     pos = lfs.positions(run_sdf, qrels_sdf).cache()
-    inputs = ranking._estimated_bytes(run_sdf) + ranking._estimated_bytes(qrels_sdf)
-    assert ranking._estimated_bytes(pos) == inputs
+    chosen = ranking.bucket_count(run_sdf, None)
+    assert chosen == spark.sparkContext.defaultParallelism
+    assert ranking.bucket_count(pos, None) == chosen
     pos.count()  # cached: its plan reads the cache, whose size Spark guesses too
-    assert ranking._estimated_bytes(pos) == inputs
-    assert ranking.bucket_count(pos, None) == spark.sparkContext.defaultParallelism
+    assert ranking.bucket_count(pos, None) == chosen
+    given = lfs.positions(run_sdf, qrels_sdf, buckets=chosen + 1)
+    assert ranking.bucket_count(given, None) == chosen + 1
 
 
 def test_the_docs_app_runs_twice_and_prints(spark, toy, tmp_path, capsys):
@@ -727,38 +726,26 @@ def test_the_wait_for_resources_is_checked_and_local_mode_does_not_wait(spark, l
         assert spark.range(3).count() == 3
 
 
-# --- what the checks collect ---------------------------------------------------------------
+# --- what the groups decide ---------------------------------------------------------------
 
 
-@given(
-    grades=st.lists(
-        st.tuples(st.sampled_from(["q1", "q2", "q3"]), st.integers(-1, 4)), max_size=12
-    ),
-    threshold=st.integers(1, 3),
-    grades_option=st.sampled_from([None, False]),
-)
-@settings(max_examples=200, deadline=None)
-def test_the_grades_decided_from_one_row_per_query_as_from_every_judgment(
-    grades, threshold, grades_option
-):
-    """The checks send one row per query with its distinct grades that gain; deciding the
-    grades from them is deciding them from every judgment, refusals included."""
-    from lexiframe.ranking import keeps_grades
-    from lexiframe.spark._checks import QrelsFacts
-
-    options = lf.PositionsOptions(threshold=threshold, grades=grades_option)
-    qrels = pl.DataFrame(grades, schema=["query", "relevance"], orient="row")
-    relevant = qrels.filter(pl.col("relevance") >= options.gain_level)
-    queries = qrels.group_by("query").agg(
-        _gains=pl.col("relevance").filter(pl.col("relevance") >= options.gain_level).unique()
-    )
-
-    def decided(compute):
-        try:
-            return compute()
-        except InputError:
-            return "refused"  # grades=False on graded qrels
-
-    expected = decided(lambda: keeps_grades(relevant.lazy(), ["query"], options))
-    got = decided(lambda: QrelsFacts(queries, ["query"]).grades_kept(options))
-    assert got == expected
+@pytest.mark.parametrize("graded", ["one-query", "none"], ids=["one-graded-query", "binary"])
+def test_the_grades_kept_by_one_group_are_kept_by_every_group(spark, lfs, graded):
+    """Each group decides the grades over its own judgments; where one keeps them and
+    others do not, those are evaluated again keeping them, as one process keeps the grades
+    of every query or of none (and binary qrels give no grade columns)."""
+    run, qrels = synthetic(seed=5)
+    run = run.filter(pl.col("track") == "T1").drop("track")
+    qrels = qrels.filter(pl.col("track") == "T1").drop("track")
+    kept = (pl.col("query") == 3) if graded == "one-query" else pl.lit(False)
+    relevance = pl.col("relevance")
+    binary = qrels.with_columns(pl.when(kept).then(relevance).otherwise(relevance.clip(0, 1)))
+    keys = ["system", "query"]
+    run_sdf, qrels_sdf = _sdf(spark, run), _sdf(spark, binary)
+    positions = _quiet(lf.positions, run, binary).sort(keys)
+    assert ("grades" in positions.columns) == (graded == "one-query")
+    got = lfs.positions(run_sdf, qrels_sdf, buckets=4)
+    assert_frame_equal(_back(got, positions, keys), positions, check_exact=True)
+    expected = _quiet(lf.evaluate, run, binary, MEASURES).sort(keys)
+    got = lfs.evaluate(run_sdf, qrels_sdf, MEASURES, buckets=4)
+    assert_frame_equal(_back(got, expected, keys), expected, check_exact=True)

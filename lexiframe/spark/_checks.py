@@ -1,33 +1,24 @@
-"""The checks of a Spark run and its qrels before the shuffle, with the one-process errors.
+"""The driver's checks of a Spark run and its qrels, with the one-process errors.
 
 The driver's dry runs check the columns, their types and the options on one row of each
-input (:func:`checked_dry_run`); one Spark aggregation over each input counts what a row
-cannot show (null ids and scores, NaN scores, null judgments), and lexiframe on the driver
-raises its own error on the first offending ranking or judgment. What the two aggregations
-send back (one row per system or ranking of the run; the distinct grades of the qrels, and
-one row per query when asked) also decides, on the driver, what the groups cannot see by
-themselves: the systems of the whole run, whether the grades are kept, and, when asked, the
-coverage counts of :func:`lexiframe.spark.coverage` with no pass of their own. What one
-ranking or one query shows by itself (a document ranked or judged twice) is found in the
-worker that evaluates it.
+input (:func:`checked_dry_run`), before Spark reads the data: made-up rows first, the
+data's first rows when a message is to show their values. What only the data shows (null
+ids, scores and grades, NaN scores, a document ranked or judged twice) is checked by
+lexiframe in the worker that evaluates the query (:mod:`lexiframe.spark.ranking`).
 """
 
 from __future__ import annotations
 
-import operator
 import warnings
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from functools import reduce
 from typing import TYPE_CHECKING, TypeVar
 
 import polars as pl
 import pyarrow as pa
 
 from lexiframe import evaluation, ranking
-from lexiframe._utils import format_row
-from lexiframe.errors import InputError, LexiframeError
+from lexiframe.errors import LexiframeError
 from lexiframe.metrics import Measure
 from lexiframe.options import PositionsOptions
 from lexiframe.spark import _arrow
@@ -137,154 +128,3 @@ def judgment_of(
     ):
         return qrels_row
     return qrels_row.with_columns(**values)
-
-
-
-def checked_run(
-    run: SparkFrame, rows: Rows, options: PositionsOptions, *, per_query: bool = False
-) -> pl.DataFrame:
-    """The (by…, system) keys of the run (its own by= keys), in lexiframe's names, after one
-    Spark aggregation that counts per system the rows with a null id or a null or NaN score;
-    with ``per_query``, its (by…, system, query) keys: the rankings, one row each (what
-    :func:`lexiframe.spark.coverage` counts), from the same aggregation per ranking.
-
-    The first bad ranking (in the keys' order, nulls first, as one process finds it) is
-    collected and checked by :func:`lexiframe.positions`, which raises its own error; a run
-    without a system is empty, and refused with the one-process message.
-    """
-    from pyspark.sql import functions as F
-
-    by, system, query = list(options.by), options.columns.system, options.columns.query
-    value = F.col(options.order)
-    bad = (
-        F.col(query).isNull()
-        | F.col(options.columns.doc).isNull()
-        | value.isNull()
-        | F.isnan(value.cast("double"))
-    )
-    keys = [*by, system]
-    grouped = [*keys, query] if per_query else keys
-    found = _arrow.collect(run.groupBy(*grouped).agg(F.max(bad.cast("int")).alias("_bad")))
-    if found.height == 0:
-        dry_run(rows.run.clear(), rows.qrels, options, [], None)  # raises: the run is empty
-    null_key = pl.any_horizontal(pl.col(key).is_null() for key in keys)
-    if found.filter(null_key | (pl.col("_bad") == 1)).height:
-        rankings = [*by, system, query]
-        flagged = run.filter(reduce(operator.or_, [F.col(k).isNull() for k in keys], bad))
-        first = flagged.select(*rankings).orderBy(*[F.col(k).asc_nulls_first() for k in rankings])
-        key = first.limit(1).collect()[0]
-        condition = reduce(operator.and_, [F.col(k).eqNullSafe(key[k]) for k in rankings])
-        bad_rows = _arrow.collect(run.filter(condition))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            ranking.positions(bad_rows, judgment_of(rows.run, rows.qrels, options), options)
-    named = [*by, pl.col(system).cast(pl.String).alias("system")]
-    if per_query:
-        named.append(pl.col(query).alias("query"))
-    return found.select(named)
-
-
-@dataclass(frozen=True)
-class QrelsFacts:
-    """What the check of the qrels found, one row per (by…, query) in the qrels' own names:
-    the query's lowest document and highest grade (what :func:`lexiframe.spark.coverage`
-    reads of the qrels) and ``_gains``, its distinct grades that gain."""
-
-    queries: pl.DataFrame
-    keys: list[str]
-    """The qrels' by= keys and the query column."""
-
-    def grades_kept(self, options: PositionsOptions) -> bool:
-        """Whether the positions keep the grades, as :func:`lexiframe.positions` decides it
-        (:func:`lexiframe.ranking.keeps_grades` over one row per query and grade that
-        gains); ``grades=False`` on graded qrels is refused with its message.
-
-        Example:
-            >>> import polars as pl
-            >>> queries = pl.DataFrame({"query": ["q1", "q2"], "doc": ["d1", "d1"],
-            ...                         "relevance": [2, 1], "_gains": [[1, 2], [1]]})
-            >>> QrelsFacts(queries, ["query"]).grades_kept(PositionsOptions())
-            True
-        """
-        levels = self.queries.select(
-            *[pl.col(key).alias("query" if key == self.keys[-1] else key) for key in self.keys],
-            pl.col("_gains").alias("relevance"),
-        ).explode("relevance", keep_nulls=False)
-        return ranking.keeps_grades(levels.lazy(), [*self.keys[:-1], "query"], options)
-
-    def judged(self, options: PositionsOptions) -> pl.DataFrame:
-        """One row per (by…, query): its lowest document and highest grade."""
-        names = options.columns
-        return self.queries.select(*self.keys, names.doc, names.relevance)
-
-
-def check_qrels(
-    qrels: SparkFrame,
-    qrels_by: list[str],
-    options: PositionsOptions,
-    *,
-    per_query: Callable[[bool], bool],
-) -> tuple[QrelsFacts | None, bool]:
-    """Refuse null values, as one process does; return whether the grades that gain may
-    differ (``mixed``: then :meth:`QrelsFacts.grades_kept` decides whether some query's do)
-    and, when ``per_query(mixed)`` asks for them, what was found per query
-    (:class:`QrelsFacts`, else None).
-
-    One Spark aggregation over the whole qrels, with no shuffle of its rows (each task
-    counts its nulls and the distinct grades that gain); the aggregation per query runs
-    only when asked for. A document judged twice for a query is found by lexiframe in the
-    worker that evaluates the query, as a document ranked twice is, and raised as the
-    one-process error.
-    """
-    from pyspark.sql import functions as F
-
-    columns = options.columns
-    names = [*qrels_by, columns.query, columns.doc, columns.relevance]
-    grade, query_keys = names[-1], names[:-2]
-    # The judgments that gain: above threshold=1, every positive grade (trec_eval's -l).
-    gains = F.when(F.col(grade) >= options.gain_level, F.col(grade))
-    found = qrels.agg(
-        *[F.sum(F.col(name).isNull().cast("long")).alias(f"_null_{name}") for name in names],
-        F.array_sort(F.collect_set(gains)).alias("_gains"),
-    ).collect()[0]
-    for name in names:
-        if found[f"_null_{name}"]:
-            example = qrels.filter(F.col(name).isNull()).limit(1).collect()[0].asDict()
-            raise InputError(
-                f"null value in column {name!r} of the qrels ({found[f'_null_{name}']} "
-                "rows); every judgment needs a query, a doc and a grade; example: "
-                f"{format_row(example)}"
-            )
-    levels = found["_gains"]
-    # One grade that gains, all at the threshold or above: no query can keep grades.
-    mixed = bool(levels) and (levels[0] < levels[-1] or levels[0] < options.threshold)
-    if not per_query(mixed):
-        return None, mixed
-    queries = qrels.groupBy(*query_keys).agg(  # aggregated in each task before the shuffle
-        F.array_sort(F.collect_set(gains)).alias("_gains"),
-        F.min(columns.doc).alias(columns.doc),
-        F.max(grade).alias(grade),
-    )
-    return QrelsFacts(_arrow.collect(queries), query_keys), mixed
-
-
-def covered(
-    answered: pl.DataFrame, facts: QrelsFacts, options: PositionsOptions
-) -> pl.DataFrame:
-    """:func:`lexiframe.spark.coverage`'s counts from what the checks collected: the run's
-    rankings (:func:`checked_run` with ``per_query``) and the qrels' queries; for options
-    that keep every run row and by= keys that are all the run's (else the run's answers
-    differ from its rankings, and :func:`lexiframe.spark.coverage` reads them).
-
-    Example:
-        >>> import polars as pl
-        >>> answered = pl.DataFrame({"system": ["a"], "query": ["q1"]})
-        >>> queries = pl.DataFrame({"query": ["q1", "q2"], "doc": ["d1", "d5"],
-        ...                         "relevance": [1, 1], "_gains": [[1], [1]]})
-        >>> facts = QrelsFacts(queries, ["query"])
-        >>> covered(answered, facts, PositionsOptions())["skipped"].to_list()
-        [1]
-    """
-    systems = answered.select(*options.by, "system").unique()
-    judged = facts.judged(options)
-    return ranking.coverage_of_answers(answered.lazy(), systems.lazy(), judged, options)

@@ -125,12 +125,15 @@ def root_cause(error: BaseException) -> str:
 def lexiframe_errors() -> Iterator[None]:
     """Raise the lexiframe errors of Spark's workers as their own types on the driver.
 
-    lexiframe's Spark functions return lazy DataFrames: an error in the data that only a
-    worker sees (a document ranked twice in one ranking) is raised when an action runs.
-    Around the action, it comes back as the :class:`~lexiframe.errors.InputError` (or other
-    lexiframe error) that one process raises, with the same message; any other failure of
-    Spark's as a :class:`SparkJobError` that says its root cause in one line (the Java
-    exception stays chained to it).
+    :func:`lexiframe.spark.evaluate` and :func:`lexiframe.spark.positions` compute their
+    frame when called, and raise an error in the data that only a worker sees (a document
+    ranked twice in one ranking) as lexiframe's own; the frames of the other functions
+    (measures and preferences of a positions frame, summaries) are computed when an action
+    runs. Around the action, such an error comes back as the
+    :class:`~lexiframe.errors.InputError` (or other lexiframe error) that one process
+    raises, with the same message; any other failure of Spark's as a
+    :class:`SparkJobError` that says its root cause in one line (the Java exception stays
+    chained to it).
 
     Example:
         >>> from lexiframe import spark as lfs

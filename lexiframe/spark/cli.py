@@ -4,7 +4,7 @@ Spark reads the run and the qrels (any path, URI or ``table:NAME``:
 :mod:`lexiframe.spark.io`), runs the per-query work and the pairs' summary, and writes the
 per-query tables with its own writers (``--partition-by``); the per-query metrics (one row
 per ranking) are collected once, for their means and orderings by one process's
-functions, and the coverage note is counted from what the checks of the inputs collect. A
+functions, and the coverage note is counted by the groups that evaluate the queries. A
 failed job ends the command with one line and status 2, and the session it started is
 stopped (its JVM killed if stopping hangs).
 """

@@ -2,19 +2,16 @@
 
 The run and the qrels are cogrouped by a hash bucket of the query id, so that each group
 holds every ranking and every judgment of its queries, and :func:`lexiframe.positions`
-runs on each group's Arrow table as it does in one process. What a group cannot see by
-itself is decided once, on the driver, by the one-process functions over what Spark
-aggregates:
+runs on each group's Arrow table as it does in one process: it checks the group's rows
+(null ids, scores and grades, NaN scores, a document ranked or judged twice) and raises
+the one-process error. The driver checks the columns, their types and the options first,
+on a row of each input (:mod:`lexiframe.spark._checks`), before Spark reads the data.
 
-- the systems of the whole run (one row per (by…, system)): each group passes them to
-  :func:`lexiframe.positions` (``systems=``), which gives the ones that skipped its queries
-  their empty, worst-case rows;
-- whether the qrels are graded (:func:`lexiframe.ranking.keeps_grades` over one row per
-  query and relevant grade), so that every group keeps the grades or none does;
-- the checks of the inputs (:mod:`lexiframe.spark._checks`): null ids, scores and grades
-  and NaN scores are counted by Spark aggregations before the shuffle, and the first
-  offending ranking or judgment is checked by lexiframe on the driver, which raises the
-  one-process error (a document ranked or judged twice is found in the group of its query).
+What a group cannot see by itself, the driver settles after the groups have run, from
+what each reports beside its rows (:func:`_evaluated`): the systems of the whole run (a
+system that skipped every query of a group still gets their worst-case rows there), and
+whether any group keeps the grades (then every group does, as one process keeps them for
+every query or for none). Only the groups that need it are evaluated again.
 """
 
 from __future__ import annotations
@@ -26,7 +23,7 @@ import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import polars as pl
 import pyarrow as pa
@@ -36,7 +33,7 @@ from lexiframe.errors import LexiframeWarning
 from lexiframe.metrics import Measure, parse_measures
 from lexiframe.options import ColumnNames, PositionsKwargs, PositionsOptions
 from lexiframe.spark import _arrow, _checks, _keys
-from lexiframe.spark._checks import both, require
+from lexiframe.spark._checks import require
 from lexiframe.spark._partitioning import partition_labels
 from lexiframe.validate import require_positive_int
 
@@ -76,8 +73,9 @@ def bucket_count(sdf: SparkFrame, buckets: int | None) -> int:
     files, the rows' for data in memory), and at least one per core of the session
     (``spark.default.parallelism``): a run of 40 thousand rows on 2 cores is cut in 2 groups
     (each a Python task), not the 200 of ``spark.sql.shuffle.partitions``. A frame computed
-    from others (a positions frame) is sized by the tables it is read from: Spark cannot
-    size what a Python function returns, and guesses a gigabyte for a few rows.
+    from others is sized by the tables it is read from (Spark cannot size what a Python
+    function returns, and guesses a gigabyte for a few rows), and a positions frame in as
+    many groups as the evaluation that computed it.
 
     Example:
         >>> bucket_count(run_sdf, 12)  # doctest: +SKIP
@@ -100,13 +98,22 @@ def _estimated_bytes(sdf: SparkFrame) -> int | None:
         # The analyzed plan: its leaves are the tables read, not a cache of the frame.
         plan = sdf._jdf.queryExecution().analyzed()
         leaves = plan.collectLeaves()
-        sizes = [int(str(leaves.apply(i).stats().sizeInBytes())) for i in range(leaves.size())]
+        sizes = [_leaf_bytes(leaves.apply(i)) for i in range(leaves.size())]
         unknown = int(
             str(sdf.sparkSession._jsparkSession.sessionState().conf().defaultSizeInBytes())
         )
     except Exception:  # Spark Connect, or a plan without statistics
         return 0
     return None if any(size >= unknown for size in sizes) else sum(sizes)
+
+
+def _leaf_bytes(leaf: Any) -> int:
+    """A table's bytes as Spark's optimizer sizes them; a checkpoint's (the frame an
+    evaluation computed: Spark cannot size it) as :data:`BYTES_PER_BUCKET` per partition,
+    so that a frame read from it is cut as the evaluation that computed it was."""
+    if str(leaf.nodeName()) == "LogicalRDD":
+        return int(leaf.rdd().getNumPartitions()) * BYTES_PER_BUCKET
+    return int(str(leaf.stats().sizeInBytes()))
 
 
 def partitioned(sdf: SparkFrame, query: str, buckets: int) -> SparkFrame:
@@ -120,14 +127,35 @@ def partitioned(sdf: SparkFrame, query: str, buckets: int) -> SparkFrame:
 class _Job:
     """What each group needs: the options of :func:`lexiframe.positions` (resolved on the
     driver: the grades decided over the whole qrels, one partition per group), the run's
-    systems (lexiframe's names), the measures to compute (for :func:`evaluate`) and the
-    schema promised to Spark."""
+    own by= keys, the systems to evaluate (None: those the group's rows name), the measures
+    to compute (for :func:`evaluate`), whether to count coverage, and the schema of the
+    frame (:attr:`schema`, without the groups' marks)."""
 
     options: PositionsOptions
-    systems: pl.DataFrame
+    own: tuple[str, ...]
     schema: pa.Schema
+    systems: pl.DataFrame | None = None
     measures: list[Measure] = field(default_factory=list)
     n: int | str | None = None
+    cover: bool = False
+
+    @property
+    def group_schema(self) -> pa.Schema:
+        """What a group returns: the frame's columns, then its marks (:data:`KIND`)."""
+        marks = [pa.field(KIND, pa.int8()), pa.field(BUCKET, pa.int64())]
+        marks += [pa.field(f"{MARK}{name}", pa.int64()) for name in (*COUNTS, "graded")]
+        return pa.schema([*self.schema, *marks])
+
+
+KIND = "_lexiframe_kind"
+"""What a row a group returns is: :data:`ROW`, :data:`SYSTEM` or :data:`GROUP`."""
+ROW, SYSTEM, GROUP = 0, 1, 2
+"""A row of the frame; a system the group evaluated (with its coverage counts when asked);
+the group itself (``evaluated``: 1 when it holds a query to evaluate; ``graded``: 1 when
+it kept the grades)."""
+MARK = "_lexiframe_"
+COUNTS = ("evaluated", "skipped", "unjudged", "no_relevant")
+"""The coverage counts a :data:`SYSTEM` row carries (prefixed by :data:`MARK`)."""
 
 
 def positions(
@@ -146,14 +174,16 @@ def positions(
     queries (by a hash of the query id) the work is split into, by default chosen from the
     size of the inputs (:func:`bucket_count`). Each group is held in one worker's memory.
 
-    The inputs are checked before the shuffle as one process checks them (columns, types,
-    null ids, scores and grades, NaN scores); a document ranked twice in one ranking or
-    judged twice for one query is found in the worker that evaluates the query, and
-    :func:`lexiframe_errors` raises it as the same :class:`~lexiframe.errors.InputError`.
+    The frame is computed when this is called (one Spark job, kept in the executors'
+    storage as a local checkpoint), so that bad data is refused here: the columns, their
+    types and the options on the driver before Spark reads a row, as one process checks
+    them; null ids, scores and grades, NaN scores and a document ranked or judged twice by
+    lexiframe in the worker that evaluates the query, raised here as the same
+    :class:`~lexiframe.errors.InputError` (when several queries have one, the query named
+    is one of the first group that has one).
 
     Queries of the run without a relevant document are not evaluated, as in one process;
-    :func:`lexiframe.spark.coverage` counts them (a Spark DataFrame is lazy, so no warning
-    is raised here).
+    :func:`lexiframe.spark.coverage` counts them.
 
     Returns:
         A Spark DataFrame ``by…, system, query, positions: array<bigint>, n_rel: bigint,
@@ -166,7 +196,7 @@ def positions(
     """
     resolved = PositionsOptions.of(options, **kwargs)
     plan = _prepare(run, qrels, resolved, measures=[], n=None, buckets=buckets)
-    return _cogroup(plan)
+    return _evaluated(plan)[0]
 
 
 def evaluate(
@@ -183,7 +213,9 @@ def evaluate(
 
     The positions of each group of queries are built and measured in the same worker, so
     the positions frame is never shuffled. ``options`` and ``positions_options`` are those
-    of :func:`positions`, completed by what the measures read, as in one process.
+    of :func:`positions`, completed by what the measures read, as in one process; the
+    measures are computed when this is called, and bad data refused, as :func:`positions`
+    says.
 
     Returns:
         A Spark DataFrame ``by…, system, query`` and one double column per measure.
@@ -195,7 +227,7 @@ def evaluate(
     measures = parse_measures(names)
     resolved = PositionsOptions.of(options, **positions_options).for_measures(measures)
     plan = _prepare(run, qrels, resolved, measures=measures, n=n, buckets=buckets)
-    return _cogroup(plan)
+    return _evaluated(plan)[0]
 
 
 def with_coverage(
@@ -209,9 +241,9 @@ def with_coverage(
 ) -> tuple[SparkFrame, pl.DataFrame]:
     """:func:`evaluate` of ``names`` (:func:`positions` when there is none) and
     :func:`coverage` of the same inputs, as ``lexiframe evaluate --spark`` reports them:
-    the coverage counted on the driver from what the checks of the inputs collect, with no
-    pass over the run of its own, where every run row is kept and the by= keys are the
-    run's (otherwise by :func:`coverage`).
+    the coverage counted by the groups that evaluate the queries, with no pass over the run
+    of its own, where every run row is kept and the by= keys are the run's (otherwise by
+    :func:`coverage`).
 
     Example:
         >>> from lexiframe.spark.ranking import with_coverage
@@ -220,18 +252,20 @@ def with_coverage(
     measures = parse_measures(names) if names else []
     resolved = PositionsOptions.of(options).for_measures(measures)
     plan = _prepare(run, qrels, resolved, measures=measures, n=n, buckets=buckets, cover=True)
-    counts = plan.coverage if plan.coverage is not None else coverage(run, qrels, resolved)
-    return _cogroup(plan), counts
+    frame, counts = _evaluated(plan)
+    return frame, counts if counts is not None else coverage(run, qrels, resolved)
 
 
 class _Plan(NamedTuple):
-    """The job of each group, the run and the qrels partitioned by bucket, and the coverage
-    counts when they were asked for and the checks could give them (else None)."""
+    """The job of each group, the run and the qrels partitioned by bucket, rows of both
+    for the driver's dry runs, and the frame's columns without grades."""
 
     job: _Job
     run: SparkFrame
     qrels: SparkFrame
-    coverage: pl.DataFrame | None = None
+    rows: _checks.Rows
+    binary: list[str] | None
+    """The frame's columns where no group keeps the grades, when the groups decide it."""
 
 
 def _prepare(
@@ -244,10 +278,10 @@ def _prepare(
     buckets: int | None,
     cover: bool = False,
 ) -> _Plan:
-    """Check the inputs and plan the job: the run and qrels reduced to the columns
-    lexiframe reads, partitioned by bucket, and the job of each group; with ``cover``, the
-    coverage counts from the checks' passes where they can give them
-    (:func:`lexiframe.spark._checks.covered`)."""
+    """Check the inputs on the driver and plan the job: the run and qrels reduced to the
+    columns lexiframe reads, partitioned by bucket, and the job of each group (with
+    ``cover``, counting coverage where the groups can: every run row kept, every by= key
+    the run's own)."""
     # The workers rank with lexiframe.positions and these options: one bucket at once each.
     options = replace(given, partitions=None)
     by, names = list(options.by), options.columns
@@ -261,30 +295,99 @@ def _prepare(
     count = bucket_count(run, buckets)
     run, qrels = _common_query_type(run.select(*run_columns), qrels.select(*qrels_columns), names)
     rows = _checks.Rows(run, qrels)
-    _checks.checked_dry_run(rows, options, measures, n)  # the types, before Spark reads them
+    # The types and options, before Spark reads a row: the frame's columns with the grades
+    # and, when the groups decide whether to keep them, without.
+    decided = options.grades is not None or options.fractional
+    kept = options if decided else replace(options, grades=True)
+    schema = _checks.checked_dry_run(rows, kept, measures, n)
+    binary = None
+    if not decided:
+        binary = _checks.checked_dry_run(rows, replace(options, grades=False), measures, n).names
     _warn_driver_python(run.sparkSession)
-    # Coverage from the checks: every run row kept, every by= key the run's own.
     cover = cover and options.kept_rows is None and own == by
-    own_options = replace(options, by=tuple(own))
-    undecided = options.grades is not True and not options.fractional  # decided where graded
-    rankings, (facts, mixed) = both(
-        lambda: _checks.checked_run(run, rows, own_options, per_query=cover),
-        lambda: _checks.check_qrels(
-            qrels,
-            qrels_by,
-            options,
-            per_query=lambda mixed: cover or (undecided and mixed),
-        ),
-    )
-    if undecided:
-        kept = mixed and facts is not None and facts.grades_kept(options)
-        options = replace(options, grades=kept)
-    schema = _checks.checked_dry_run(rows, options, measures, n)
-    systems = rankings.select(*own, "system").unique() if cover else rankings
-    job = _Job(options=options, systems=systems, schema=schema, measures=measures, n=n)
-    covered = _checks.covered(rankings, facts, options) if facts is not None and cover else None
+    job = _Job(options, tuple(own), schema, measures=measures, n=n, cover=cover)
     run, qrels = partitioned(run, names.query, count), partitioned(qrels, names.query, count)
-    return _Plan(job, run, qrels, covered)
+    return _Plan(job, run, qrels, rows, binary)
+
+
+def _evaluated(plan: _Plan) -> tuple[SparkFrame, pl.DataFrame | None]:
+    """The frame of the plan, computed (a local checkpoint), and its coverage counts when
+    the job counts them.
+
+    Each group evaluates the systems its rows name and, unless the options say, decides
+    by itself whether to keep the grades (:func:`lexiframe.ranking.keeps_grades` over its
+    judgments). The driver reads what each group did, and evaluates again only the groups
+    that hold a query to evaluate and missed a system of the run (which gets worst-case
+    rows for their queries, as in one process) or did not keep the grades that another
+    group keeps (one process keeps them for every query or for none). Any run whose
+    systems answer queries in every group, on qrels that are graded in every group or in
+    none, is read once.
+    """
+    from pyspark.sql import functions as F
+
+    job = plan.job
+    groups = _computed(_cogroup(plan.run, plan.qrels, job))
+    marks = _marks(groups, job)
+    systems = marks.filter(pl.col(KIND) == SYSTEM).select(*job.own, "system").unique()
+    if systems.height == 0:  # raises: the run is empty, with the one-process message
+        _checks.dry_run(plan.rows.run.clear(), plan.rows.qrels, job.options, [], None)
+    evaluating = marks.filter((pl.col(KIND) == GROUP) & (pl.col(f"{MARK}evaluated") > 0))
+    # Grades kept by some group, decided by the groups: then by every one.
+    regrade = plan.binary is not None and bool((evaluating[f"{MARK}graded"] > 0).any())
+    counted = marks.filter(pl.col(KIND) == SYSTEM).group_by(BUCKET).len()
+    missed = evaluating.join(counted, on=BUCKET, how="left").filter(
+        (pl.col("len").fill_null(0) < systems.height) | (regrade & (pl.col(f"{MARK}graded") == 0))
+    )
+    rows = groups.filter(F.col(KIND) == ROW)
+    if missed.height:
+        grades = True if regrade else job.options.grades
+        again = replace(job, options=replace(job.options, grades=grades), systems=systems)
+        chosen = F.col(BUCKET).isin(missed[BUCKET].sort().to_list())
+        redone = _computed(_cogroup(plan.run.filter(chosen), plan.qrels.filter(chosen), again))
+        rows = rows.filter(~chosen).unionByName(redone.filter(F.col(KIND) == ROW))
+        marks = pl.concat([marks.join(missed, on=BUCKET, how="anti"), _marks(redone, job)])
+    counts = _coverage(marks, systems, job) if job.cover else None
+    columns = plan.binary if plan.binary is not None and not regrade else job.schema.names
+    return rows.select(*[F.col(_quoted(name)) for name in columns]), counts
+
+
+def _quoted(name: str) -> str:
+    """A column name as Spark reads it literally (dots and all): ``RBP(p=0.9)``."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _computed(sdf: SparkFrame) -> SparkFrame:
+    """``sdf`` computed now and kept in the executors' storage (a local checkpoint: memory,
+    then disk), with the lexiframe errors of its groups raised as their own types."""
+    from lexiframe.spark._errors import lexiframe_error
+
+    try:
+        return sdf.localCheckpoint(eager=True)
+    except Exception as error:
+        found = lexiframe_error(error)
+        if found is not None:
+            raise found from None
+        raise
+
+
+def _marks(groups: SparkFrame, job: _Job) -> pl.DataFrame:
+    """The rows of the groups that are not the frame's, collected: the systems each
+    evaluated (with their counts) and the groups themselves, a few rows per group."""
+    from pyspark.sql import functions as F
+
+    marks = [KIND, BUCKET, *(f"{MARK}{name}" for name in (*COUNTS, "graded"))]
+    return _arrow.collect(groups.filter(F.col(KIND) != ROW).select(*job.own, "system", *marks))
+
+
+def _coverage(marks: pl.DataFrame, systems: pl.DataFrame, job: _Job) -> pl.DataFrame:
+    """:func:`coverage`'s counts, summed over the groups that counted them."""
+    keys = [*job.own, "system"]
+    counted = (
+        marks.filter(pl.col(KIND) == SYSTEM)
+        .group_by(keys)
+        .agg(pl.col(f"{MARK}{name}").sum().cast(pl.UInt32).alias(name) for name in COUNTS)
+    )
+    return systems.join(counted, on=keys, how="left").sort(keys)
 
 
 def _common_query_type(
@@ -329,24 +432,27 @@ def _warn_driver_python(spark: SparkSession) -> None:
     )
 
 
-def _cogroup(plan: _Plan) -> SparkFrame:
+def _cogroup(run: SparkFrame, qrels: SparkFrame, job: _Job) -> SparkFrame:
     from pyspark.sql.pandas.types import from_arrow_schema
 
-    job = plan.job
-    grouped = plan.run.groupBy(BUCKET).cogroup(plan.qrels.groupBy(BUCKET))
+    grouped = run.groupBy(BUCKET).cogroup(qrels.groupBy(BUCKET))
     with _arrow.quiet_pyspark():
         return grouped.applyInArrow(
-            _arrow.cogroup_function(_group, job=job), from_arrow_schema(job.schema)
+            _arrow.cogroup_function(_group, job=job), from_arrow_schema(job.group_schema)
         )
 
 
 def _group(run_table: pa.Table, qrels_table: pa.Table, *, job: _Job) -> pa.Table:
-    """One group of queries: lexiframe's positions (and measures) on its Arrow tables."""
+    """One group of queries: lexiframe's positions (and measures) on its Arrow tables, then
+    the group's marks: the systems it evaluated (with their coverage counts when the job
+    counts them) and whether it holds a query to evaluate."""
+    label = (run_table if run_table.num_rows else qrels_table)[BUCKET][0].as_py()
     run = _arrow.polars_frame(run_table.drop_columns([BUCKET]))
     qrels = _arrow.polars_frame(qrels_table.drop_columns([BUCKET]))
-    frame = group_positions(run, qrels, job)
-    if frame is None:
-        return job.schema.empty_table()
+    names = job.options.columns
+    named: list[str | pl.Expr] = [*job.own, pl.col(names.system).cast(pl.String).alias("system")]
+    systems = run.select(named).unique() if job.systems is None else job.systems
+    frame, evaluated = group_positions(run, qrels, job, systems)
     if job.measures:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the driver's dry run warned once already
@@ -355,23 +461,36 @@ def _group(run_table: pa.Table, qrels_table: pa.Table, *, job: _Job) -> pa.Table
             # can change the last bit of a sum (AP).
             frame = _arrow.polars_frame(frame.to_arrow())
             frame = evaluation.measures_for(frame, job.measures, job.options, job.n)
-    return _arrow.to_spark_table(frame, job.schema)
+    marks = systems.select(*job.own, "system")
+    if job.cover:
+        answered = run.select(*named, pl.col(names.query).alias("query")).unique()
+        marks = ranking.coverage_of_answers(answered.lazy(), systems.lazy(), qrels, job.options)
+        marks = marks.rename({name: f"{MARK}{name}" for name in COUNTS})
+    graded = int("grades" in frame.columns)
+    group = pl.DataFrame({f"{MARK}evaluated": [int(evaluated)], f"{MARK}graded": [graded]})
+    kinds = [(frame, ROW), (marks, SYSTEM), (group, GROUP)]
+    parts = [part.with_columns(pl.lit(kind, pl.Int8).alias(KIND)) for part, kind in kinds]
+    every = pl.concat(parts, how="diagonal_relaxed")
+    absent = [name for name in job.group_schema.names if name not in every.columns]
+    every = every.with_columns(pl.lit(None).alias(name) for name in absent)
+    return _arrow.to_spark_table(every.with_columns(pl.lit(label).alias(BUCKET)), job.group_schema)
 
 
-def group_positions(run: pl.DataFrame, qrels: pl.DataFrame, job: _Job) -> pl.DataFrame | None:
-    """The positions frame of one group of queries, with the rows of the systems that
-    skipped them (every system of the run is passed as ``systems=``); None when none of its
-    queries is evaluated."""
+def group_positions(
+    run: pl.DataFrame, qrels: pl.DataFrame, job: _Job, systems: pl.DataFrame
+) -> tuple[pl.DataFrame, bool]:
+    """The positions frame of one group of queries, with the rows of ``systems`` that
+    skipped its queries, and whether it holds a query to evaluate. lexiframe checks the
+    group's rows as it checks a run in one process, also where no query is evaluated."""
     options = job.options
     evaluated = qrels
     if options.no_relevant != "keep":
         evaluated = qrels.filter(pl.col(options.columns.relevance) >= options.query_level)
-    if evaluated.height == 0:
-        return None
     with warnings.catch_warnings():
         # Dropped queries are counted by coverage(), not warned about per group.
         warnings.simplefilter("ignore")
-        return ranking.positions(run, qrels, options, systems=job.systems)
+        frame = ranking.positions(run, qrels, options, systems=systems)
+    return frame, evaluated.height > 0
 
 
 def coverage(
