@@ -1016,15 +1016,9 @@ def run_shape(
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shape", choices=list(SHAPES), default="robust04")
-    spark_steps = [
-        "spark-lexiframe",
-        "spark-ranking-evaluator",
-        "polars-streaming",
-        "spark-floor",
-        "spark-cli",
-        "spark-sql",
-    ]
-    parser.add_argument("--steps", nargs="+", choices=[*STEPS, *spark_steps])
+    import spark_engine  # beside this script: its steps are choices too
+
+    parser.add_argument("--steps", nargs="+", choices=[*STEPS, *spark_engine.CHILD_STEPS])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument(
         "--compat",
@@ -1091,8 +1085,6 @@ def main(argv: list[str] | None = None) -> None:
 
     systems, queries, depth, id_type = SHAPES[args.shape]
     if args.engine == "spark":
-        import spark_engine
-
         shape = SHAPES[args.shape]
         root = ensure_data(args.data / "-".join(map(str, shape)), shape, ["parquet"]).root
         label = f"{args.shape} {systems}x{queries}x{depth}"

@@ -29,14 +29,19 @@ binary one.
 - ``spark-cli`` (with ``--steps``): ``lexiframe evaluate --spark 'local[*]'`` on the same
   files (the qrels binarised once into ``qrels-binary.parquet``), a whole process as a user
   waits for it, its time split by Spark's event log.
+- ``spark-api-process`` (with ``--steps``): the API step as a user's script runs it, a
+  whole process as ``spark-cli`` is (start-up, a plain local session, reading the files,
+  ``lfs.evaluate`` and ``lfs.summarize``, the summary written, the stop): what the command
+  adds to the same job written against the API.
 - ``spark-sql`` (with ``--steps``): a prototype, not lexiframe's code: the four measures as
   one Spark SQL plan (a top-k window in trec_eval's order, the judgments broadcast), for
   its time beside the floor and its means beside the API's.
 - ``spark-floor`` (with ``--steps``): what Spark spends on the run before lexiframe does
   anything: cogrouped with the qrels into Python (the time in the table, timed first after
   the API step's warm-up), then, for the note, one pass over its columns (an aggregation,
-  as the check of its values is), handed to Python with no shuffle, and shuffled into
-  buckets alone, each with a function that counts.
+  as a check of its values would be; the ratios also give the API step over the pass and
+  the cogroup together), handed to Python with no shuffle, and shuffled into buckets
+  alone, each with a function that counts.
 
 Definitions: P@k, R@k and binary nDCG@k agree. Spark's MAP@k divides the sum of precisions
 at the relevant ranks by min(k, number of relevant documents); lexiframe's AP@k (trec_eval's
@@ -271,7 +276,12 @@ def step_floor(root: Path, rows: int) -> dict:
     spark.stop()
     note = ", ".join(f"{name} {value:.1f} s" for name, value in seconds.items())
     last = "cogroup to Python"
-    return {"seconds": seconds[last], "cpu": cpu[last], "note": f"{buckets} buckets: {note}"}
+    return {
+        "seconds": seconds[last],
+        "cpu": cpu[last],
+        "pass": seconds["a pass over the run"],
+        "note": f"{buckets} buckets: {note}",
+    }
 
 
 def step_sql(root: Path, rows: int) -> dict:
@@ -329,11 +339,7 @@ def step_cli(root: Path, rows: int) -> dict:
 
     import polars as pl
 
-    qrels = root / "parquet" / "qrels-binary.parquet"
-    if not qrels.exists():  # binarised as the other steps' qrels (untimed)
-        pl.read_parquet(root / "parquet" / "qrels.parquet").with_columns(
-            pl.col("relevance").ge(1).cast(pl.Int64)
-        ).write_parquet(qrels)
+    qrels = _binary_qrels(root)
     memory = os.environ.get("LEXIFRAME_BENCH_DRIVER_MEMORY", "6g")
     with tempfile.TemporaryDirectory(prefix="lexiframe-bench-cli-") as folder:
         summary, log = Path(folder) / "summary.parquet", Path(folder) / "events"
@@ -351,6 +357,64 @@ def step_cli(root: Path, rows: int) -> dict:
         note = _event_log_split(log, seconds)
     values = {name: dict(zip(means["system"], means[name], strict=True)) for name in MEASURES}
     return {"seconds": seconds, "values": values, "note": note}
+
+
+def _binary_qrels(root: Path) -> Path:
+    """The qrels binarised as the other steps' (relevance ≥ 1), written once (untimed) for
+    the steps that read files, as a user's command would."""
+    import polars as pl
+
+    qrels = root / "parquet" / "qrels-binary.parquet"
+    if not qrels.exists():
+        pl.read_parquet(root / "parquet" / "qrels.parquet").with_columns(
+            pl.col("relevance").ge(1).cast(pl.Int64)
+        ).write_parquet(qrels)
+    return qrels
+
+
+API_PROCESS = """
+import sys
+import polars as pl
+from pyspark.sql import SparkSession
+from lexiframe import spark as lfs
+runs, qrels_path, memory, threads, summary, *measures = sys.argv[1:]
+spark = (
+    SparkSession.builder.master("local[*]")
+    .config("spark.driver.memory", memory)
+    .config("spark.ui.showConsoleProgress", "false")
+    .config("spark.executorEnv.POLARS_MAX_THREADS", threads)
+    .getOrCreate()
+)
+spark.sparkContext.setLogLevel("ERROR")
+run, qrels = spark.read.parquet(runs), spark.read.parquet(qrels_path)
+per_user = lfs.evaluate(run, qrels, measures)
+pl.from_arrow(lfs.summarize(per_user).toArrow()).write_parquet(summary)
+spark.stop()
+"""
+
+
+def step_api_process(root: Path, rows: int) -> dict:
+    """The API step as a user's script runs it, a process of its own as ``spark-cli`` is
+    (Python's start, the imports, the session, reading the files, ``lfs.evaluate`` and
+    ``lfs.summarize``, the summary written, the stop): what the command adds to the same
+    job written against the API, measured alike. The session is a plain local one, with
+    the driver memory and the Polars threads of the command's."""
+    import tempfile
+
+    import polars as pl
+
+    qrels = _binary_qrels(root)
+    memory = os.environ.get("LEXIFRAME_BENCH_DRIVER_MEMORY", "6g")
+    with tempfile.TemporaryDirectory(prefix="lexiframe-bench-api-") as folder:
+        summary = Path(folder) / "summary.parquet"
+        command = [sys.executable, "-c", API_PROCESS, str(root / "parquet" / "runs")]
+        command += [str(qrels), memory, "1", str(summary), *MEASURES]
+        start = time.perf_counter()
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        seconds = time.perf_counter() - start
+        means = pl.read_parquet(summary).sort("system")
+    values = {name: dict(zip(means["system"], means[name], strict=True)) for name in MEASURES}
+    return {"seconds": seconds, "values": values}
 
 
 EVENT_LOG = (
@@ -400,6 +464,7 @@ CHILD_STEPS = {
     "polars-streaming": step_polars,
     "spark-floor": step_floor,
     "spark-cli": step_cli,
+    "spark-api-process": step_api_process,
     "spark-sql": step_sql,
 }
 
@@ -483,6 +548,14 @@ def _ratios(results: dict[str, dict | None]) -> list[str]:
     seconds = {step: result["seconds"] for step, result in results.items() if result}
     lines = ["", f"load average (1, 5, 15 min) at the end: {os.getloadavg()}"]
     pairs = [("spark-lexiframe", "spark-floor"), ("spark-cli", "spark-lexiframe")]
+    pairs += [("spark-cli", "spark-api-process")]
+    floor = results.get("spark-floor")
+    if "spark-lexiframe" in seconds and floor and "pass" in floor:
+        both = seconds["spark-floor"] + floor["pass"]
+        lines.append(
+            "spark-lexiframe / (a pass over the run + the cogroup): "
+            f"{seconds['spark-lexiframe'] / both:.2f}"
+        )
     for over, under in [*pairs, ("spark-sql", "spark-floor"), ("spark-sql", "spark-lexiframe")]:
         if over in seconds and under in seconds:
             lines.append(f"{over} / {under}: {seconds[over] / seconds[under]:.2f}")
@@ -490,7 +563,12 @@ def _ratios(results: dict[str, dict | None]) -> list[str]:
             if None not in cpu:
                 lines.append(f"{over} / {under}, CPU seconds: {cpu[0] / cpu[1]:.2f}")
     api = results.get("spark-lexiframe")
-    for step, what, within in (("spark-cli", "the command's", 1e-12), ("spark-sql", "SQL", 1e-9)):
+    compared = (
+        ("spark-cli", "the command's", 1e-12),
+        ("spark-api-process", "the API process's", 0.0),
+        ("spark-sql", "SQL", 1e-9),
+    )
+    for step, what, within in compared:
         other = results.get(step)
         if api and other:
             gaps = [
@@ -528,8 +606,9 @@ def run_spark(
         result = None
         if len(done) == len(measured):
             result = {**done[0], "seconds": statistics.median(r["seconds"] for r in done)}
-            if all("cpu" in r for r in done):
-                result["cpu"] = statistics.median(r["cpu"] for r in done)
+            for part in ("cpu", "pass"):
+                if all(part in r for r in done):
+                    result[part] = statistics.median(r[part] for r in done)
         results[step] = result
         peaks = {key: max(p[key] for _, p, _ in measured) for key in ("total", "jvm", "workers")}
         seconds = "" if result is None else f"{result['seconds']:.1f}"
