@@ -729,6 +729,67 @@ def test_the_wait_for_resources_is_checked_and_local_mode_does_not_wait(spark, l
 # --- what the groups decide ---------------------------------------------------------------
 
 
+def test_a_group_of_unjudged_queries_is_checked_and_counted(spark, lfs):
+    """A group whose queries the qrels do not judge evaluates nothing, and its rows are
+    still checked and counted as one process checks and counts them."""
+    from lexiframe.spark import ranking
+    from lexiframe.spark.ranking import with_coverage
+
+    run, qrels = synthetic(seed=13)
+    run = run.filter(pl.col("track") == "T1").drop("track")
+    qrels = qrels.filter(pl.col("track") == "T1").drop("track")
+    copies = [
+        run.filter(pl.col("query") == 2).with_columns(pl.col("query") + (q - 2))
+        for q in range(100, 140)
+    ]
+    run = pl.concat([run, *copies])
+    run_sdf, qrels_sdf = _sdf(spark, run), _sdf(spark, qrels)
+    buckets = 24
+
+    def labels(sdf):
+        return {row[0] for row in sdf.select(ranking.bucket("query", buckets)).distinct().collect()}
+
+    assert labels(run_sdf) - labels(qrels_sdf)  # a group with run rows and no judgment
+    keys = ["system", "query"]
+    expected = _quiet(lf.evaluate, run, qrels, MEASURES).sort(keys)
+    got, counted = _quiet(with_coverage, run_sdf, qrels_sdf, MEASURES, buckets=buckets)
+    assert_frame_equal(_back(got, expected, keys), expected, check_exact=True)
+    assert_frame_equal(counted, lf.coverage(run, qrels))
+    assert counted["unjudged"].min() == 40
+    twice = pl.concat([run, run.filter(pl.col("query") == 139).head(1)])
+    message = _one_process_error(lf.evaluate, twice, qrels, ["AP"])
+    with pytest.raises(InputError) as caught:
+        lfs.evaluate(_sdf(spark, twice), qrels_sdf, ["AP"], buckets=buckets)
+    assert str(caught.value) == str(message)
+
+
+@pytest.mark.parametrize("skipping", [False, True], ids=["every-system-everywhere", "one-query"])
+def test_only_the_groups_that_missed_a_system_are_evaluated_again(
+    spark, lfs, skipping, monkeypatch
+):
+    """A run whose systems answer queries of every group is read once; a system that
+    answered one query (s4) is missing from the other groups, which are evaluated again
+    with every system, so that it gets worst-case rows there as in one process."""
+    from lexiframe.spark import ranking
+
+    run, qrels = synthetic(seed=9)
+    run = run.filter(pl.col("track") == "T1").drop("track")
+    qrels = qrels.filter(pl.col("track") == "T1").drop("track")
+    qrels = qrels.with_columns(pl.col("relevance").clip(0, 1))  # no grades to decide
+    if not skipping:
+        run = run.filter(pl.col("system") != "s4")
+    cogrouped = []
+    cogroup = ranking._cogroup
+    monkeypatch.setattr(
+        ranking, "_cogroup", lambda *args, **kwargs: cogrouped.append(1) or cogroup(*args, **kwargs)
+    )
+    keys = ["system", "query"]
+    expected = _quiet(lf.evaluate, run, qrels, MEASURES).sort(keys)
+    got = lfs.evaluate(_sdf(spark, run), _sdf(spark, qrels), MEASURES, buckets=4)
+    assert_frame_equal(_back(got, expected, keys), expected, check_exact=True)
+    assert len(cogrouped) == (2 if skipping else 1)
+
+
 @pytest.mark.parametrize("graded", ["one-query", "none"], ids=["one-graded-query", "binary"])
 def test_the_grades_kept_by_one_group_are_kept_by_every_group(spark, lfs, graded):
     """Each group decides the grades over its own judgments; where one keeps them and

@@ -452,7 +452,10 @@ def _group(run_table: pa.Table, qrels_table: pa.Table, *, job: _Job) -> pa.Table
     names = job.options.columns
     named: list[str | pl.Expr] = [*job.own, pl.col(names.system).cast(pl.String).alias("system")]
     systems = run.select(named).unique() if job.systems is None else job.systems
-    frame, evaluated = group_positions(run, qrels, job, systems)
+    judged = qrels if qrels.height or not run.height else _stand_in(run, qrels, job.options)
+    frame, evaluated = group_positions(run, judged, job, systems)
+    if judged is not qrels:  # nothing of the group is evaluated
+        frame, evaluated = frame.clear(), False
     if job.measures:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the driver's dry run warned once already
@@ -464,7 +467,7 @@ def _group(run_table: pa.Table, qrels_table: pa.Table, *, job: _Job) -> pa.Table
     marks = systems.select(*job.own, "system")
     if job.cover:
         answered = run.select(*named, pl.col(names.query).alias("query")).unique()
-        marks = ranking.coverage_of_answers(answered.lazy(), systems.lazy(), qrels, job.options)
+        marks = ranking.coverage_of_answers(answered.lazy(), systems.lazy(), judged, job.options)
         marks = marks.rename({name: f"{MARK}{name}" for name in COUNTS})
     graded = int("grades" in frame.columns)
     group = pl.DataFrame({f"{MARK}evaluated": [int(evaluated)], f"{MARK}graded": [graded]})
@@ -480,8 +483,8 @@ def group_positions(
     run: pl.DataFrame, qrels: pl.DataFrame, job: _Job, systems: pl.DataFrame
 ) -> tuple[pl.DataFrame, bool]:
     """The positions frame of one group of queries, with the rows of ``systems`` that
-    skipped its queries, and whether it holds a query to evaluate. lexiframe checks the
-    group's rows as it checks a run in one process, also where no query is evaluated."""
+    skipped its queries, and whether it holds a query to evaluate; lexiframe checks the
+    group's rows as it checks a run in one process."""
     options = job.options
     evaluated = qrels
     if options.no_relevant != "keep":
@@ -489,8 +492,33 @@ def group_positions(
     with warnings.catch_warnings():
         # Dropped queries are counted by coverage(), not warned about per group.
         warnings.simplefilter("ignore")
-        frame = ranking.positions(run, qrels, options, systems=systems)
-    return frame, evaluated.height > 0
+        return ranking.positions(run, qrels, options, systems=systems), evaluated.height > 0
+
+
+def _stand_in(run: pl.DataFrame, qrels: pl.DataFrame, options: PositionsOptions) -> pl.DataFrame:
+    """Qrels for a group of queries that the qrels do not judge, in the qrels' columns:
+    one judgment of no relevance for a query the run does not have (above its largest
+    id), so that lexiframe checks the group's rows as it checks every row of a run in one
+    process, and counts every query answered as unjudged. Made-up values (zeros, "0")
+    where the run has none.
+
+    Example:
+        >>> run = pl.DataFrame({"system": ["a"], "query": [7], "doc": [3], "score": [1.0]})
+        >>> qrels = pl.DataFrame(schema={"query": pl.Int64, "doc": pl.Int64, "relevance": pl.Int64})
+        >>> _stand_in(run, qrels, PositionsOptions()).row(0)
+        (8, 3, 0)
+    """
+    names = options.columns
+    last: Any = run[names.query].max()  # an integer or a string: the ids' kinds
+    values: dict[str, object] = {names.query: last + "0" if isinstance(last, str) else last + 1}
+    values[names.doc] = run[names.doc][0]
+    columns = []
+    for name, dtype in qrels.schema.items():
+        value = values.get(name, run[name][0] if name in run.columns else None)
+        if value is None:
+            value = "0" if dtype == pl.String else 0
+        columns.append(pl.Series(name, [value]).cast(dtype))
+    return pl.DataFrame(columns)
 
 
 def coverage(
