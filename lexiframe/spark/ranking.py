@@ -125,11 +125,12 @@ def partitioned(sdf: SparkFrame, query: str, buckets: int) -> SparkFrame:
 
 @dataclass(frozen=True)
 class _Job:
-    """What each group needs: the options of :func:`lexiframe.positions` (resolved on the
-    driver: the grades decided over the whole qrels, one partition per group), the run's
+    """What each group needs: the options of :func:`lexiframe.positions` (the caller's,
+    one partition per group; ``grades=None`` leaves the grades to each group), the run's
     own by= keys, the systems to evaluate (None: those the group's rows name), the measures
     to compute (for :func:`evaluate`), whether to count coverage, and the schema of the
-    frame (:attr:`schema`, without the groups' marks)."""
+    frame (:attr:`schema`, with the grades' columns when they may be kept; without the
+    groups' marks)."""
 
     options: PositionsOptions
     own: tuple[str, ...]
@@ -465,18 +466,26 @@ def _group(run_table: pa.Table, qrels_table: pa.Table, *, job: _Job) -> pa.Table
             frame = _arrow.polars_frame(frame.to_arrow())
             frame = evaluation.measures_for(frame, job.measures, job.options, job.n)
     marks = systems.select(*job.own, "system")
-    if job.cover:
+    if job.cover:  # the coverage counts of the group's queries
         answered = run.select(*named, pl.col(names.query).alias("query")).unique()
         marks = ranking.coverage_of_answers(answered.lazy(), systems.lazy(), judged, job.options)
         marks = marks.rename({name: f"{MARK}{name}" for name in COUNTS})
     graded = int("grades" in frame.columns)
     group = pl.DataFrame({f"{MARK}evaluated": [int(evaluated)], f"{MARK}graded": [graded]})
-    kinds = [(frame, ROW), (marks, SYSTEM), (group, GROUP)]
+    return _with_marks(frame, marks, group, label, job.group_schema)
+
+
+def _with_marks(
+    frame: pl.DataFrame, systems: pl.DataFrame, group: pl.DataFrame, label: int, schema: pa.Schema
+) -> pa.Table:
+    """The group's frame, then its :data:`SYSTEM` and :data:`GROUP` rows, in ``schema``
+    (each row's other columns null), labelled with the group's bucket."""
+    kinds = [(frame, ROW), (systems, SYSTEM), (group, GROUP)]
     parts = [part.with_columns(pl.lit(kind, pl.Int8).alias(KIND)) for part, kind in kinds]
     every = pl.concat(parts, how="diagonal_relaxed")
-    absent = [name for name in job.group_schema.names if name not in every.columns]
+    absent = [name for name in schema.names if name not in every.columns]
     every = every.with_columns(pl.lit(None).alias(name) for name in absent)
-    return _arrow.to_spark_table(every.with_columns(pl.lit(label).alias(BUCKET)), job.group_schema)
+    return _arrow.to_spark_table(every.with_columns(pl.lit(label).alias(BUCKET)), schema)
 
 
 def group_positions(
