@@ -311,8 +311,8 @@ def _evaluate(
     sdfs: dict[str, SparkFrame] = {}
     with warnings_as_notes():
         if preference_names:
+            # Computed by with_coverage (kept in the executors' storage): read by both.
             frame, coverage = with_coverage(run, qrels, buckets=buckets, options=options)
-            frame = frame.cache()
             if metric_names:
                 sdfs["metrics"] = lfs.measures(
                     frame, metric_names, n=args.n, buckets=buckets,
