@@ -327,8 +327,7 @@ def _evaluated(plan: _Plan) -> tuple[SparkFrame, pl.DataFrame | None]:
     from pyspark.sql import functions as F
 
     job = plan.job
-    groups = _computed(_cogroup(plan.run, plan.qrels, job))
-    marks = _marks(groups, job)
+    groups, marks = _computed(_cogroup(plan.run, plan.qrels, job), job)
     systems = marks.filter(pl.col(KIND) == SYSTEM).select(*job.own, "system").unique()
     if systems.height == 0:  # raises: the run is empty, with the one-process message
         _checks.dry_run(plan.rows.run.clear(), plan.rows.qrels, job.options, [], None)
@@ -344,9 +343,10 @@ def _evaluated(plan: _Plan) -> tuple[SparkFrame, pl.DataFrame | None]:
         grades = True if regrade else job.options.grades
         again = replace(job, options=replace(job.options, grades=grades), systems=systems)
         chosen = F.col(BUCKET).isin(missed[BUCKET].sort().to_list())
-        redone = _computed(_cogroup(plan.run.filter(chosen), plan.qrels.filter(chosen), again))
+        redo = _cogroup(plan.run.filter(chosen), plan.qrels.filter(chosen), again)
+        redone, again_marks = _computed(redo, job)
         rows = rows.filter(~chosen).unionByName(redone.filter(F.col(KIND) == ROW))
-        marks = pl.concat([marks.join(missed, on=BUCKET, how="anti"), _marks(redone, job)])
+        marks = pl.concat([marks.join(missed, on=BUCKET, how="anti"), again_marks])
     counts = _coverage(marks, systems, job) if job.cover else None
     columns = plan.binary if plan.binary is not None and not regrade else job.schema.names
     return rows.select(*[F.col(_quoted(name)) for name in columns]), counts
@@ -357,27 +357,25 @@ def _quoted(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def _computed(sdf: SparkFrame) -> SparkFrame:
-    """``sdf`` computed now and kept in the executors' storage (a local checkpoint: memory,
-    then disk), with the lexiframe errors of its groups raised as their own types."""
-    from lexiframe.spark._errors import lexiframe_error
-
-    try:
-        return sdf.localCheckpoint(eager=True)
-    except Exception as error:
-        found = lexiframe_error(error)
-        if found is not None:
-            raise found from None
-        raise
-
-
-def _marks(groups: SparkFrame, job: _Job) -> pl.DataFrame:
-    """The rows of the groups that are not the frame's, collected: the systems each
-    evaluated (with their counts) and the groups themselves, a few rows per group."""
+def _computed(groups: SparkFrame, job: _Job) -> tuple[SparkFrame, pl.DataFrame]:
+    """The groups' frame computed now and kept in the executors' storage (a local
+    checkpoint: memory, then disk), and their marks collected, in one Spark job: the
+    systems each group evaluated (with their counts) and the groups themselves, a few rows
+    per group. The lexiframe errors of the groups are raised as their own types."""
     from pyspark.sql import functions as F
 
+    from lexiframe.spark._errors import lexiframe_error
+
     marks = [KIND, BUCKET, *(f"{MARK}{name}" for name in (*COUNTS, "graded"))]
-    return _arrow.collect(groups.filter(F.col(KIND) != ROW).select(*job.own, "system", *marks))
+    try:
+        stored = groups.localCheckpoint(eager=False)  # stored by the first job that reads it
+        found = stored.filter(F.col(KIND) != ROW).select(*job.own, "system", *marks)
+        return stored, _arrow.collect(found)
+    except Exception as error:
+        lexiframe = lexiframe_error(error)
+        if lexiframe is not None:
+            raise lexiframe from None
+        raise
 
 
 def _coverage(marks: pl.DataFrame, systems: pl.DataFrame, job: _Job) -> pl.DataFrame:
