@@ -569,6 +569,7 @@ def test_errors_have_the_one_process_types_and_messages(spark, lfs, toy):
             ),
         ),
         "empty run": (run.clear(), qrels),
+        "empty qrels": (run, qrels.clear()),
     }
     for label, (bad_run, bad_qrels) in cases.items():
         expected = _one_process_error(lf.evaluate, bad_run, bad_qrels, ["AP"])

@@ -144,7 +144,7 @@ class _Job:
     def group_schema(self) -> pa.Schema:
         """What a group returns: the frame's columns, then its marks (:data:`KIND`)."""
         marks = [pa.field(KIND, pa.int8()), pa.field(BUCKET, pa.int64())]
-        marks += [pa.field(f"{MARK}{name}", pa.int64()) for name in (*COUNTS, "graded")]
+        marks += [pa.field(f"{MARK}{name}", pa.int64()) for name in (*COUNTS, *FLAGS)]
         return pa.schema([*self.schema, *marks])
 
 
@@ -153,10 +153,12 @@ KIND = "_lexiframe_kind"
 ROW, SYSTEM, GROUP = 0, 1, 2
 """A row of the frame; a system the group evaluated (with its coverage counts when asked);
 the group itself (``evaluated``: 1 when it holds a query to evaluate; ``graded``: 1 when
-it kept the grades)."""
+it kept the grades; ``judged``: 1 when the qrels judge one of its queries)."""
 MARK = "_lexiframe_"
 COUNTS = ("evaluated", "skipped", "unjudged", "no_relevant")
 """The coverage counts a :data:`SYSTEM` row carries (prefixed by :data:`MARK`)."""
+FLAGS = ("graded", "judged")
+"""What a :data:`GROUP` row says besides ``evaluated`` (prefixed by :data:`MARK`)."""
 
 
 def positions(
@@ -331,6 +333,8 @@ def _evaluated(plan: _Plan) -> tuple[SparkFrame, pl.DataFrame | None]:
     systems = marks.filter(pl.col(KIND) == SYSTEM).select(*job.own, "system").unique()
     if systems.height == 0:  # raises: the run is empty, with the one-process message
         _checks.dry_run(plan.rows.run.clear(), plan.rows.qrels, job.options, [], None)
+    if not (marks[f"{MARK}judged"] > 0).any():  # raises: the qrels are empty, as one process
+        ranking.positions(plan.rows.run, plan.rows.qrels.clear(), job.options)
     evaluating = marks.filter((pl.col(KIND) == GROUP) & (pl.col(f"{MARK}evaluated") > 0))
     # Grades kept by some group, decided by the groups: then by every one.
     regrade = plan.binary is not None and bool((evaluating[f"{MARK}graded"] > 0).any())
@@ -366,7 +370,7 @@ def _computed(groups: SparkFrame, job: _Job) -> tuple[SparkFrame, pl.DataFrame]:
 
     from lexiframe.spark._errors import lexiframe_error
 
-    marks = [KIND, BUCKET, *(f"{MARK}{name}" for name in (*COUNTS, "graded"))]
+    marks = [KIND, BUCKET, *(f"{MARK}{name}" for name in (*COUNTS, *FLAGS))]
     try:
         stored = groups.localCheckpoint(eager=False)  # stored by the first job that reads it
         found = stored.filter(F.col(KIND) != ROW).select(*job.own, "system", *marks)
@@ -468,8 +472,8 @@ def _group(run_table: pa.Table, qrels_table: pa.Table, *, job: _Job) -> pa.Table
         answered = run.select(*named, pl.col(names.query).alias("query")).unique()
         marks = ranking.coverage_of_answers(answered.lazy(), systems.lazy(), judged, job.options)
         marks = marks.rename({name: f"{MARK}{name}" for name in COUNTS})
-    graded = int("grades" in frame.columns)
-    group = pl.DataFrame({f"{MARK}evaluated": [int(evaluated)], f"{MARK}graded": [graded]})
+    flags = {"evaluated": evaluated, "graded": "grades" in frame.columns, "judged": qrels.height}
+    group = pl.DataFrame({f"{MARK}{name}": [int(bool(flag))] for name, flag in flags.items()})
     return _with_marks(frame, marks, group, label, job.group_schema)
 
 
