@@ -796,18 +796,27 @@ def test_the_grades_kept_by_one_group_are_kept_by_every_group(spark, lfs, graded
     """Each group decides the grades over its own judgments; where one keeps them and
     others do not, those are evaluated again keeping them, as one process keeps the grades
     of every query or of none (and binary qrels give no grade columns)."""
+    from lexiframe.metrics import parse_measures
+
     run, qrels = synthetic(seed=5)
     run = run.filter(pl.col("track") == "T1").drop("track")
     qrels = qrels.filter(pl.col("track") == "T1").drop("track")
+    # Query 3 keeps its two grades; every other relevant document is graded 2, which
+    # unnormalised gains (DCG) read as 2 where the grades are kept and as 1 where not.
     kept = (pl.col("query") == 3) if graded == "one-query" else pl.lit(False)
     relevance = pl.col("relevance")
-    binary = qrels.with_columns(pl.when(kept).then(relevance).otherwise(relevance.clip(0, 1)))
+    uniform = relevance.clip(0, 1) * (2 if graded == "one-query" else 1)
+    binary = qrels.with_columns(pl.when(kept).then(relevance).otherwise(uniform))
     keys = ["system", "query"]
     run_sdf, qrels_sdf = _sdf(spark, run), _sdf(spark, binary)
     positions = _quiet(lf.positions, run, binary).sort(keys)
     assert ("grades" in positions.columns) == (graded == "one-query")
     got = lfs.positions(run_sdf, qrels_sdf, buckets=4)
     assert_frame_equal(_back(got, positions, keys), positions, check_exact=True)
-    expected = _quiet(lf.evaluate, run, binary, MEASURES).sort(keys)
-    got = lfs.evaluate(run_sdf, qrels_sdf, MEASURES, buckets=4)
-    assert_frame_equal(_back(got, expected, keys), expected, check_exact=True)
+    # Measures that read the grades when kept, without asking for them (grades=None).
+    names = ["nDCG", "DCG@10", "RBP(p=0.9)", "AP"]
+    assert lf.PositionsOptions().for_measures(parse_measures(names)).grades is None
+    for measures in (names, MEASURES):
+        expected = _quiet(lf.evaluate, run, binary, measures).sort(keys)
+        got = lfs.evaluate(run_sdf, qrels_sdf, measures, buckets=4)
+        assert_frame_equal(_back(got, expected, keys), expected, check_exact=True)

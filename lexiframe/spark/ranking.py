@@ -459,6 +459,7 @@ def _group(run_table: pa.Table, qrels_table: pa.Table, *, job: _Job) -> pa.Table
     frame, evaluated = group_positions(run, judged, job, systems)
     if judged is not qrels:  # nothing of the group is evaluated
         frame, evaluated = frame.clear(), False
+    graded = "grades" in frame.columns  # read before the measures replace the frame
     if job.measures:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the driver's dry run warned once already
@@ -472,7 +473,7 @@ def _group(run_table: pa.Table, qrels_table: pa.Table, *, job: _Job) -> pa.Table
         answered = run.select(*named, pl.col(names.query).alias("query")).unique()
         marks = ranking.coverage_of_answers(answered.lazy(), systems.lazy(), judged, job.options)
         marks = marks.rename({name: f"{MARK}{name}" for name in COUNTS})
-    flags = {"evaluated": evaluated, "graded": "grades" in frame.columns, "judged": qrels.height}
+    flags = {"evaluated": evaluated, "graded": graded, "judged": qrels.height}
     group = pl.DataFrame({f"{MARK}{name}": [int(bool(flag))] for name, flag in flags.items()})
     return _with_marks(frame, marks, group, label, job.group_schema)
 
