@@ -90,6 +90,15 @@ def synthetic(seed: int = 7) -> tuple[pl.DataFrame, pl.DataFrame]:
     return run, qrels
 
 
+def one_track(seed: int) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The run and qrels of :func:`synthetic`'s track T1, without the track column."""
+    run, qrels = synthetic(seed=seed)
+    return (
+        run.filter(pl.col("track") == "T1").drop("track"),
+        qrels.filter(pl.col("track") == "T1").drop("track"),
+    )
+
+
 MEASURES = [
     "RR",
     "AP",
@@ -226,9 +235,7 @@ def test_by_keys_skipped_and_dropped_queries(spark, lfs, qrels_by, no_relevant):
 
 
 def test_string_ids_integer_widths_and_options(spark, lfs):
-    run, qrels = synthetic(seed=3)
-    run = run.filter(pl.col("track") == "T1").drop("track")
-    qrels = qrels.filter(pl.col("track") == "T1").drop("track")
+    run, qrels = one_track(seed=3)
     keys = ["system", "query"]
     # Integer ids of different widths on the two sides hash to the same group.
     narrow = run.with_columns(pl.col("query").cast(pl.Int32))
@@ -736,9 +743,7 @@ def test_a_group_of_unjudged_queries_is_checked_and_counted(spark, lfs):
     from lexiframe.spark import ranking
     from lexiframe.spark.ranking import with_coverage
 
-    run, qrels = synthetic(seed=13)
-    run = run.filter(pl.col("track") == "T1").drop("track")
-    qrels = qrels.filter(pl.col("track") == "T1").drop("track")
+    run, qrels = one_track(seed=13)
     copies = [
         run.filter(pl.col("query") == 2).with_columns(pl.col("query") + (q - 2))
         for q in range(100, 140)
@@ -773,9 +778,7 @@ def test_only_the_groups_that_missed_a_system_are_evaluated_again(
     with every system, so that it gets worst-case rows there as in one process."""
     from lexiframe.spark import ranking
 
-    run, qrels = synthetic(seed=9)
-    run = run.filter(pl.col("track") == "T1").drop("track")
-    qrels = qrels.filter(pl.col("track") == "T1").drop("track")
+    run, qrels = one_track(seed=9)
     qrels = qrels.with_columns(pl.col("relevance").clip(0, 1))  # no grades to decide
     if not skipping:
         run = run.filter(pl.col("system") != "s4")
@@ -798,9 +801,7 @@ def test_the_grades_kept_by_one_group_are_kept_by_every_group(spark, lfs, graded
     of every query or of none (and binary qrels give no grade columns)."""
     from lexiframe.metrics import parse_measures
 
-    run, qrels = synthetic(seed=5)
-    run = run.filter(pl.col("track") == "T1").drop("track")
-    qrels = qrels.filter(pl.col("track") == "T1").drop("track")
+    run, qrels = one_track(seed=5)
     # Query 3 keeps its two grades; every other relevant document is graded 2, which
     # unnormalised gains (DCG) read as 2 where the grades are kept and as 1 where not.
     kept = (pl.col("query") == 3) if graded == "one-query" else pl.lit(False)

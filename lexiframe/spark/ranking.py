@@ -448,7 +448,8 @@ def _cogroup(run: SparkFrame, qrels: SparkFrame, job: _Job) -> SparkFrame:
 def _group(run_table: pa.Table, qrels_table: pa.Table, *, job: _Job) -> pa.Table:
     """One group of queries: lexiframe's positions (and measures) on its Arrow tables, then
     the group's marks: the systems it evaluated (with their coverage counts when the job
-    counts them) and whether it holds a query to evaluate."""
+    counts them), and whether it holds a query to evaluate, kept the grades and has a
+    judgment (:data:`GROUP`)."""
     label = (run_table if run_table.num_rows else qrels_table)[BUCKET][0].as_py()
     run = _arrow.polars_frame(run_table.drop_columns([BUCKET]))
     qrels = _arrow.polars_frame(qrels_table.drop_columns([BUCKET]))
@@ -475,10 +476,10 @@ def _group(run_table: pa.Table, qrels_table: pa.Table, *, job: _Job) -> pa.Table
         marks = marks.rename({name: f"{MARK}{name}" for name in COUNTS})
     flags = {"evaluated": evaluated, "graded": graded, "judged": qrels.height}
     group = pl.DataFrame({f"{MARK}{name}": [int(bool(flag))] for name, flag in flags.items()})
-    return _with_marks(frame, marks, group, label, job.group_schema)
+    return _group_table(frame, marks, group, label, job.group_schema)
 
 
-def _with_marks(
+def _group_table(
     frame: pl.DataFrame, systems: pl.DataFrame, group: pl.DataFrame, label: int, schema: pa.Schema
 ) -> pa.Table:
     """The group's frame, then its :data:`SYSTEM` and :data:`GROUP` rows, in ``schema``
