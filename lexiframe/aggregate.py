@@ -112,15 +112,23 @@ def summarize_preferences(
         ]
     aggregations += [pl.col(column).is_nan().sum().alias(f"_nan_{column}") for column in floats]
     result = lazy.group_by(keys).agg(aggregations).sort(keys)
-    check = partial(_refuse_nan, columns=floats, keys=keys)
+    check = partial(refuse_nan_preferences, columns=floats, keys=keys)
     if isinstance(prefs, pl.DataFrame):
         return check(collect(result))
     kept = {name: t for name, t in result.collect_schema().items() if name[:5] != "_nan_"}
     return result.map_batches(check, schema=pl.Schema(kept)) if floats else result
 
 
-def _refuse_nan(summary: pl.DataFrame, *, columns: list[str], keys: list[str]) -> pl.DataFrame:
-    """``summary`` without its NaN counts, or an :class:`InputError` naming a NaN column."""
+def refuse_nan_preferences(
+    summary: pl.DataFrame,
+    *,
+    columns: list[str],
+    keys: list[str],
+    fix: str = "pl.col({column!r}).fill_nan(None)",
+) -> pl.DataFrame:
+    """``summary`` without its NaN counts (``_nan_<column>``), or an :class:`InputError`
+    naming a column NaN on some queries of a pair, and how to make them missing (``fix``,
+    in the caller's library)."""
     for column in columns:
         bad = summary.filter(pl.col(f"_nan_{column}") > 0)
         if bad.height:
@@ -129,8 +137,7 @@ def _refuse_nan(summary: pl.DataFrame, *, columns: list[str], keys: list[str]) -
             raise InputError(
                 f"column {column!r} of the preferences table is NaN on {row[f'_nan_{column}']} "
                 f"queries of the pair {pair}, and a NaN would count as a win. Drop them, or "
-                "make them missing with "
-                f"pl.col({column!r}).fill_nan(None)"
+                f"make them missing with {fix.format(column=column)}"
             )
     return summary.drop([f"_nan_{column}" for column in columns])
 

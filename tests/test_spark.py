@@ -7,9 +7,11 @@ which fails them.
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import polars as pl
@@ -18,6 +20,7 @@ from polars.testing import assert_frame_equal
 
 import lexiframe as lf
 from lexiframe.errors import InputError, SchemaError
+from lexiframe.spark import exact_sums
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:PySpark does not yet fully support pandas:FutureWarning"
@@ -331,10 +334,12 @@ def test_metric_summaries_and_orders(lfs, track_positions):
 
 
 def test_summary_means_are_the_same_bits_however_spark_splits_the_rows(spark, lfs):
-    """Each mean adds its values in the order of the query ids, whatever the partitions:
-    equal, to the last bit, to a sequential sum in that order computed by NumPy."""
+    """The workers' partial sums are exact: every split gives the bits of the partial sums
+    of the whole frame in one piece, within two units in the last place of the exact mean
+    (rationals)."""
     rng = np.random.default_rng(3)
     values = rng.random(600) * 10.0 ** rng.integers(-6, 6, 600)  # sums that round
+    values[::7] *= -1.0
     frame = pl.DataFrame(
         {
             "system": np.repeat(["a", "b", "c"], 200),
@@ -353,11 +358,35 @@ def test_summary_means_are_the_same_bits_however_spark_splits_the_rows(spark, lf
         spark.conf.set("spark.sql.adaptive.enabled", adaptive)
     for summary in summaries[1:]:
         assert_frame_equal(summary, summaries[0], check_exact=True)
-    for system, group in frame.sample(fraction=1.0, shuffle=True, seed=5).group_by("system"):
-        in_order = group.sort("query")["AP"].to_numpy()
-        mean = np.cumsum(in_order)[-1] / in_order.size  # sequential, in the queries' order
+    whole = exact_sums.partial_sums(frame, ["system"], ["AP"])
+    in_one_piece = exact_sums.means(whole, ["system"], ["AP"]).sort("system")
+    assert summaries[0]["AP"].to_list() == in_one_piece["AP"].to_list()
+    for system, group in frame.group_by("system"):
+        exact = sum(map(Fraction, group["AP"])) / group.height
         got = summaries[0].filter(pl.col("system") == system[0])["AP"].item()
-        assert got == mean, system
+        assert abs(Fraction(got) - exact) <= 2 * math.ulp(got), system
+
+
+def test_a_measure_named_with_a_dot_is_summarised(lfs, track_positions):
+    """Spark reads a dot in a column name as a nested field: RBP(p=0.9) is quoted."""
+    positions, spark_positions = track_positions
+    names = ["RBP(p=0.9)", "nDCG@10"]
+    expected = lf.summarize(lf.measures(positions, names), by="track")
+    got = lfs.summarize(lfs.measures(spark_positions, names), by="track")
+    got = pl.from_arrow(got.toArrow()).cast(dict(expected.schema))
+    assert_frame_equal(got, expected, rel_tol=1e-12, abs_tol=0)
+
+
+def test_a_nan_preference_is_refused_by_the_summary_as_in_one_process(spark, lfs):
+    prefs = pl.DataFrame(
+        {"query": ["1", "2"], "system_a": ["x", "x"], "system_b": ["y", "y"], "rrLP": [0.5, np.nan]}
+    )
+    with pytest.raises(InputError) as one_process:
+        lf.summarize(prefs)
+    with pytest.raises(InputError) as on_spark:
+        lfs.summarize(_sdf(spark, prefs))
+    assert str(one_process.value).split(". Drop")[0] == str(on_spark.value).split(". Drop")[0]
+    assert "F.isnan" in str(on_spark.value)
 
 
 def test_a_summary_counts_the_queries_of_a_measure_null_without_n(lfs, track_positions):

@@ -2,9 +2,9 @@
 
 Needs the optional extra ``lexiframe[spark]`` (PySpark 4). Per-query work runs lexiframe's
 own Polars code on each group of queries (``groupBy(...).applyInArrow``), so every measure
-and preference gives the value it gives in one process; sums and means are Spark
-aggregations; the orderings (MC4, Borda, win rate) run on the driver over the pair
-summary::
+and preference gives the value it gives in one process; the means are exact partial sums
+of the workers, added by Spark and finished on the driver; the orderings (MC4, Borda, win
+rate) run on the driver over the pair summary::
 
     from lexiframe import spark as lfs
 

@@ -76,6 +76,15 @@ def empty_polars(sdf: SparkFrame) -> pl.DataFrame:
     return frame
 
 
+def quoted(name: str) -> str:
+    """A column name as Spark reads it literally (dots and all): ``RBP(p=0.9)``.
+
+    >>> quoted("RBP(p=0.9)")
+    '`RBP(p=0.9)`'
+    """
+    return "`" + name.replace("`", "``") + "`"
+
+
 def collect(sdf: SparkFrame) -> pl.DataFrame:
     """A (small) Spark DataFrame collected on the driver as a Polars frame."""
     frame = pl.from_arrow(sdf.toArrow())

@@ -353,12 +353,7 @@ def _evaluated(plan: _Plan) -> tuple[SparkFrame, pl.DataFrame | None]:
         marks = pl.concat([marks.join(missed, on=BUCKET, how="anti"), again_marks])
     counts = _coverage(marks, systems, job) if job.cover else None
     columns = plan.binary if plan.binary is not None and not regrade else job.schema.names
-    return rows.select(*[F.col(_quoted(name)) for name in columns]), counts
-
-
-def _quoted(name: str) -> str:
-    """A column name as Spark reads it literally (dots and all): ``RBP(p=0.9)``."""
-    return "`" + name.replace("`", "``") + "`"
+    return rows.select(*[F.col(_arrow.quoted(name)) for name in columns]), counts
 
 
 def _computed(groups: SparkFrame, job: _Job) -> tuple[SparkFrame, pl.DataFrame]:

@@ -1,4 +1,4 @@
-"""Means over queries as Spark aggregations; orderings of the systems on the driver.
+"""Means over queries from exact partial sums; orderings of the systems on the driver.
 
 A pair summary has one row per pair of systems (per by-group), and a metrics table one row
 per ranking: MC4, Borda and the win rate run on the driver with lexiframe's own code over
@@ -7,18 +7,20 @@ what Spark sends back.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 import polars as pl
+import pyarrow as pa
 
 from lexiframe import aggregate, evaluation
 from lexiframe._utils import as_list
 from lexiframe.mc4 import MC4_DAMPING
-from lexiframe.spark import _arrow
+from lexiframe.spark import _arrow, exact_sums
+from lexiframe.spark.exact_sums import EXPONENT, HIGH, KIND, LOW, MEASURE
 
 if TYPE_CHECKING:
-    from pyspark.sql import Column
     from pyspark.sql import DataFrame as SparkFrame
 
 
@@ -28,75 +30,85 @@ def summarize(
     by: str | list[str] | None = None,
     measures: str | list[str] | None = None,
 ) -> SparkFrame:
-    """Means over queries, as :func:`lexiframe.summarize`, as Spark aggregations.
+    """Means over queries, as :func:`lexiframe.summarize`, computed when called.
 
     Per-query measures give the mean of each measure per (by…, system) after
     ``n_queries``; preferences give, per (by…, system_a, system_b), ``n_queries`` and for
     each measure its mean and ``_wins``, ``_losses``, ``_ties`` counts
-    (:func:`lexiframe.summarize_preferences`). Sorted by the keys. Each mean adds its
-    values in the order of the query ids (:func:`in_key_order`), so that two runs give the
-    same bits however Spark split the rows; they may differ from one process's in the last
-    bits of a double.
+    (:func:`lexiframe.summarize_preferences`; a NaN preference is refused, as there).
+    One Spark job: the workers add their rows into exact partial sums
+    (:mod:`lexiframe.spark.exact_sums`), Spark adds those per key, and the driver finishes
+    the means. Two runs give the same bits however Spark split the rows; they may differ
+    from one process's in the last bits of a double. A small Spark DataFrame in one
+    partition, sorted by the keys.
 
     Example:
         >>> from lexiframe import spark as lfs
         >>> lfs.summarize(per_query, by="track").show()  # doctest: +SKIP
     """
     from pyspark.sql import functions as F
+    from pyspark.sql.pandas.types import from_arrow_schema
 
     empty = _arrow.empty_polars(frame)
     # The one-process function on an empty frame checks the columns and picks them.
     summary_columns = evaluation.summarize(empty, by=by, measures=measures).columns
-    columns = [
-        name
-        for name in summary_columns
-        if name in empty.columns and name not in ("system", "system_a", "system_b")
-    ]
     by = as_list(by)
-    columns = [name for name in columns if name not in by]
-    if "system_a" in empty.columns and "system_b" in empty.columns:
-        keys = [*by, "system_a", "system_b"]
-        aggregations: list[Column] = [F.count(F.lit(1)).alias("n_queries")]
-        for name in columns:
-            value = F.col(name)
-            aggregations += [
-                F.avg(value.cast("double")).alias(name),
-                _count_where(value > 0).alias(f"{name}_wins"),
-                _count_where(value < 0).alias(f"{name}_losses"),
-                _count_where(value == 0).alias(f"{name}_ties"),
-            ]
-    else:
-        keys = [*by, "system"]
-        aggregations = [F.count(F.lit(1)).alias("n_queries")]
-        for name in columns:
-            aggregations.append(F.avg(name).alias(name))
-            if f"n_queries_{name}" in summary_columns:  # the queries with a value
-                aggregations.append(F.count(F.col(name)).alias(f"n_queries_{name}"))
-    summary = in_key_order(frame, keys, ["query", *columns]).groupBy(*keys).agg(*aggregations)
-    return summary.repartition(1).sortWithinPartitions(*keys)  # a few rows: no sampling job
+    signs = "system_a" in empty.columns and "system_b" in empty.columns
+    keys = [*by, "system_a", "system_b"] if signs else [*by, "system"]
+    columns = [name for name in summary_columns if name in empty.columns and name not in keys]
+    # Plain names in the workers: PySpark's mapInArrow reads a dot as a nested field.
+    plain = {name: f"_lexiframe_column_{index}" for index, name in enumerate([*keys, *columns])}
+    plain_keys, plain_columns = [plain[key] for key in keys], [plain[name] for name in columns]
+    key_types = empty.select(keys).rename(dict(zip(keys, plain_keys, strict=True))).schema
+    schema = _arrow.arrow_schema(exact_sums.partial_schema(key_types))
+    add = partial(
+        _partials_of_batches, keys=plain_keys, columns=plain_columns, signs=signs, schema=schema
+    )
+    # As many tasks as cores: a Python task's start costs more than its few rows.
+    cores = frame.sparkSession.sparkContext.defaultParallelism
+    named = [F.col(_arrow.quoted(name)).alias(plain[name]) for name in plain]
+    with _arrow.quiet_pyspark():
+        partials = frame.select(*named).coalesce(cores).mapInArrow(add, from_arrow_schema(schema))
+    added = partials.groupBy(*plain_keys, MEASURE, KIND, EXPONENT).agg(
+        F.sum(HIGH).alias(HIGH), F.sum(LOW).alias(LOW)
+    )
+    collected = _arrow.collect(added).rename(dict(zip(plain_keys, keys, strict=True)))
+    table = exact_sums.means(collected, keys, columns, signs=signs).sort(keys)
+    if signs:
+        table = aggregate.refuse_nan_preferences(
+            table, columns=columns, keys=keys, fix=SPARK_NAN_FIX
+        )
+    summary = table.select(summary_columns)
+    arrow = _arrow.to_spark_table(summary, _arrow.arrow_schema(summary.schema))
+    return frame.sparkSession.createDataFrame(arrow).coalesce(1)
 
 
-def in_key_order(frame: SparkFrame, keys: list[str], order: list[str]) -> SparkFrame:
-    """``frame`` hashed by ``keys`` and sorted within its partitions by ``keys`` and then
-    ``order`` (those of its columns that it has), so that a group by ``keys`` meets each
-    group's rows in that order: Spark's ``sum`` and ``avg`` add the values in the order
-    they meet them, which without the sort changes the last bits from one run to the next.
-    Spark keeps a sort below a sum of doubles (its optimizer knows the order matters), and
-    no partial aggregation can run before the shuffle by ``keys``.
+SPARK_NAN_FIX = "F.when(F.isnan(F.col({column!r})), None).otherwise(F.col({column!r}))"
+"""How a Spark user makes a NaN preference missing."""
 
-    Example:
-        >>> from pyspark.sql import functions as F
-        >>> ordered = in_key_order(per_query, ["system"], ["query", "AP"])  # doctest: +SKIP
-        >>> ordered.groupBy("system").agg(F.avg("AP"))  # doctest: +SKIP
-    """
-    present = [name for name in dict.fromkeys(order) if name in frame.columns and name not in keys]
-    return frame.repartition(*keys).sortWithinPartitions(*keys, *present)
+_BATCHES_PER_MERGE = 64
+"""Batches of partial sums kept before they are added together (a worker's memory)."""
 
 
-def _count_where(condition: Column) -> Column:
-    from pyspark.sql import functions as F
-
-    return F.sum(F.when(condition, 1).otherwise(0)).cast("long")
+def _partials_of_batches(
+    batches: Iterator[pa.RecordBatch],
+    *,
+    keys: list[str],
+    columns: list[str],
+    signs: bool,
+    schema: pa.Schema,
+) -> Iterator[pa.RecordBatch]:
+    """A partition's exact partial sums (:func:`lexiframe.spark.exact_sums.partial_sums`),
+    added together as they come."""
+    kept: list[pl.DataFrame] = []
+    for batch in batches:
+        rows = _arrow.polars_frame(pa.Table.from_batches([batch]))
+        kept.append(exact_sums.partial_sums(rows, keys, columns, signs=signs))
+        if len(kept) >= _BATCHES_PER_MERGE:
+            kept = [exact_sums.merged(pl.concat(kept), keys)]
+    if kept:
+        added = exact_sums.merged(pl.concat(kept), keys)
+        yield from _arrow.to_spark_table(added, schema).to_batches()
 
 
 def order(
