@@ -367,7 +367,7 @@ def test_summary_means_are_the_same_bits_however_spark_splits_the_rows(spark, lf
         assert abs(Fraction(got) - exact) <= 2 * math.ulp(got), system
 
 
-def test_a_measure_named_with_a_dot_is_summarised(lfs, track_positions):
+def test_a_measure_named_with_a_dot_is_summarised_and_ordered(lfs, track_positions):
     """Spark reads a dot in a column name as a nested field: RBP(p=0.9) is quoted."""
     positions, spark_positions = track_positions
     names = ["RBP(p=0.9)", "nDCG@10"]
@@ -375,6 +375,12 @@ def test_a_measure_named_with_a_dot_is_summarised(lfs, track_positions):
     got = lfs.summarize(lfs.measures(spark_positions, names), by="track")
     got = pl.from_arrow(got.toArrow()).cast(dict(expected.schema))
     assert_frame_equal(got, expected, rel_tol=1e-12, abs_tol=0)
+    per_query = lf.measures(positions, names)
+    spark_per_query = lfs.measures(spark_positions, names)
+    for method in ("mc4", "mean"):
+        expected_order = lf.order(per_query, names[0], method=method, by="track")
+        got_order = lfs.order(spark_per_query, names[0], method=method, by="track")
+        assert_frame_equal(got_order, expected_order, check_exact=True)
 
 
 def test_a_nan_preference_is_refused_by_the_summary_as_in_one_process(spark, lfs):

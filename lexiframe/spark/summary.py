@@ -133,6 +133,8 @@ def order(
         >>> from lexiframe import spark as lfs
         >>> lfs.order(prefs, "sgnLP", method="mc4")  # doctest: +SKIP
     """
+    from pyspark.sql import functions as F
+
     by = as_list(by)
     columns = frame.columns
     if "system_a" in columns and "system_b" in columns:
@@ -142,7 +144,8 @@ def order(
             frame = summarize(frame, by=by, measures=[column])
         table = _arrow.collect(frame)
     elif "system" in columns and "query" in columns and measure in columns:
-        table = _arrow.collect(frame.select(*by, "system", "query", measure))
+        named = [F.col(_arrow.quoted(name)) for name in (*by, "system", "query", measure)]
+        table = _arrow.collect(frame.select(*named))
     else:
         table = _arrow.empty_polars(frame)  # lexiframe's own message names what is missing
     return aggregate.order(
