@@ -404,14 +404,25 @@ def in_rank_order(rows: tuple[tuple[object, object, object, float], ...]) -> lis
     return [row for block in blocks.values() for row in block]
 
 
+def in_trec_eval_order(rows: tuple[tuple[object, object, object, float], ...]) -> list[tuple]:
+    """The rows ranking by ranking in trec_eval's order: scores descending, ties by the
+    document id descending as a string (such rankings are read without a sort)."""
+    by_doc = sorted(rows, key=lambda row: str(row[2]), reverse=True)
+    return in_rank_order(tuple(by_doc))
+
+
 @st.composite
 def arranged_cases(draw) -> Case:
-    """Cases whose run rows come in rank order (ties in any order), in order but for one
-    row moved to the end (its ranking then comes in two blocks), or shuffled."""
+    """Cases whose run rows come in rank order (ties in any order, or in trec_eval's), in
+    order but for one row moved to the end (its ranking then comes in two blocks), or
+    shuffled."""
     case = draw(cases(depth=st.none() | st.integers(1, 6)))
     rows = in_rank_order(case.run)
-    arrangement = draw(st.sampled_from(["in order", "one row moved", "shuffled"]))
-    if arrangement == "one row moved":
+    arrangements = ["in order", "in trec_eval's order", "one row moved", "shuffled"]
+    arrangement = draw(st.sampled_from(arrangements))
+    if arrangement == "in trec_eval's order":
+        rows = in_trec_eval_order(case.run)
+    elif arrangement == "one row moved":
         rows.append(rows.pop(draw(st.integers(0, len(rows) - 1))))
     elif arrangement == "shuffled":
         rows = draw(st.permutations(rows))

@@ -30,7 +30,12 @@ from lexiframe.ranking._request import KEYS, POSITION, TIE_COLUMNS, Request
 from lexiframe.ranking.checks import check_values, checked_rankings, warn_dropped
 from lexiframe.ranking.coverage import coverage, coverage_of_answers
 from lexiframe.ranking.grades import binary_ndcg, keeps_grades
-from lexiframe.ranking.lists import MAX_JUDGMENTS_PER_DOC, JudgedDocuments, ranked_lists
+from lexiframe.ranking.lists import (
+    MAX_JUDGMENTS_PER_DOC,
+    JudgedDocuments,
+    in_rank_order,
+    ranked_lists,
+)
 from lexiframe.ranking.prepared import PreparedQrels
 from lexiframe.ranking.tables import (
     canonical_run,
@@ -233,7 +238,12 @@ def _eager_rankings(
     parts = [
         collect(
             ranked_lists(
-                blocks.run.lazy(), judgments, request, block_keys=blocks.keys.lazy(), judged=judged
+                blocks.run.lazy(),
+                judgments,
+                request,
+                block_keys=blocks.keys.lazy(),
+                judged=judged,
+                in_order=in_rank_order(blocks.run, request),
             )
         )
     ]

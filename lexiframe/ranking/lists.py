@@ -31,6 +31,7 @@ def ranked_lists(
     value_flags: bool = False,
     block_keys: pl.LazyFrame | None = None,
     judged: JudgedDocuments | None = None,
+    in_order: bool = False,
 ) -> pl.LazyFrame:
     """One row per ranking of the run, with the ranks of its relevant documents (and its
     tie groups, :func:`tie_groups`, under ``ties="expected"``).
@@ -45,8 +46,11 @@ def ranked_lists(
     With by= keys that only the qrels carry (:attr:`Request.crossed`: several qrels sets),
     the run's rankings are ranked once and crossed with the sets (:func:`_graded_marks`).
     ``judged``: :func:`judged_documents` of ``judgments``, when the caller has them.
+    ``in_order``: the blocks list their documents in rank order already
+    (:func:`in_rank_order`), so that they need no sort.
     """
-    rankings = _rankings(run, judgments, request, value_flags, block_keys, judged)
+    in_order = in_order and block_keys is not None  # blocks keep their rows' order
+    rankings = _rankings(run, judgments, request, value_flags, block_keys, judged, in_order)
     if request.options.ties != "expected":
         return rankings
     return rankings.join(tie_groups(run, judgments, request), on=request.keys, how="left")
@@ -93,9 +97,15 @@ def _rankings(
     value_flags: bool,
     block_keys: pl.LazyFrame | None,
     judged: JudgedDocuments | None,
+    in_order: bool,
 ) -> pl.LazyFrame:
     """:func:`ranked_lists` without the tie groups."""
     keys, descending = _sort_keys(request, run.collect_schema())
+
+    def ranked(values: pl.Expr, by: list[pl.Expr] = keys) -> pl.Expr:
+        """``values`` of a ranking in rank order: as they come, when they come so."""
+        return values if in_order else values.sort_by(by, descending=descending)
+
     flags = {
         "_n_rows": pl.len().cast(POSITION),
         "_n_docs": pl.col("doc").n_unique().cast(POSITION),
@@ -118,17 +128,16 @@ def _rankings(
         judged=judged,
     )
     mark = pl.col("_mark")
-    ranks = (mark.sort_by(keys, descending=descending).arg_true() + 1).cast(POSITION)
+    ranks = (ranked(mark).arg_true() + 1).cast(POSITION)
     # The marked rows alone, sorted by the same keys: in the order of ``ranks``.
     marked_keys = [key.filter(mark) for key in keys]
-    marked_docs = pl.col("doc").filter(mark).sort_by(marked_keys, descending=descending)
+    marked_docs = ranked(pl.col("doc").filter(mark), marked_keys)
     if not exact:
         columns = {**flags, "_ranks": ranks, "_docs": marked_docs}
         return _graded_marks(_grouped(marked, columns, request, block_keys), judgments, request)
     if request.reads_every_judgment or request.gains_below_threshold:
         # Each row has its grade (null where not judged).
-        grade = pl.col("_grade").sort_by(keys, descending=descending)
-        doc = pl.col("doc").sort_by(keys, descending=descending)
+        grade, doc = ranked(pl.col("_grade")), ranked(pl.col("doc"))
         if depth is not None:
             grade, doc = grade.head(depth), doc.head(depth)
         columns = {**flags, **_graded_lists(grade, doc, None, request)}
@@ -142,9 +151,7 @@ def _rankings(
         columns["docs"] = marked_docs
         lists.append("docs")
     if request.grades:
-        columns["grades"] = (
-            pl.col("_grade").filter(mark).sort_by(marked_keys, descending=descending)
-        )
+        columns["grades"] = ranked(pl.col("_grade").filter(mark), marked_keys)
         lists.append("grades")
     rankings = _grouped(marked, columns, request, block_keys)
     if depth is not None:
@@ -152,6 +159,58 @@ def _rankings(
         kept = pl.col("positions").list.eval((pl.element() <= depth).sum()).list.first()
         rankings = rankings.with_columns(pl.col(lists).list.head(kept))
     return rankings
+
+
+def in_rank_order(run: pl.DataFrame, request: Request) -> bool:
+    """Whether every block of ``run`` (:func:`lexiframe._blocks.number_blocks`) lists its
+    documents in trec_eval's order already: ``order`` descending (ascending when ranked by
+    the run's ranks), then the run's ranks where they break ties, then the document id
+    descending as a string. TREC runs are written so, and a ranking that is needs no sort.
+    A null or NaN order, or a null id, says no (the sort and the checks deal with them).
+
+    Example:
+        >>> from lexiframe.options import PositionsOptions
+        >>> request = Request(PositionsOptions(), ["query"], False)
+        >>> run = pl.DataFrame({"_block": [0, 0, 0], "order": [2.0, 1.0, 1.0],
+        ...                     "doc": [5, 9, 10]})
+        >>> in_rank_order(run, request)  # a tie: "9" before "10", descending as strings
+        True
+        >>> in_rank_order(run.with_columns(doc=pl.Series([5, 10, 9])), request)
+        False
+    """
+    order, doc = run["order"], run["doc"]
+    if order.null_count() or doc.null_count() or (order.dtype.is_float() and order.is_nan().any()):
+        return False
+    same = pl.col(_blocks.BLOCK) == pl.col(_blocks.BLOCK).shift()
+    ties = [_step("order", descending=request.rank_by == "score")]
+    if TIE_RANK in run.columns:
+        ties.append(_step(TIE_RANK, descending=False))
+    compared = run.select(
+        same.alias("_same"), *(tie.alias(f"_key{i}") for i, tie in enumerate(ties))
+    )
+    first = pl.coalesce(
+        pl.when(pl.col(name) != 0).then(pl.col(name)) for name in compared.columns[1:]
+    )
+    verdict = compared.select(_same=pl.col("_same"), _first=first.fill_null(0))
+    if verdict.select((pl.col("_same") & (pl.col("_first") < 0)).any()).item():
+        return False
+    tied = run.select(pl.col("doc").shift().alias("_previous"), "doc").filter(
+        verdict["_same"].fill_null(False) & (verdict["_first"] == 0)
+    )
+    if tied.height == 0:
+        return True
+    as_text = tied.select(pl.col("_previous", "doc").cast(pl.String))
+    return not as_text.select((pl.col("_previous") < pl.col("doc")).any()).item()
+
+
+def _step(column: str, *, descending: bool) -> pl.Expr:
+    """+1 where a row follows the one before it in ``column``'s order, -1 where it should
+    come first, 0 on a tie."""
+    previous, value = pl.col(column).shift(), pl.col(column)
+    after, before = (
+        (previous > value, previous < value) if descending else (previous < value, previous > value)
+    )
+    return pl.when(after).then(1).when(before).then(-1).otherwise(0)
 
 
 def _grouped(
