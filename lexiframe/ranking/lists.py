@@ -181,21 +181,16 @@ def in_rank_order(run: pl.DataFrame, request: Request) -> bool:
     order, doc = run["order"], run["doc"]
     if order.null_count() or doc.null_count() or (order.dtype.is_float() and order.is_nan().any()):
         return False
-    same = pl.col(_blocks.BLOCK) == pl.col(_blocks.BLOCK).shift()
-    ties = [_step("order", descending=request.rank_by == "score")]
+    same = (pl.col(_blocks.BLOCK) == pl.col(_blocks.BLOCK).shift()).fill_null(False)
+    steps = [_step("order", descending=request.rank_by == "score")]
     if TIE_RANK in run.columns:
-        ties.append(_step(TIE_RANK, descending=False))
-    compared = run.select(
-        same.alias("_same"), *(tie.alias(f"_key{i}") for i, tie in enumerate(ties))
-    )
-    first = pl.coalesce(
-        pl.when(pl.col(name) != 0).then(pl.col(name)) for name in compared.columns[1:]
-    )
-    verdict = compared.select(_same=pl.col("_same"), _first=first.fill_null(0))
+        steps.append(_step(TIE_RANK, descending=False))
+    first = pl.coalesce(*(pl.when(step != 0).then(step) for step in steps)).fill_null(0)
+    verdict = run.select(same.alias("_same"), first.alias("_first"))  # the first key that differs
     if verdict.select((pl.col("_same") & (pl.col("_first") < 0)).any()).item():
         return False
     tied = run.select(pl.col("doc").shift().alias("_previous"), "doc").filter(
-        verdict["_same"].fill_null(False) & (verdict["_first"] == 0)
+        verdict["_same"] & (verdict["_first"] == 0)
     )
     if tied.height == 0:
         return True
