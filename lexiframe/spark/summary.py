@@ -36,9 +36,9 @@ def summarize(
     ``n_queries``; preferences give, per (by…, system_a, system_b), ``n_queries`` and for
     each measure its mean and ``_wins``, ``_losses``, ``_ties`` counts
     (:func:`lexiframe.summarize_preferences`; a NaN preference is refused, as there).
-    One Spark job: the workers add their rows into exact partial sums
-    (:mod:`lexiframe.spark.exact_sums`), Spark adds those per key, and the driver finishes
-    the means. Two runs give the same bits however Spark split the rows; they may differ
+    One pass over the rows, a Python task per core: the workers add them into exact
+    partial sums (:mod:`lexiframe.spark.exact_sums`), Spark adds those per key, and the
+    driver finishes the means. Two runs give the same bits however Spark split the rows; they may differ
     from one process's in the last bits of a double. A small Spark DataFrame in one
     partition, sorted by the keys.
 
