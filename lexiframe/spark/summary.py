@@ -38,9 +38,9 @@ def summarize(
     (:func:`lexiframe.summarize_preferences`; a NaN preference is refused, as there).
     One pass over the rows, a Python task per core: the workers add them into exact
     partial sums (:mod:`lexiframe.spark.exact_sums`), Spark adds those per key, and the
-    driver finishes the means. Two runs give the same bits however Spark split the rows; they may differ
-    from one process's in the last bits of a double. A small Spark DataFrame in one
-    partition, sorted by the keys.
+    driver finishes the means. Two runs give the same bits however Spark split the rows;
+    they may differ from one process's in the last bits of a double. A small Spark
+    DataFrame in one partition, sorted by the keys.
 
     Example:
         >>> from lexiframe import spark as lfs
