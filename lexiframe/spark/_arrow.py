@@ -59,8 +59,10 @@ def to_spark_table(frame: pl.DataFrame, schema: pa.Schema) -> pa.Table:
 
 
 def polars_frame(table: pa.Table, casts: dict[str, pl.DataType] | None = None) -> pl.DataFrame:
-    """A group's Arrow table as a Polars frame, with ``casts`` applied where present."""
-    frame = pl.from_arrow(table)
+    """A group's Arrow table as a Polars frame in one chunk per column, with ``casts``
+    applied where present. Spark sends a group in batches of 10,000 rows; the copy into
+    one chunk takes less than it saves in the group-bys that follow."""
+    frame = pl.from_arrow(table, rechunk=True)
     assert isinstance(frame, pl.DataFrame)
     if casts:
         frame = frame.cast({name: dtype for name, dtype in casts.items() if name in frame.columns})
