@@ -40,6 +40,7 @@ from lexiframe.spark._checks import both
 from lexiframe.spark._errors import SparkJobError, is_spark_error, lexiframe_error, root_cause
 from lexiframe.spark.ranking import with_coverage
 from lexiframe.spark.resources import resource_wait
+from lexiframe.spark.summary import summary_table
 from lexiframe.typing import Labels
 
 if TYPE_CHECKING:
@@ -383,7 +384,6 @@ def _summaries(
     orderings by mean read anyway: one collect serves them all, with no aggregation of
     Spark's."""
     from lexiframe import aggregate, evaluation
-    from lexiframe import spark as lfs
 
     summary, orderings = {}, {}
     if "metrics" in rows:
@@ -391,7 +391,7 @@ def _summaries(
         summary["metrics"] = evaluation.summarize(per_query, by=by)
     if "preferences" in tables:
         prefs = tables["preferences"]
-        pair_summary = _arrow.collect(lfs.summarize(prefs, by=by, measures=preference_names))
+        pair_summary = summary_table(prefs, by=by, measures=preference_names)
         empty = _arrow.empty_polars(prefs)
         summary["preferences"] = _like(
             pair_summary,

@@ -46,6 +46,23 @@ def summarize(
         >>> from lexiframe import spark as lfs
         >>> lfs.summarize(per_query, by="track").show()  # doctest: +SKIP
     """
+    summary = summary_table(frame, by=by, measures=measures)
+    arrow = _arrow.to_spark_table(summary, _arrow.arrow_schema(summary.schema))
+    return frame.sparkSession.createDataFrame(arrow).coalesce(1)
+
+
+def summary_table(
+    frame: SparkFrame,
+    *,
+    by: str | list[str] | None = None,
+    measures: str | list[str] | None = None,
+) -> pl.DataFrame:
+    """:func:`summarize`'s table as the driver finishes it, a Polars frame: for a caller
+    on the driver, which would otherwise collect it back from Spark.
+
+    Example:
+        >>> summary_table(per_query, by="track")  # doctest: +SKIP
+    """
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import from_arrow_schema
 
@@ -78,9 +95,7 @@ def summarize(
         table = aggregate.refuse_nan_preferences(
             table, columns=columns, keys=keys, fix=SPARK_NAN_FIX
         )
-    summary = table.select(summary_columns)
-    arrow = _arrow.to_spark_table(summary, _arrow.arrow_schema(summary.schema))
-    return frame.sparkSession.createDataFrame(arrow).coalesce(1)
+    return table.select(summary_columns)
 
 
 SPARK_NAN_FIX = "F.when(F.isnan(F.col({column!r})), None).otherwise(F.col({column!r}))"
@@ -141,8 +156,9 @@ def order(
         empty = _arrow.empty_polars(frame)
         column = aggregate.preference_columns(empty.schema, [measure])[0]
         if "query" in columns:
-            frame = summarize(frame, by=by, measures=[column])
-        table = _arrow.collect(frame)
+            table = summary_table(frame, by=by, measures=[column])
+        else:
+            table = _arrow.collect(frame)
     elif "system" in columns and "query" in columns and measure in columns:
         named = [F.col(_arrow.quoted(name)) for name in (*by, "system", "query", measure)]
         table = _arrow.collect(frame.select(*named))
