@@ -203,5 +203,5 @@ def totals(sums: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
         larger = np.abs(total) >= np.abs(column)
         compensation += np.where(larger, (total - added) + column, (column - added) + total)
         total = added
-    first = long.unique("_group", keep="first", maintain_order=True).sort("_group")
+    first = long.filter(pl.col("_position") == 0)  # one row per total, in _group's order
     return first.select(group).with_columns(pl.Series("_total", total + compensation))
