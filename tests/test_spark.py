@@ -409,6 +409,35 @@ def test_a_summary_counts_the_queries_of_a_measure_null_without_n(lfs, track_pos
 
 # --- the driver's checks --------------------------------------------------------------------
 
+def test_the_summary_of_an_evaluation_reads_the_groups_sums_with_the_same_bits(spark, lfs):
+    """The frame lfs.evaluate returns is summarised from the partial sums its groups added
+    (no Spark job), with the bits a pass over its rows gives (a frame derived from it is
+    read), on two tracks where the groups are evaluated again (s4 answers one query; the
+    grades kept), by track or over both, with a measure null on some queries (SL3)."""
+    from lexiframe.spark.summary import summary_table
+
+    run, qrels = synthetic(seed=7)
+    names = ["AP", "nDCG@10", "SL3", "P@5"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        per_query = lfs.evaluate(_sdf(spark, run), _sdf(spark, qrels), names, buckets=4, by="track")
+        expected = lf.evaluate(run, qrels, names, by="track")
+    context = spark.sparkContext
+    for by, measures in (("track", None), (None, ["SL3", "AP"]), ("track", ["P@5"])):
+        context.setJobGroup("lexiframe-summary-test", "the groups' sums")
+        try:
+            got = summary_table(per_query, by=by, measures=measures)
+            jobs = context.statusTracker().getJobIdsForGroup("lexiframe-summary-test")
+        finally:
+            context.setLocalProperty("spark.jobGroup.id", None)
+        assert jobs == []
+        read = summary_table(per_query.select("*"), by=by, measures=measures)
+        assert_frame_equal(got, read, check_exact=True)
+        one_process = lf.summarize(expected, by=by, measures=measures)
+        assert_frame_equal(got.cast(dict(one_process.schema)), one_process, rel_tol=1e-12)
+        assert got.height == one_process.height > 0
+
+
 
 def test_bad_input_is_refused_on_the_driver(spark, lfs, toy):
     run, qrels = toy

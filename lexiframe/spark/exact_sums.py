@@ -27,8 +27,8 @@ import math
 import numpy as np
 import polars as pl
 
-MEASURE, KIND, EXPONENT = "_lexiframe_measure", "_lexiframe_kind", "_lexiframe_exponent"
-HIGH, LOW = "_lexiframe_high", "_lexiframe_low"
+MEASURE, KIND = "_lexiframe_sum_measure", "_lexiframe_sum_kind"
+EXPONENT, HIGH, LOW = "_lexiframe_sum_exponent", "_lexiframe_sum_high", "_lexiframe_sum_low"
 """The partial table's columns after the keys: the measure's index among the columns (-1
 for the row count), what the row counts, the exponent of a sum, and the sum's (or count's)
 two halves."""
@@ -38,18 +38,19 @@ ROWS, VALUES, NAN, POSITIVE, NEGATIVE, WINS, LOSSES, TIES, SUM = range(9)
 -inf, values above, below and equal to zero (preferences), and a sum at one exponent."""
 
 _LOW_BITS = 26
-_PARTIAL_TYPES: dict[str, pl.DataType] = {
+PARTIAL_TYPES: dict[str, pl.DataType] = {
     MEASURE: pl.Int32(),
     KIND: pl.Int8(),
     EXPONENT: pl.Int32(),
     HIGH: pl.Int64(),
     LOW: pl.Int64(),
 }
+"""The types of the partial table's columns after its keys."""
 
 
 def partial_schema(keys: pl.Schema) -> pl.Schema:
     """The schema of a partial table whose keys have the types ``keys``."""
-    return pl.Schema({**keys, **_PARTIAL_TYPES})
+    return pl.Schema({**keys, **PARTIAL_TYPES})
 
 
 def partial_sums(
@@ -67,7 +68,7 @@ def partial_sums(
         parts += [_counts(long, keys, signs), _sums(long, keys)]
     every = pl.concat(parts, how="diagonal_relaxed")
     return every.with_columns(pl.col(EXPONENT).fill_null(0), pl.col(LOW).fill_null(0)).select(
-        *keys, *(pl.col(name).cast(dtype) for name, dtype in _PARTIAL_TYPES.items())
+        *keys, *(pl.col(name).cast(dtype) for name, dtype in PARTIAL_TYPES.items())
     )
 
 

@@ -32,7 +32,7 @@ from lexiframe import evaluation, ranking
 from lexiframe.errors import LexiframeWarning
 from lexiframe.metrics import Measure, parse_measures
 from lexiframe.options import ColumnNames, PositionsKwargs, PositionsOptions
-from lexiframe.spark import _arrow, _checks, _keys
+from lexiframe.spark import _arrow, _checks, _keys, exact_sums, summary
 from lexiframe.spark._checks import require
 from lexiframe.spark._partitioning import partition_labels
 from lexiframe.validate import require_positive_int
@@ -142,18 +142,35 @@ class _Job:
 
     @property
     def group_schema(self) -> pa.Schema:
-        """What a group returns: the frame's columns, then its marks (:data:`KIND`)."""
+        """What a group returns: the frame's columns, then its marks (:data:`KIND`) and,
+        for measures, the columns of their partial sums (:data:`SUMS`)."""
         marks = [pa.field(KIND, pa.int8()), pa.field(BUCKET, pa.int64())]
         marks += [pa.field(f"{MARK}{name}", pa.int64()) for name in (*COUNTS, *FLAGS)]
+        if self.measures:
+            sums = pl.Schema(exact_sums.PARTIAL_TYPES)
+            marks += list(_arrow.arrow_schema(sums))
         return pa.schema([*self.schema, *marks])
+
+    @property
+    def sum_keys(self) -> list[str]:
+        """The keys of the measures' partial sums: the frame's keys but the query."""
+        return [*self.options.by, "system"]
+
+    @property
+    def sum_columns(self) -> list[str]:
+        """The measures' columns of the frame, whose partial sums each group adds."""
+        keys = {*self.sum_keys, "query"}
+        return [name for name in self.schema.names if name not in keys] if self.measures else []
 
 
 KIND = "_lexiframe_kind"
-"""What a row a group returns is: :data:`ROW`, :data:`SYSTEM` or :data:`GROUP`."""
-ROW, SYSTEM, GROUP = 0, 1, 2
+"""What a row a group returns is: :data:`ROW`, :data:`SYSTEM`, :data:`GROUP` or :data:`SUMS`."""
+ROW, SYSTEM, GROUP, SUMS = 0, 1, 2, 3
 """A row of the frame; a system the group evaluated (with its coverage counts when asked);
 the group itself (``evaluated``: 1 when it holds a query to evaluate; ``graded``: 1 when
-it kept the grades; ``judged``: 1 when the qrels judge one of its queries)."""
+it kept the grades; ``judged``: 1 when the qrels judge one of its queries); a row of the
+exact partial sums of its measures per (by…, system) (:mod:`lexiframe.spark.exact_sums`),
+from which :func:`lexiframe.spark.summarize` takes the means of the frame."""
 MARK = "_lexiframe_"
 COUNTS = ("evaluated", "skipped", "unjudged", "no_relevant")
 """The coverage counts a :data:`SYSTEM` row carries (prefixed by :data:`MARK`)."""
@@ -315,7 +332,8 @@ def _prepare(
 
 def _evaluated(plan: _Plan) -> tuple[SparkFrame, pl.DataFrame | None]:
     """The frame of the plan, computed (a local checkpoint), and its coverage counts when
-    the job counts them.
+    the job counts them. The partial sums of its measures, which the groups add as they
+    compute them, are kept for :func:`lexiframe.spark.summarize` of this frame.
 
     Each group evaluates the systems its rows name and, unless the options say, decides
     by itself whether to keep the grades (:func:`lexiframe.ranking.keeps_grades` over its
@@ -353,22 +371,29 @@ def _evaluated(plan: _Plan) -> tuple[SparkFrame, pl.DataFrame | None]:
         marks = pl.concat([marks.join(missed, on=BUCKET, how="anti"), again_marks])
     counts = _coverage(marks, systems, job) if job.cover else None
     columns = plan.binary if plan.binary is not None and not regrade else job.schema.names
-    return rows.select(*[F.col(_arrow.quoted(name)) for name in columns]), counts
+    frame = rows.select(*[F.col(_arrow.quoted(name)) for name in columns])
+    if job.measures:
+        sums = marks.filter(pl.col(KIND) == SUMS).select(*job.sum_keys, *exact_sums.PARTIAL_TYPES)
+        summary.remember_partial_sums(frame, sums, job.sum_keys, job.sum_columns)
+    return frame, counts
 
 
 def _computed(groups: SparkFrame, job: _Job) -> tuple[SparkFrame, pl.DataFrame]:
     """The groups' frame computed now and kept in the executors' storage (a local
     checkpoint: memory, then disk), and their marks collected, in one Spark job: the
     systems each group evaluated (with their counts) and the groups themselves, a few rows
-    per group. The lexiframe errors of the groups are raised as their own types."""
+    per group, and the partial sums of their measures. The lexiframe errors of the groups
+    are raised as their own types."""
     from pyspark.sql import functions as F
 
     from lexiframe.spark._errors import lexiframe_error
 
+    keys = list(dict.fromkeys([*job.own, *(job.sum_keys if job.measures else ["system"])]))
     marks = [KIND, BUCKET, *(f"{MARK}{name}" for name in (*COUNTS, *FLAGS))]
+    marks += list(exact_sums.PARTIAL_TYPES) if job.measures else []
     try:
         stored = groups.localCheckpoint(eager=False)  # stored by the first job that reads it
-        found = stored.filter(F.col(KIND) != ROW).select(*job.own, "system", *marks)
+        found = stored.filter(F.col(KIND) != ROW).select(*[_arrow.quoted(k) for k in keys], *marks)
         return stored, _arrow.collect(found)
     except Exception as error:
         lexiframe = lexiframe_error(error)
@@ -456,6 +481,7 @@ def _group(run_table: pa.Table, qrels_table: pa.Table, *, job: _Job) -> pa.Table
     if judged is not qrels:  # nothing of the group is evaluated
         frame, evaluated = frame.clear(), False
     graded = "grades" in frame.columns  # read before the measures replace the frame
+    sums = None
     if job.measures:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the driver's dry run warned once already
@@ -464,6 +490,7 @@ def _group(run_table: pa.Table, qrels_table: pa.Table, *, job: _Job) -> pa.Table
             # can change the last bit of a sum (AP).
             frame = _arrow.polars_frame(frame.to_arrow())
             frame = evaluation.measures_for(frame, job.measures, job.options, job.n)
+        sums = exact_sums.partial_sums(frame, job.sum_keys, job.sum_columns)
     marks = systems.select(*job.own, "system")
     if job.cover:  # the coverage counts of the group's queries
         answered = run.select(*named, pl.col(names.query).alias("query")).unique()
@@ -471,15 +498,21 @@ def _group(run_table: pa.Table, qrels_table: pa.Table, *, job: _Job) -> pa.Table
         marks = marks.rename({name: f"{MARK}{name}" for name in COUNTS})
     flags = {"evaluated": evaluated, "graded": graded, "judged": qrels.height}
     group = pl.DataFrame({f"{MARK}{name}": [int(bool(flag))] for name, flag in flags.items()})
-    return _group_table(frame, marks, group, label, job.group_schema)
+    return _group_table(frame, marks, group, sums, label, job.group_schema)
 
 
 def _group_table(
-    frame: pl.DataFrame, systems: pl.DataFrame, group: pl.DataFrame, label: int, schema: pa.Schema
+    frame: pl.DataFrame,
+    systems: pl.DataFrame,
+    group: pl.DataFrame,
+    sums: pl.DataFrame | None,
+    label: int,
+    schema: pa.Schema,
 ) -> pa.Table:
-    """The group's frame, then its :data:`SYSTEM` and :data:`GROUP` rows, in ``schema``
-    (each row's other columns null), labelled with the group's bucket."""
+    """The group's frame, then its :data:`SYSTEM`, :data:`GROUP` and :data:`SUMS` rows,
+    in ``schema`` (each row's other columns null), labelled with the group's bucket."""
     kinds = [(frame, ROW), (systems, SYSTEM), (group, GROUP)]
+    kinds += [] if sums is None else [(sums, SUMS)]
     parts = [part.with_columns(pl.lit(kind, pl.Int8).alias(KIND)) for part, kind in kinds]
     every = pl.concat(parts, how="diagonal_relaxed")
     absent = [name for name in schema.names if name not in every.columns]

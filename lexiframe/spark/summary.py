@@ -7,7 +7,9 @@ what Spark sends back.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -38,9 +40,12 @@ def summarize(
     (:func:`lexiframe.summarize_preferences`; a NaN preference is refused, as there).
     One pass over the rows, a Python task per core: the workers add them into exact
     partial sums (:mod:`lexiframe.spark.exact_sums`), Spark adds those per key, and the
-    driver finishes the means. Two runs give the same bits however Spark split the rows;
-    they may differ from one process's in the last bits of a double. A small Spark
-    DataFrame in one partition, sorted by the keys.
+    driver finishes the means. The frame that :func:`lexiframe.spark.evaluate` returns
+    needs no pass: its groups added those sums as they computed the measures (a frame
+    derived from it, such as a filter, has rows of its own and is read). Two runs give the
+    same bits however Spark split the rows, and whether the sums were added by the groups
+    or by a pass; they may differ from one process's in the last bits of a double. A small
+    Spark DataFrame in one partition, sorted by the keys.
 
     Example:
         >>> from lexiframe import spark as lfs
@@ -75,6 +80,10 @@ def summary_table(
     columns = [name for name in summary_columns if name in empty.columns and name not in keys]
     # Plain names in the workers: PySpark's mapInArrow reads a dot as a nested field.
     plain = {name: f"_lexiframe_column_{index}" for index, name in enumerate([*keys, *columns])}
+    known = None if signs else _partial_sums_of(frame, keys, columns)
+    if known is not None:  # added by the groups that computed the frame
+        table = exact_sums.means(known, keys, columns).sort(keys)
+        return table.select(summary_columns)
     plain_keys, plain_columns = [plain[key] for key in keys], [plain[name] for name in columns]
     key_types = empty.select(keys).rename(dict(zip(keys, plain_keys, strict=True))).schema
     schema = _arrow.arrow_schema(exact_sums.partial_schema(key_types))
@@ -96,6 +105,48 @@ def summary_table(
             table, columns=columns, keys=keys, fix=SPARK_NAN_FIX
         )
     return table.select(summary_columns)
+
+
+@dataclass(frozen=True)
+class _PartialSums:
+    """A frame's exact partial sums of ``columns`` per ``keys``, as the groups that computed
+    it added them (:func:`lexiframe.spark.exact_sums.partial_sums`, merged or not)."""
+
+    table: pl.DataFrame
+    keys: list[str]
+    columns: list[str]
+
+
+_partial_sums: weakref.WeakKeyDictionary[SparkFrame, _PartialSums] = weakref.WeakKeyDictionary()
+"""The partial sums of the frames computed in this process, by frame (kept while it is)."""
+
+
+def remember_partial_sums(
+    frame: SparkFrame, sums: pl.DataFrame, keys: list[str], columns: list[str]
+) -> None:
+    """Keep ``sums``, the exact partial sums of ``frame``'s ``columns`` per ``keys`` that
+    the work computing it added, for :func:`summary_table` of this very frame (an object
+    derived from it may hold other rows, and is read).
+
+    Example:
+        >>> remember_partial_sums(per_query, sums, ["system"], ["AP"])  # doctest: +SKIP
+    """
+    _partial_sums[frame] = _PartialSums(sums, list(keys), list(columns))
+
+
+def _partial_sums_of(frame: SparkFrame, keys: list[str], columns: list[str]) -> pl.DataFrame | None:
+    """The merged partial sums of ``columns`` per ``keys`` (measures numbered in the order of
+    ``columns``) that were kept for ``frame``, or None where none were or they do not
+    cover those keys and columns."""
+    known = _partial_sums.get(frame)
+    if known is None or not {*keys} <= {*known.keys} or not {*columns} <= {*known.columns}:
+        return None
+    renumbered = {-1: -1} | {known.columns.index(name): i for i, name in enumerate(columns)}
+    measure = pl.col(MEASURE)
+    table = known.table.filter(measure.is_in(list(renumbered))).with_columns(
+        measure.replace_strict(renumbered, return_dtype=exact_sums.PARTIAL_TYPES[MEASURE])
+    )
+    return exact_sums.merged(table, keys)
 
 
 SPARK_NAN_FIX = "F.when(F.isnan(F.col({column!r})), None).otherwise(F.col({column!r}))"
