@@ -157,3 +157,59 @@ def test_stopping_a_session_whose_jvm_died_does_not_raise():
 
     context = SimpleNamespace(getConf=dead, _gateway=None)
     cli._stop(SimpleNamespace(sparkContext=context, stop=lambda: None))
+
+
+def test_a_local_session_goes_without_the_web_ui_unless_asked(builder, tmp_path, monkeypatch):
+    sources = [_file(tmp_path, "run.txt", 100), _file(tmp_path, "qrels.txt", 100)]
+    cli.session(_args("local[2]", sources))
+    assert builder.settings[cli.WEB_UI] == "false"
+    builder.settings.clear()
+    cli.session(_args("local[2]", sources, [f"{cli.WEB_UI}=true"]))  # the caller's
+    assert builder.settings[cli.WEB_UI] == "true"
+    builder.settings.clear()
+    cli.session(_args("yarn", sources))  # a cluster: Spark's default
+    assert cli.WEB_UI not in builder.settings
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    (conf / "spark-defaults.conf").write_text(f"{cli.WEB_UI} true\n")  # the site's
+    monkeypatch.setenv("SPARK_CONF_DIR", str(conf))
+    builder.settings.clear()
+    cli.session(_args("local[2]", sources))
+    assert cli.WEB_UI not in builder.settings
+
+
+def _stopping_session(options: str):
+    """A stand-in session whose stop drops its JVM handle at once, as PySpark's does, and
+    then waits (as PySpark waits for its accumulator server) until ``release`` is set."""
+    import threading
+    from types import SimpleNamespace
+
+    release, finished, killed = threading.Event(), threading.Event(), []
+    context = SimpleNamespace(
+        _jsc=object(),
+        getConf=lambda: SimpleNamespace(get=lambda key, default: options),
+        _gateway=SimpleNamespace(proc=SimpleNamespace(kill=lambda: killed.append(1))),
+    )
+
+    def stop():
+        context._jsc = None
+        release.wait()
+        finished.set()
+
+    return SimpleNamespace(sparkContext=context, stop=stop), release, finished, killed
+
+
+def test_the_command_ends_once_the_jvm_stopped_without_pysparks_last_wait(monkeypatch):
+    """The stop returns once the JVM stopped, without waiting for the rest of PySpark's
+    stop (which would reach the deadline and kill the JVM), unless the JVM writes the
+    class archive, which ends the gateway that the rest of the stop uses."""
+    monkeypatch.setattr(cli, "STOP_SECONDS", 20)
+    monkeypatch.setattr(cli.class_archive, "keep", lambda spark, options: None)
+    session, release, finished, killed = _stopping_session("-Xss4m")
+    cli._stop(session)
+    assert not finished.is_set() and killed == []
+    release.set()
+    session, release, finished, killed = _stopping_session(f"{cli.class_archive.DUMP_OPTION}/x")
+    release.set()  # the stop ends: the command waits for it
+    cli._stop(session)
+    assert finished.is_set() and killed == []
