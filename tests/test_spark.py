@@ -229,10 +229,10 @@ def test_by_keys_skipped_and_dropped_queries(spark, lfs, qrels_by, no_relevant):
     from lexiframe.spark.ranking import with_coverage
 
     given = lf.PositionsOptions(**options)
-    got, counted = _quiet(with_coverage, run_sdf, qrels_sdf, MEASURES, buckets=4, options=given)
+    got, counted, _ = _quiet(with_coverage, run_sdf, qrels_sdf, MEASURES, buckets=4, options=given)
     assert_frame_equal(counted, coverage)
     assert_frame_equal(_back(got, expected, keys), expected, check_exact=True)
-    got, counted = _quiet(with_coverage, run_sdf, qrels_sdf, buckets=4, options=given)
+    got, counted, _ = _quiet(with_coverage, run_sdf, qrels_sdf, buckets=4, options=given)
     assert_frame_equal(counted, coverage)
     assert_frame_equal(_back(got, positions, keys), positions, check_exact=True)
 
@@ -822,7 +822,7 @@ def test_a_group_of_unjudged_queries_is_checked_and_counted(spark, lfs):
     assert labels(run_sdf) - labels(qrels_sdf)  # a group with run rows and no judgment
     keys = ["system", "query"]
     expected = _quiet(lf.evaluate, run, qrels, MEASURES).sort(keys)
-    got, counted = _quiet(with_coverage, run_sdf, qrels_sdf, MEASURES, buckets=buckets)
+    got, counted, _ = _quiet(with_coverage, run_sdf, qrels_sdf, MEASURES, buckets=buckets)
     assert_frame_equal(_back(got, expected, keys), expected, check_exact=True)
     assert_frame_equal(counted, lf.coverage(run, qrels))
     assert counted["unjudged"].min() == 40
@@ -856,6 +856,12 @@ def test_only_the_groups_that_missed_a_system_are_evaluated_again(
     got = lfs.evaluate(_sdf(spark, run), _sdf(spark, qrels), MEASURES, buckets=4)
     assert_frame_equal(_back(got, expected, keys), expected, check_exact=True)
     assert len(cogrouped) == (2 if skipping else 1)
+    # The rows collected by the jobs that compute them, those evaluated again included.
+    collected = ranking.with_coverage(
+        _sdf(spark, run), _sdf(spark, qrels), MEASURES, buckets=4, collect=True
+    ).rows
+    assert collected is not None and collected.columns == expected.columns
+    assert_frame_equal(collected.cast(dict(expected.schema)).sort(keys), expected, check_exact=True)
 
 
 @pytest.mark.parametrize("graded", ["one-query", "none"], ids=["one-graded-query", "binary"])
@@ -881,7 +887,12 @@ def test_the_grades_kept_by_one_group_are_kept_by_every_group(spark, lfs, graded
     # Measures that read the grades when kept, without asking for them (grades=None).
     names = ["nDCG", "DCG@10", "RBP(p=0.9)", "AP"]
     assert lf.PositionsOptions().for_measures(parse_measures(names)).grades is None
+    from lexiframe.spark.ranking import with_coverage
+
     for measures in (names, MEASURES):
         expected = _quiet(lf.evaluate, run, binary, measures).sort(keys)
         got = lfs.evaluate(run_sdf, qrels_sdf, measures, buckets=4)
         assert_frame_equal(_back(got, expected, keys), expected, check_exact=True)
+        rows = with_coverage(run_sdf, qrels_sdf, measures, buckets=4, collect=True).rows
+        assert rows is not None
+        assert_frame_equal(rows.cast(dict(expected.schema)).sort(keys), expected, check_exact=True)

@@ -322,19 +322,20 @@ def _evaluate(
     options = options.replace(by=by)
     buckets = args.buckets
     sdfs: dict[str, SparkFrame] = {}
+    rows = None
     with warnings_as_notes():
         if preference_names:
             # Computed by with_coverage (kept in the executors' storage): read by both.
-            frame, coverage = with_coverage(run, qrels, buckets=buckets, options=options)
+            frame, coverage, _ = with_coverage(run, qrels, buckets=buckets, options=options)
             if metric_names:
                 sdfs["metrics"] = lfs.measures(
                     frame, metric_names, n=args.n, buckets=buckets,
                     compat=options.compat, labels=options.labels,
                 )  # fmt: skip
             sdfs["preferences"] = lfs.preferences(frame, preference_names, by=by, buckets=buckets)
-        else:
-            sdfs["metrics"], coverage = with_coverage(
-                run, qrels, metric_names, n=args.n, buckets=buckets, options=options
+        else:  # the per-query metrics collected by the job that computes them
+            sdfs["metrics"], coverage, rows = with_coverage(
+                run, qrels, metric_names, n=args.n, buckets=buckets, options=options, collect=True
             )
     # Read by the writer and by the summary (the collect of the metrics, the aggregation of
     # the pairs): computed once. A table not written is read once, and not cached.
@@ -346,7 +347,8 @@ def _evaluate(
         written.append((f"per-query {kind}", spark_io.write(sdfs[kind], target, columns, keys)))
     tables: dict[str, pl.DataFrame] = {}
     if "metrics" in sdfs:  # one collect: printed, summarised and ordered on the driver
-        tables["metrics"] = _arrow.collect(sdfs["metrics"]).sort(*by, "system", "query")
+        collected = rows if rows is not None else _arrow.collect(sdfs["metrics"])
+        tables["metrics"] = collected.sort(*by, "system", "query")
     summary, orderings = _summaries(
         sdfs, tables, metric_names, preference_names, args.order, list(by)
     )

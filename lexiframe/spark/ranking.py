@@ -250,6 +250,15 @@ def evaluate(
     return _evaluated(plan)[0]
 
 
+class Evaluated(NamedTuple):
+    """What :func:`with_coverage` gives: the frame (kept in the executors' storage), its
+    coverage counts and, when asked for, its rows collected by the job that computed it."""
+
+    frame: SparkFrame
+    coverage: pl.DataFrame
+    rows: pl.DataFrame | None = None
+
+
 def with_coverage(
     run: SparkFrame,
     qrels: SparkFrame,
@@ -258,22 +267,24 @@ def with_coverage(
     n: int | None = None,
     buckets: int | None = None,
     options: PositionsOptions | None = None,
-) -> tuple[SparkFrame, pl.DataFrame]:
+    collect: bool = False,
+) -> Evaluated:
     """:func:`evaluate` of ``names`` (:func:`positions` when there is none) and
     :func:`coverage` of the same inputs, as ``lexiframe evaluate --spark`` reports them:
     the coverage counted by the groups that evaluate the queries, with no pass over the run
     of its own, where every run row is kept and the by= keys are the run's (otherwise by
-    :func:`coverage`).
+    :func:`coverage`). With ``collect``, the frame's rows come to the driver with the
+    groups' reports, in the job that computes them (for a frame small enough to collect).
 
     Example:
         >>> from lexiframe.spark.ranking import with_coverage
-        >>> per_query, counts = with_coverage(run_sdf, qrels_sdf, ["AP"])  # doctest: +SKIP
+        >>> per_query, counts, _ = with_coverage(run_sdf, qrels_sdf, ["AP"])  # doctest: +SKIP
     """
     measures = parse_measures(names) if names else []
     resolved = PositionsOptions.of(options).for_measures(measures)
     plan = _prepare(run, qrels, resolved, measures=measures, n=n, buckets=buckets, cover=True)
-    frame, counts = _evaluated(plan)
-    return frame, counts if counts is not None else coverage(run, qrels, resolved)
+    frame, counts, rows = _evaluated(plan, collect=collect)
+    return Evaluated(frame, counts if counts is not None else coverage(run, qrels, resolved), rows)
 
 
 class _Plan(NamedTuple):
@@ -330,10 +341,13 @@ def _prepare(
     return _Plan(job, run, qrels, rows, binary)
 
 
-def _evaluated(plan: _Plan) -> tuple[SparkFrame, pl.DataFrame | None]:
-    """The frame of the plan, computed (a local checkpoint), and its coverage counts when
-    the job counts them. The partial sums of its measures, which the groups add as they
-    compute them, are kept for :func:`lexiframe.spark.summarize` of this frame.
+def _evaluated(
+    plan: _Plan, *, collect: bool = False
+) -> tuple[SparkFrame, pl.DataFrame | None, pl.DataFrame | None]:
+    """The frame of the plan, computed (a local checkpoint), its coverage counts when the
+    job counts them (else None) and, with ``collect``, its rows. The partial sums of its
+    measures, which the groups add as they compute them, are kept for
+    :func:`lexiframe.spark.summarize` of this frame.
 
     Each group evaluates the systems its rows name and, unless the options say, decides
     by itself whether to keep the grades (:func:`lexiframe.ranking.keeps_grades` over its
@@ -347,7 +361,7 @@ def _evaluated(plan: _Plan) -> tuple[SparkFrame, pl.DataFrame | None]:
     from pyspark.sql import functions as F
 
     job = plan.job
-    groups, marks = _computed(_cogroup(plan.run, plan.qrels, job), job)
+    groups, marks, collected = _computed(_cogroup(plan.run, plan.qrels, job), job, collect)
     systems = marks.filter(pl.col(KIND) == SYSTEM).select(*job.own, "system").unique()
     if systems.height == 0:  # raises: the run is empty, with the one-process message
         _checks.dry_run(plan.rows.run.clear(), plan.rows.qrels, job.options, [], None)
@@ -366,24 +380,30 @@ def _evaluated(plan: _Plan) -> tuple[SparkFrame, pl.DataFrame | None]:
         again = replace(job, options=replace(job.options, grades=grades), systems=systems)
         chosen = F.col(BUCKET).isin(missed[BUCKET].sort().to_list())
         redo = _cogroup(plan.run.filter(chosen), plan.qrels.filter(chosen), again)
-        redone, again_marks = _computed(redo, job)
+        redone, again_marks, again_rows = _computed(redo, job, collect)
         rows = rows.filter(~chosen).unionByName(redone.filter(F.col(KIND) == ROW))
         marks = pl.concat([marks.join(missed, on=BUCKET, how="anti"), again_marks])
+        if collected is not None and again_rows is not None:
+            kept = collected.join(missed.select(BUCKET), on=BUCKET, how="anti")
+            collected = pl.concat([kept, again_rows], how="diagonal_relaxed")
     counts = _coverage(marks, systems, job) if job.cover else None
     columns = plan.binary if plan.binary is not None and not regrade else job.schema.names
     frame = rows.select(*[F.col(_arrow.quoted(name)) for name in columns])
     if job.measures:
         sums = marks.filter(pl.col(KIND) == SUMS).select(*job.sum_keys, *exact_sums.PARTIAL_TYPES)
         summary.remember_partial_sums(frame, sums, job.sum_keys, job.sum_columns)
-    return frame, counts
+    return frame, counts, None if collected is None else collected.select(columns)
 
 
-def _computed(groups: SparkFrame, job: _Job) -> tuple[SparkFrame, pl.DataFrame]:
+def _computed(
+    groups: SparkFrame, job: _Job, collect: bool = False
+) -> tuple[SparkFrame, pl.DataFrame, pl.DataFrame | None]:
     """The groups' frame computed now and kept in the executors' storage (a local
     checkpoint: memory, then disk), and their marks collected, in one Spark job: the
     systems each group evaluated (with their counts) and the groups themselves, a few rows
-    per group, and the partial sums of their measures. The lexiframe errors of the groups
-    are raised as their own types."""
+    per group, and the partial sums of their measures; with ``collect``, the frame's rows
+    too (with their bucket). The lexiframe errors of the groups are raised as their own
+    types."""
     from pyspark.sql import functions as F
 
     from lexiframe.spark._errors import lexiframe_error
@@ -393,8 +413,13 @@ def _computed(groups: SparkFrame, job: _Job) -> tuple[SparkFrame, pl.DataFrame]:
     marks += list(exact_sums.PARTIAL_TYPES) if job.measures else []
     try:
         stored = groups.localCheckpoint(eager=False)  # stored by the first job that reads it
+        if collect:
+            every = _arrow.collect(stored)
+            kind = pl.col(KIND)
+            marks_found = every.filter(kind != ROW).select(*keys, *marks)
+            return stored, marks_found, every.filter(kind == ROW)
         found = stored.filter(F.col(KIND) != ROW).select(*[_arrow.quoted(k) for k in keys], *marks)
-        return stored, _arrow.collect(found)
+        return stored, _arrow.collect(found), None
     except Exception as error:
         lexiframe = lexiframe_error(error)
         if lexiframe is not None:
