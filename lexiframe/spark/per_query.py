@@ -21,7 +21,8 @@ from lexiframe.options import PositionsOptions
 from lexiframe.preferences import DEFAULT_MEASURES, Extra, preference_measure
 from lexiframe.preferences import preferences as pair_preferences
 from lexiframe.spark import _arrow
-from lexiframe.spark.ranking import BUCKET, POSITION_TYPES, bucket_count, partitioned
+from lexiframe.spark._groups import BUCKET
+from lexiframe.spark.ranking import POSITION_TYPES, bucket_count, partitioned
 from lexiframe.typing import CompatName, Labels
 from lexiframe.validate import require_columns
 
