@@ -575,6 +575,10 @@ def _ratios(results: dict[str, dict | None]) -> list[str]:
             cpu = [(results[step] or {}).get("cpu") for step in (over, under)]
             if None not in cpu:
                 lines.append(f"{over} / {under}, CPU seconds: {cpu[0] / cpu[1]:.2f}")
+    if "spark-cli" in seconds and "spark-lexiframe-cold" in seconds:
+        # What a whole process adds to the same jobs: its ratio falls as the jobs grow.
+        added = seconds["spark-cli"] - seconds["spark-lexiframe-cold"]
+        lines.append(f"spark-cli - spark-lexiframe-cold: {added:.1f} s")
     api = results.get("spark-lexiframe")
     compared = (
         ("spark-cli", "the command's", 1e-12),
