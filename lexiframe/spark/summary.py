@@ -78,12 +78,12 @@ def summary_table(
     signs = "system_a" in empty.columns and "system_b" in empty.columns
     keys = [*by, "system_a", "system_b"] if signs else [*by, "system"]
     columns = [name for name in summary_columns if name in empty.columns and name not in keys]
-    # Plain names in the workers: PySpark's mapInArrow reads a dot as a nested field.
-    plain = {name: f"_lexiframe_column_{index}" for index, name in enumerate([*keys, *columns])}
     known = None if signs else _partial_sums_of(frame, keys, columns)
     if known is not None:  # added by the groups that computed the frame
         table = exact_sums.means(known, keys, columns).sort(keys)
         return table.select(summary_columns)
+    # Plain names in the workers: PySpark's mapInArrow reads a dot as a nested field.
+    plain = {name: f"_lexiframe_column_{index}" for index, name in enumerate([*keys, *columns])}
     plain_keys, plain_columns = [plain[key] for key in keys], [plain[name] for name in columns]
     key_types = empty.select(keys).rename(dict(zip(keys, plain_keys, strict=True))).schema
     schema = _arrow.arrow_schema(exact_sums.partial_schema(key_types))
