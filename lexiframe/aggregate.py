@@ -33,7 +33,12 @@ from lexiframe.errors import InputError, LexiframeWarning, SchemaError, UnknownM
 from lexiframe.mc4 import MC4_DAMPING, mc4_stationary, metric_wins
 from lexiframe.metrics import needs_n_hint, parse_measure
 from lexiframe.preferences import MEASURES, preference_measure
-from lexiframe.validate import require_bool, require_columns, require_numeric
+from lexiframe.validate import (
+    has_repeated_keys,
+    require_bool,
+    require_columns,
+    require_numeric,
+)
 
 Method = Literal["mc4", "borda", "winrate", "mean"]
 METHODS: tuple[str, ...] = ("mc4", "borda", "winrate", "mean")
@@ -469,8 +474,8 @@ def _order_metrics(
     by: list[str],
     flip: bool = False,
 ) -> pl.DataFrame:
-    duplicated = table.select(pl.struct(*by, "system", "query").is_duplicated()).to_series()
-    if duplicated.any():
+    if has_repeated_keys(table, [*by, "system", "query"]):
+        duplicated = table.select(pl.struct(*by, "system", "query").is_duplicated()).to_series()
         example = table.filter(duplicated).row(0, named=True)
         raise InputError(
             "the metrics table has several rows for one (by…, system, query): "

@@ -15,7 +15,7 @@ from lexiframe.errors import InputError, SchemaError
 from lexiframe.intervals import Seed as Seed  # the analyses' seeds are the intervals'
 from lexiframe.intervals import generator as generator
 from lexiframe.metrics import needs_n_hint
-from lexiframe.validate import require_columns
+from lexiframe.validate import has_repeated_keys, require_columns
 
 PAIR_KEYS = ("system_a", "system_b")
 
@@ -180,8 +180,8 @@ def check_unique(
     frame: pl.DataFrame, keys: Sequence[str], table: str, *, todo: str | None = None
 ) -> None:
     """Raise :class:`InputError` when several rows share the same ``keys``."""
-    duplicated = frame.select(pl.struct(list(keys)).is_duplicated()).to_series()
-    if duplicated.any():
+    if has_repeated_keys(frame, keys):
+        duplicated = frame.select(pl.struct(list(keys)).is_duplicated()).to_series()
         example = frame.filter(duplicated).select(keys).row(0, named=True)
         todo = todo or "pass the extra key columns as by=, or drop the duplicates"
         raise InputError(
