@@ -10,6 +10,7 @@ the ranking aggregation takes 0.85 s by slices and about 1.5 s by keys, with les
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -61,3 +62,23 @@ def number_blocks(run: pl.DataFrame, keys: list[str]) -> Blocks:
         keys=first_rows.filter(~repeated),
         rest=numbered.filter(in_repeated).drop(BLOCK),
     )
+
+
+def order_step(columns: Sequence[tuple[str, bool]]) -> pl.Expr:
+    """How each row follows the row before it in the lexicographic order of ``columns``
+    (name, descending): 1 after it, -1 where it should come first, 0 equal on every
+    column; null where a comparison meets a null (and on the first row).
+
+    Example:
+        >>> frame = pl.DataFrame({"a": [1, 1, 2, 2], "b": [5, 5, 9, 1]})
+        >>> frame.select(order_step([("a", False), ("b", False)])).to_series().to_list()
+        [None, 0, 1, -1]
+    """
+    step = pl.lit(0)
+    for name, descending in reversed(columns):  # a tie on this column: the next one says
+        previous, value = pl.col(name).shift(), pl.col(name)
+        after, before = (previous > value, previous < value)
+        if not descending:
+            after, before = before, after
+        step = pl.when(after).then(1).when(before).then(-1).when(previous == value).then(step)
+    return step.alias("_step")

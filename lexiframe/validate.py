@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 
 import polars as pl
 
+from lexiframe._blocks import order_step
 from lexiframe._utils import format_row, quote_names, shorten
 from lexiframe.errors import LABELS_HINT, NO_HINT, InputError, SchemaError
 
@@ -514,15 +515,11 @@ def has_repeated_keys(frame: pl.DataFrame, keys: Sequence[str]) -> bool:
     """
     if frame.height < 2:
         return False
-    after, equal = pl.lit(False), pl.lit(True)
-    for key in keys:  # the row after the one before it, compared key by key
-        column, before = pl.col(key), pl.col(key).shift()
-        after = after | (equal & (column > before))
-        equal = equal & (column == before)
+    step = order_step([(key, False) for key in keys]).slice(1)
     # A null comparison (a null key) is not known to be in order: hashed below.
     in_order, repeated = frame.select(
-        (after | equal).slice(1).fill_null(False).all().alias("in_order"),
-        equal.slice(1).fill_null(False).any().alias("repeated"),
+        (step >= 0).fill_null(False).all().alias("in_order"),
+        (step == 0).fill_null(False).any().alias("repeated"),
     ).row(0)
     if in_order:
         return bool(repeated)

@@ -182,30 +182,19 @@ def in_rank_order(run: pl.DataFrame, request: Request) -> bool:
     if order.null_count() or doc.null_count() or (order.dtype.is_float() and order.is_nan().any()):
         return False
     same = (pl.col(_blocks.BLOCK) == pl.col(_blocks.BLOCK).shift()).fill_null(False)
-    steps = [_step("order", descending=request.rank_by == "score")]
-    if TIE_RANK in run.columns:
-        steps.append(_step(TIE_RANK, descending=False))
-    first = pl.coalesce(*(pl.when(step != 0).then(step) for step in steps)).fill_null(0)
-    verdict = run.select(same.alias("_same"), first.alias("_first"))  # the first key that differs
-    if verdict.select((pl.col("_same") & (pl.col("_first") < 0)).any()).item():
+    columns = [("order", request.rank_by == "score")]
+    columns += [(TIE_RANK, False)] if TIE_RANK in run.columns else []
+    verdict = run.select(same.alias("_same"), _blocks.order_step(columns))
+    # A row before the one above it, or a null rank it cannot place: the sort decides.
+    if verdict.select(pl.col("_same") & (pl.col("_step") < 0).fill_null(True)).to_series().any():
         return False
     tied = run.select(pl.col("doc").shift().alias("_previous"), "doc").filter(
-        verdict["_same"] & (verdict["_first"] == 0)
+        verdict["_same"] & (verdict["_step"] == 0)
     )
     if tied.height == 0:
         return True
     as_text = tied.select(pl.col("_previous", "doc").cast(pl.String))
     return not as_text.select((pl.col("_previous") < pl.col("doc")).any()).item()
-
-
-def _step(column: str, *, descending: bool) -> pl.Expr:
-    """+1 where a row follows the one before it in ``column``'s order, -1 where it should
-    come first, 0 on a tie."""
-    previous, value = pl.col(column).shift(), pl.col(column)
-    after, before = (
-        (previous > value, previous < value) if descending else (previous < value, previous > value)
-    )
-    return pl.when(after).then(1).when(before).then(-1).otherwise(0)
 
 
 def _grouped(

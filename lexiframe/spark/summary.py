@@ -68,9 +68,6 @@ def summary_table(
     Example:
         >>> summary_table(per_query, by="track")  # doctest: +SKIP
     """
-    from pyspark.sql import functions as F
-    from pyspark.sql.pandas.types import from_arrow_schema
-
     empty = _arrow.empty_polars(frame)
     # The one-process function on an empty frame checks the columns and picks them.
     summary_columns = evaluation.summarize(empty, by=by, measures=measures).columns
@@ -79,9 +76,24 @@ def summary_table(
     keys = [*by, "system_a", "system_b"] if signs else [*by, "system"]
     columns = [name for name in summary_columns if name in empty.columns and name not in keys]
     known = None if signs else _partial_sums_of(frame, keys, columns)
-    if known is not None:  # added by the groups that computed the frame
-        table = exact_sums.means(known, keys, columns).sort(keys)
-        return table.select(summary_columns)
+    # Added by the groups that computed the frame, else by a pass over its rows.
+    partials = known if known is not None else _added(frame, empty, keys, columns, signs)
+    table = exact_sums.means(partials, keys, columns, signs=signs).sort(keys)
+    if signs:
+        table = aggregate.refuse_nan_preferences(
+            table, columns=columns, keys=keys, fix=SPARK_NAN_FIX
+        )
+    return table.select(summary_columns)
+
+
+def _added(
+    frame: SparkFrame, empty: pl.DataFrame, keys: list[str], columns: list[str], signs: bool
+) -> pl.DataFrame:
+    """The merged partial sums of ``frame``'s ``columns`` per ``keys``, by one pass over its
+    rows: a Python task per core adds its rows, Spark adds the tasks' sums per key."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.pandas.types import from_arrow_schema
+
     # Plain names in the workers: PySpark's mapInArrow reads a dot as a nested field.
     plain = {name: f"_lexiframe_column_{index}" for index, name in enumerate([*keys, *columns])}
     plain_keys, plain_columns = [plain[key] for key in keys], [plain[name] for name in columns]
@@ -98,13 +110,7 @@ def summary_table(
     added = partials.groupBy(*plain_keys, MEASURE, KIND, EXPONENT).agg(
         F.sum(HIGH).alias(HIGH), F.sum(LOW).alias(LOW)
     )
-    collected = _arrow.collect(added).rename(dict(zip(plain_keys, keys, strict=True)))
-    table = exact_sums.means(collected, keys, columns, signs=signs).sort(keys)
-    if signs:
-        table = aggregate.refuse_nan_preferences(
-            table, columns=columns, keys=keys, fix=SPARK_NAN_FIX
-        )
-    return table.select(summary_columns)
+    return _arrow.collect(added).rename(dict(zip(plain_keys, keys, strict=True)))
 
 
 @dataclass(frozen=True)
