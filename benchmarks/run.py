@@ -481,6 +481,34 @@ def step_recsys_positions(data: Data) -> Callable[[], object]:
     return run
 
 
+AT_TEN = ["AP@10", "nDCG@10", "P@10", "R@10"]
+"""A recommender's measures: each reads no deeper than rank 10."""
+
+
+def _in_memory_recsys(data: Data) -> tuple[object, object]:
+    import polars as pl
+
+    return pl.read_parquet(data.runs("parquet")), pl.read_parquet(data.qrels("parquet"))
+
+
+def step_recsys_whole_lists(data: Data) -> Callable[[], object]:
+    """In-memory frames (read untimed): the positions frame of every rank, then the
+    measures at 10 (what evaluation did before its lists stopped at the cut-off)."""
+    import lexiframe as lf
+
+    run, qrels = _in_memory_recsys(data)
+    return lambda: lf.measures(lf.positions(run, qrels), AT_TEN)
+
+
+def step_recsys_evaluate(data: Data) -> Callable[[], object]:
+    """``lf.evaluate`` of the measures at 10 on the same frames: rankings in rank order are
+    marked to rank 10 only (``positions(..., reach=10)``)."""
+    import lexiframe as lf
+
+    run, qrels = _in_memory_recsys(data)
+    return lambda: lf.evaluate(run, qrels, AT_TEN)
+
+
 STEPS: dict[str, tuple[Callable[[Data], Callable[[], object]], list[str], str | None]] = {
     # name: (builder, formats it reads, the step its ratio is taken to)
     "polars-read": (step_polars_read, ["trec.gz"], None),
@@ -509,9 +537,11 @@ STEPS: dict[str, tuple[Callable[[Data], Callable[[], object]], list[str], str | 
     "ranx": (step_ranx, ["trec.gz"], "classic"),
     "ranx-first-call": (step_ranx_first_call, ["trec.gz"], "classic"),
     "recsys-positions": (step_recsys_positions, ["parquet"], None),
+    "recsys-whole-lists": (step_recsys_whole_lists, ["parquet"], None),
+    "recsys-evaluate": (step_recsys_evaluate, ["parquet"], "recsys-whole-lists"),
 }
 DEFAULT_STEPS = [name for name in STEPS if not name.startswith("recsys")]
-RECSYS_STEPS = ["recsys-positions"]
+RECSYS_STEPS = ["recsys-positions", "recsys-whole-lists", "recsys-evaluate"]
 ONCE = {"ranx-first-call"}  # what only the first call in a process measures
 SLOW = {"pytrec_eval", "ranx"}  # minutes per call on the robust04 shape: timed once
 

@@ -53,12 +53,13 @@ def positions_of_files(
     *,
     system_from: SystemFrom = "field",
     batch_bytes: int = BATCH_BYTES,
+    reach: int | None = None,
     **kwargs: Any,
 ) -> pl.DataFrame:
     """:func:`lexiframe.positions` of the run in ``paths``, read a batch of files at a time.
 
-    ``options`` and ``kwargs`` are those of :func:`lexiframe.positions`; the result is the
-    same frame (its rows, as positions', in no particular order).
+    ``options``, ``reach`` and ``kwargs`` are those of :func:`lexiframe.positions`; the
+    result is the same frame (its rows, as positions', in no particular order).
     """
     options = PositionsOptions.of(options, **kwargs)
     if isinstance(qrels, pl.LazyFrame):
@@ -68,16 +69,23 @@ def positions_of_files(
     def parts(files: Paths) -> Iterable[Part]:
         return table_parts(files, layout, system_from, batch_bytes)
 
-    return _Batches(qrels, options, system_from).positions(parts(paths), parts)
+    return _Batches(qrels, options, system_from, reach).positions(parts(paths), parts)
 
 
 class _Batches:
     """The positions of a run's batches, put together (see the module's docstring)."""
 
-    def __init__(self, qrels: pl.DataFrame, options: PositionsOptions, system_from: str) -> None:
+    def __init__(
+        self,
+        qrels: pl.DataFrame,
+        options: PositionsOptions,
+        system_from: str,
+        reach: int | None = None,
+    ) -> None:
         self.qrels = qrels
         self.prepared = PreparedQrels(qrels)  # its tables derived once for every batch
         self.options = options
+        self.reach = reach
         self.system_from = system_from
         self.by = list(options.by)
         self.keys = [*self.by, "system", "query"]
@@ -134,7 +142,7 @@ class _Batches:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                part = positions(batch, self.prepared, self.options)
+                part = positions(batch, self.prepared, self.options, reach=self.reach)
             except InputError as error:
                 if error.kind == "duplicate" and len(files) > 1:
                     self._raise_if_shared_tag(files)

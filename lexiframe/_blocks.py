@@ -64,6 +64,27 @@ def number_blocks(run: pl.DataFrame, keys: list[str]) -> Blocks:
     )
 
 
+def first_rows(blocks: pl.Series, count: int) -> pl.Series | None:
+    """Whether each row is among the first ``count`` rows of its block (``blocks``: the
+    block numbers of :func:`number_blocks`, each block's rows consecutive), or None when
+    no block is longer than ``count`` (every row is).
+
+    Example:
+        >>> first_rows(pl.Series([0, 0, 0, 1, 2, 2]), 2).to_list()
+        [True, True, False, True, True, True]
+    """
+    block = blocks.to_numpy()
+    starts = np.flatnonzero(np.concatenate(([True], block[1:] != block[:-1])))
+    lengths = np.diff(starts, append=len(block))
+    if len(block) == 0 or lengths.max() <= count:
+        return None
+    # Each row's place in its block: its index less its block's first row's (32 bits, as
+    # Polars' row indices: a fifth of the time of 64 bits here).
+    starts = starts.astype(np.uint32)
+    places = np.arange(len(block), dtype=np.uint32) - np.repeat(starts, lengths)
+    return pl.Series("_first_rows", places < count)
+
+
 def order_step(columns: Sequence[tuple[str, bool]]) -> pl.Expr:
     """How each row follows the row before it in the lexicographic order of ``columns``
     (name, descending): 1 after it, -1 where it should come first, 0 equal on every

@@ -25,7 +25,15 @@ from lexiframe.errors import (
 from lexiframe.intervals import DEFAULT_REPLICATES, IntervalMethod, Seed, add_intervals
 from lexiframe.io.files import Paths, is_paths
 from lexiframe.io.qrels import read_qrels
-from lexiframe.metrics import Context, Measure, exprs, parse_measure, parse_measures, parts
+from lexiframe.metrics import (
+    Context,
+    Measure,
+    deepest_rank_read,
+    exprs,
+    parse_measure,
+    parse_measures,
+    parts,
+)
 from lexiframe.metrics.custom import user_view
 from lexiframe.options import PositionsKwargs, PositionsOptions
 from lexiframe.ranking import TIE_COLUMNS
@@ -403,6 +411,7 @@ def evaluate(
     """
     parsed = parse_measures(names)
     resolved = PositionsOptions.of(options, **positions_options).for_measures(parsed)
+    reach = deepest_rank_read(parsed)  # the lists need go no deeper
     judgments = (
         read_qrels(cast(Paths, qrels), labels=resolved.labels)
         if is_paths(qrels)
@@ -410,11 +419,13 @@ def evaluate(
     )
     if is_paths(run):
         files = cast(Paths, run)
-        frame = positions_of_files(files, judgments, resolved, system_from=system_from or "field")
+        frame = positions_of_files(
+            files, judgments, resolved, system_from=system_from or "field", reach=reach
+        )
     else:
         if system_from is not None:
             raise InputError("system_from= applies to run files; this run is a frame")
-        frame = build_positions(cast(pl.DataFrame, run), judgments, resolved)
+        frame = build_positions(cast(pl.DataFrame, run), judgments, resolved, reach=reach)
     return measures_for(frame, parsed, resolved, n)
 
 

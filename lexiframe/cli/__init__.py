@@ -44,6 +44,7 @@ from lexiframe.cli.demo import run_demo
 from lexiframe.cli.qrels_sets import add_qrels_argument, qrels_paths, qrels_sets, read_qrels_sets
 from lexiframe.errors import InputError, LexiframeError
 from lexiframe.evaluation import measures_for, summarize
+from lexiframe.metrics import deepest_rank_read, parse_measures
 from lexiframe.options import PositionsOptions
 from lexiframe.preferences import preferences
 from lexiframe.typing import NoRelevant
@@ -89,9 +90,13 @@ def _evaluate(
     every qrels set of ``--qrels NAME=FILE`` at once, its name in the ``qrels`` column)."""
     qrels, by = read_qrels_sets(args.qrels, labels=args.label_kind)
     options = track_options(args, metric_names).replace(by=by)
+    # Preferences read every rank; metrics alone, as deep as their cut-offs.
+    reach = None if preference_names else deepest_rank_read(parse_measures(metric_names))
     with warnings_as_notes():
         # A batch of run files at a time: memory holds one batch of rows, not the run.
-        frame = positions_of_files(args.runs, qrels, options, system_from=args.system_from)
+        frame = positions_of_files(
+            args.runs, qrels, options, system_from=args.system_from, reach=reach
+        )
 
     tables: dict[str, pl.DataFrame] = {}
     summary: dict[str, pl.DataFrame] = {}

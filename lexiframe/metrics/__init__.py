@@ -15,7 +15,7 @@ from lexiframe.metrics.catalogue import FAMILIES
 from lexiframe.metrics.custom import define_measure
 from lexiframe.metrics.parser import needs_n_hint, parse_measure, parse_measures
 from lexiframe.metrics.registry import families, known_names, register, unregister
-from lexiframe.metrics.spec import Context, Family, Measure, Needs
+from lexiframe.metrics.spec import Context, Family, Measure, Needs, deepest_rank_read
 
 __all__ = [
     "FAMILIES",
@@ -23,6 +23,7 @@ __all__ = [
     "Family",
     "Measure",
     "Needs",
+    "deepest_rank_read",
     "define_measure",
     "families",
     "known_names",

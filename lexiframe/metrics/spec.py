@@ -8,7 +8,7 @@ The built-in families are declared in :mod:`lexiframe.metrics.catalogue`, regist
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -165,6 +165,10 @@ class Family:
     """Its expectation over every ordering of the tied documents of a ranking (``ties=
     "expected"``), built as :attr:`build` from a context whose frame holds the tie groups;
     ``None``: no closed form, and ``ties="expected"`` is refused for the measure."""
+    reads_to_cutoff: bool = False
+    """With a rank cut-off k, it reads no relevant document ranked below k (the positions
+    up to k, ``n_rel``, the ideal grades): a positions frame built for such measures alone
+    may stop at their deepest cut-off (:func:`deepest_rank_read`)."""
     defined_by_user: bool = False
     """Registered by :func:`lexiframe.define_measure`: its expression reads the frame's
     columns by name, so it is given the frame as :func:`lexiframe.metrics.custom.user_view`
@@ -230,6 +234,16 @@ class Measure:
         if self.level is not None and not resolved.requires_grades:
             resolved = replace(resolved, grades=True, requires_grades=True)
         return resolved
+
+    @property
+    def deepest_rank(self) -> int | None:
+        """The deepest rank whose documents the measure reads (its cut-off, for a family
+        that reads no deeper, :attr:`Family.reads_to_cutoff`), or None: any rank. A
+        relevance level of its own (``rel=``) reads the grades' lists: None."""
+        if not self.family.reads_to_cutoff or self.level is not None:
+            return None
+        cutoff = self.cutoff
+        return cutoff if isinstance(cutoff, int) and not isinstance(cutoff, bool) else None
 
     @property
     def needs_n(self) -> bool:
@@ -354,6 +368,23 @@ _registered: Callable[[], Sequence[Family]] = tuple
 """The registered families, which the refusals name (the families that offer what a measure
 lacks): :func:`lexiframe.metrics.registry.families`, set by the registry when it is
 imported (it reads this module, so this module does not import it)."""
+
+
+def deepest_rank_read(measures: Iterable[Measure]) -> int | None:
+    """The deepest rank that any of ``measures`` reads, or None when one may read any
+    (:attr:`Measure.deepest_rank`): what :func:`lexiframe.positions`' ``reach`` takes.
+
+    Example:
+        >>> from lexiframe.metrics import parse_measures
+        >>> deepest_rank_read(parse_measures(["P@10", "nDCG@20"]))
+        20
+        >>> deepest_rank_read(parse_measures(["P@10", "AP"])) is None
+        True
+    """
+    ranks = [measure.deepest_rank for measure in measures]
+    if not ranks or any(rank is None for rank in ranks):
+        return None
+    return max(rank for rank in ranks if rank is not None)
 
 
 def read_families_from(source: Callable[[], Sequence[Family]]) -> None:

@@ -35,6 +35,7 @@ from lexiframe.ranking.lists import (
     JudgedDocuments,
     in_rank_order,
     ranked_lists,
+    stops_at_reach,
 )
 from lexiframe.ranking.prepared import PreparedQrels
 from lexiframe.ranking.tables import (
@@ -55,6 +56,7 @@ def positions(
     options: PositionsOptions | None = None,
     *,
     systems: pl.DataFrame | None = None,
+    reach: int | None = None,
     **kwargs: Unpack[PositionsKwargs],
 ) -> pl.DataFrame: ...
 @overload
@@ -64,6 +66,7 @@ def positions(
     options: PositionsOptions | None = None,
     *,
     systems: pl.DataFrame | None = None,
+    reach: int | None = None,
     **kwargs: Unpack[PositionsKwargs],
 ) -> pl.LazyFrame: ...
 
@@ -74,6 +77,7 @@ def positions(
     options: PositionsOptions | None = None,
     *,
     systems: pl.DataFrame | None = None,
+    reach: int | None = None,
     **kwargs: Unpack[PositionsKwargs],
 ) -> pl.DataFrame | pl.LazyFrame:
     """Build the positions frame of a run against its qrels (docs/definitions.md §1).
@@ -92,6 +96,11 @@ def positions(
             evaluated query, as a system that skipped them. For a run cut into groups of
             queries (as :mod:`lexiframe.spark` cuts it), where a group may lack a system or
             every system. An in-memory run only.
+        reach: the deepest rank the caller reads, as measures declare it
+            (:func:`lexiframe.metrics.deepest_rank_read`): the lists may stop there, since
+            an in-memory run whose rankings come in rank order has only its first ``reach``
+            rows of each ranking marked (``n_ret`` and the checks count every row). None
+            (the default): every rank.
         **kwargs: the same options as keyword arguments, applied over ``options``, with
             the column names flat: ``system=``, ``query=``, ``doc=``, ``score=``, ``rank=``,
             ``relevance=`` (the caller's names of those columns).
@@ -151,7 +160,11 @@ def positions(
 
     # An in-memory run is checked for NaN scores and null ids in one cheap pass first.
     check_values(run_lf, request.run_options)
-    parts = _eager_rankings(run_lf, judgments, request, partitions, tables.judged)
+    if reach is not None and (isinstance(reach, bool) or not isinstance(reach, int) or reach < 1):
+        raise InputError(f"reach= must be a whole number of 1 or more, or None; got {reach!r}")
+    if not stops_at_reach(request):
+        reach = None
+    parts = _eager_rankings(run_lf, judgments, request, partitions, tables.judged, reach)
     rankings_df = checked_rankings(pl.concat(parts, how="diagonal"), run_lf, request.run_options)
     warn_dropped(rankings_df, tables.queries, by, checked.keys, names, checked.frame)
     every = None
@@ -231,10 +244,17 @@ def _eager_rankings(
     request: Request,
     partitions: int | None,
     judged: JudgedDocuments,
+    reach: int | None = None,
 ) -> list[pl.DataFrame]:
     """The rankings of an in-memory run: grouped by slices where each ranking is one block
-    of rows (:mod:`lexiframe._blocks`), by their keys in groups of queries elsewhere."""
+    of rows (:mod:`lexiframe._blocks`), by their keys in groups of queries elsewhere.
+    Blocks in rank order are marked to ``reach`` only (:func:`ranked_lists`' ``top``)."""
     blocks = _blocks.number_blocks(collect(run), request.run_keys)
+    in_order = in_rank_order(blocks.run, request)
+    top = None
+    if in_order and reach is not None:
+        first = _blocks.first_rows(blocks.run[_blocks.BLOCK], reach)
+        top = None if first is None else blocks.run.filter(first).lazy()
     parts = [
         collect(
             ranked_lists(
@@ -243,7 +263,8 @@ def _eager_rankings(
                 request,
                 block_keys=blocks.keys.lazy(),
                 judged=judged,
-                in_order=in_rank_order(blocks.run, request),
+                in_order=in_order,
+                top=top,
             )
         )
     ]

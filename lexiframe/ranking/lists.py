@@ -32,6 +32,7 @@ def ranked_lists(
     block_keys: pl.LazyFrame | None = None,
     judged: JudgedDocuments | None = None,
     in_order: bool = False,
+    top: pl.LazyFrame | None = None,
 ) -> pl.LazyFrame:
     """One row per ranking of the run, with the ranks of its relevant documents (and its
     tie groups, :func:`tie_groups`, under ``ties="expected"``).
@@ -47,10 +48,14 @@ def ranked_lists(
     the run's rankings are ranked once and crossed with the sets (:func:`_graded_marks`).
     ``judged``: :func:`judged_documents` of ``judgments``, when the caller has them.
     ``in_order``: the blocks list their documents in rank order already
-    (:func:`in_rank_order`), so that they need no sort.
+    (:func:`in_rank_order`), so that they need no sort. ``top``: the first rows of each
+    of those blocks, as deep as the caller reads (:func:`stops_at_reach`): they alone are
+    marked and listed, while the checks' flags and ``n_ret`` count every row of ``run``.
     """
     in_order = in_order and block_keys is not None  # blocks keep their rows' order
-    rankings = _rankings(run, judgments, request, value_flags, block_keys, judged, in_order)
+    if not in_order:
+        top = None
+    rankings = _rankings(run, judgments, request, value_flags, block_keys, judged, in_order, top)
     if request.options.ties != "expected":
         return rankings
     return rankings.join(tie_groups(run, judgments, request), on=request.keys, how="left")
@@ -98,6 +103,7 @@ def _rankings(
     block_keys: pl.LazyFrame | None,
     judged: JudgedDocuments | None,
     in_order: bool,
+    top: pl.LazyFrame | None,
 ) -> pl.LazyFrame:
     """:func:`ranked_lists` without the tie groups."""
     keys, descending = _sort_keys(request, run.collect_schema())
@@ -119,7 +125,7 @@ def _rankings(
     n_ret = pl.len() if depth is None else pl.min_horizontal(pl.len(), pl.lit(depth))
     flags["n_ret"] = n_ret.cast(POSITION)
     marked, exact = _with_marks(
-        run,
+        run if top is None else top,
         judgments,
         request.qrels_keys,
         keep_order=block_keys is not None,
@@ -132,16 +138,23 @@ def _rankings(
     # The marked rows alone, sorted by the same keys: in the order of ``ranks``.
     marked_keys = [key.filter(mark) for key in keys]
     marked_docs = ranked(pl.col("doc").filter(mark), marked_keys)
+
+    def grouped(columns: dict[str, pl.Expr]) -> pl.LazyFrame:
+        if top is None:
+            return _grouped(marked, columns, request, block_keys)
+        assert block_keys is not None  # top rows are those of blocks
+        return _grouped_apart(run, marked, columns, list(flags), block_keys)
+
     if not exact:
         columns = {**flags, "_ranks": ranks, "_docs": marked_docs}
-        return _graded_marks(_grouped(marked, columns, request, block_keys), judgments, request)
+        return _graded_marks(grouped(columns), judgments, request)
     if request.reads_every_judgment or request.gains_below_threshold:
         # Each row has its grade (null where not judged).
         grade, doc = ranked(pl.col("_grade")), ranked(pl.col("doc"))
         if depth is not None:
             grade, doc = grade.head(depth), doc.head(depth)
         columns = {**flags, **_graded_lists(grade, doc, None, request)}
-        return _grouped(marked, columns, request, block_keys)
+        return grouped(columns)
 
     # The relevant documents alone, marked exactly: one sort of the marks, then the few
     # marked rows in their order.
@@ -153,7 +166,7 @@ def _rankings(
     if request.grades:
         columns["grades"] = ranked(pl.col("_grade").filter(mark), marked_keys)
         lists.append("grades")
-    rankings = _grouped(marked, columns, request, block_keys)
+    rankings = grouped(columns)
     if depth is not None:
         # Positions ascend: the ones within the depth are a prefix of the list.
         kept = pl.col("positions").list.eval((pl.element() <= depth).sum()).list.first()
@@ -214,6 +227,54 @@ def _grouped(
         .agg(**columns)
         .join(block_keys, on=_blocks.BLOCK)
         .drop(_blocks.BLOCK)
+    )
+
+
+def _grouped_apart(
+    every_row: pl.LazyFrame,
+    top: pl.LazyFrame,
+    columns: dict[str, pl.Expr],
+    flags: list[str],
+    block_keys: pl.LazyFrame,
+) -> pl.LazyFrame:
+    """:func:`_grouped` of ``columns`` per block, the ``flags`` among them over every row
+    of each block and the others over its ``top`` rows (:func:`ranked_lists`), in the
+    same columns and order."""
+    block = pl.col(_blocks.BLOCK)
+    of_flags = {name: expr for name, expr in columns.items() if name in flags}
+    of_lists = {name: expr for name, expr in columns.items() if name not in flags}
+    counted = every_row.with_columns(block.set_sorted()).group_by(block).agg(**of_flags)
+    listed = top.with_columns(block.set_sorted()).group_by(block).agg(**of_lists)
+    keys = [name for name in block_keys.collect_schema().names() if name != _blocks.BLOCK]
+    # Every block has a first row, so that both sides hold every block.
+    return (
+        counted.join(listed, on=_blocks.BLOCK)
+        .join(block_keys, on=_blocks.BLOCK)
+        .select(*columns, *keys)
+    )
+
+
+def stops_at_reach(request: Request) -> bool:
+    """Whether the lists of ``request`` may stop at the deepest rank the caller reads
+    (:func:`lexiframe.positions`' ``reach``): not where a document below it still counts,
+    a tie group (``ties="expected"``) or a condensed ranking of the judged documents
+    alone, nor where the lists hold more than the relevant documents (judged ones,
+    gains below the threshold) or are crossed with qrels sets.
+
+    Example:
+        >>> from lexiframe.options import PositionsOptions
+        >>> stops_at_reach(Request(PositionsOptions(), ["query"], False))
+        True
+        >>> stops_at_reach(Request(PositionsOptions(ties="expected"), ["query"], False))
+        False
+    """
+    return not (
+        request.options.ties == "expected"
+        or request.condensed
+        or request.judged
+        or request.reads_every_judgment
+        or request.gains_below_threshold
+        or request.crossed is not None
     )
 
 

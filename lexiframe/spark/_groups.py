@@ -13,7 +13,7 @@ import polars as pl
 import pyarrow as pa
 
 from lexiframe import evaluation, ranking
-from lexiframe.metrics import Measure
+from lexiframe.metrics import Measure, deepest_rank_read
 from lexiframe.options import PositionsOptions
 from lexiframe.spark import _arrow, exact_sums
 
@@ -144,7 +144,10 @@ def group_positions(
     with warnings.catch_warnings():
         # Dropped queries are counted by coverage(), not warned about per group.
         warnings.simplefilter("ignore")
-        return ranking.positions(run, qrels, options, systems=systems), evaluated.height > 0
+        # Measures alone read no deeper than their cut-offs (lfs.positions: every rank).
+        reach = deepest_rank_read(job.measures) if job.measures else None
+        frame = ranking.positions(run, qrels, options, systems=systems, reach=reach)
+        return frame, evaluated.height > 0
 
 
 def _stand_in(run: pl.DataFrame, qrels: pl.DataFrame, options: PositionsOptions) -> pl.DataFrame:

@@ -12,6 +12,7 @@ from lexiframe.metrics.spec import Family, Needs
 FAMILIES: tuple[Family, ...] = (
     Family(
         name="Success",
+        reads_to_cutoff=True,
         method="success",
         trec_eval_cutoff="success",
         summary="1 when a relevant document is ranked at the cutoff or above, else 0.",
@@ -51,6 +52,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="NumRelRet",
+        reads_to_cutoff=True,
         method="num_rel_ret",
         summary="How many relevant documents the ranking returned; with a cutoff, how many "
         "it ranked in the top k (ranx's hits@k).",

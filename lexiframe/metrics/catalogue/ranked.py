@@ -11,6 +11,7 @@ from lexiframe.metrics.spec import Family, Needs
 FAMILIES: tuple[Family, ...] = (
     Family(
         name="RR",
+        reads_to_cutoff=True,
         method="rr",
         summary="Reciprocal rank of the first relevant document (0 if none above the cutoff).",
         formula=r"\mathrm{RR} = 1/p_1",
@@ -25,6 +26,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="AP",
+        reads_to_cutoff=True,
         method="ap",
         trec_eval_cutoff="map_cut",
         summary="Average precision over the m relevant documents (map_cut_k with a cutoff).",
@@ -39,6 +41,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="nDCG",
+        reads_to_cutoff=True,
         method="ndcg",
         trec_eval_gains="ndcg",
         trec_eval_cutoff="ndcg_cut",
@@ -65,6 +68,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="DCG",
+        reads_to_cutoff=True,
         method="dcg",
         trec_eval_gains="dcg",
         summary="Discounted cumulative gain, not normalised: each retrieved document's gain "
@@ -104,6 +108,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="P",
+        reads_to_cutoff=True,
         method="precision",
         trec_eval_cutoff="P",
         summary="Precision at k.",
@@ -123,6 +128,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         name="R",
+        reads_to_cutoff=True,
         method="recall",
         trec_eval_cutoff="recall",
         summary="Recall at k.",
