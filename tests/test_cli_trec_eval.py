@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import gzip
 from pathlib import Path
+from unittest import mock
 
 import polars as pl
 import pytest
 
 import lexiframe as lf
+from lexiframe import _blocks
 from lexiframe.cli import main
 from lexiframe.cli.trec_eval_measures import resolve
 from lexiframe.errors import UnknownMeasureError
@@ -171,6 +173,27 @@ def test_lines_are_trec_evals(flags, path, files, capsys):
         expected = with_runids(expected, [lf.read_run(file)["system"][-1] for file in files[1:]])
     got = drop_in(capsys, *flags, *files)
     assert got == expected
+
+
+def test_rankings_in_trec_evals_order_cut_at_the_cut_offs_give_trec_evals_lines(
+    tmp_path, capsys
+):
+    # Measures that read no deeper than their cut-offs: rankings that come in trec_eval's
+    # order are marked to rank 5 only. trec_eval's lines do not depend on the rows' order.
+    rows = [line.split() for line in (TREC / "results.test").read_text().splitlines()]
+    rows.sort(key=lambda row: row[2], reverse=True)  # ties: document id descending
+    rows.sort(key=lambda row: (row[0], -float(row[4])))  # stable: score descending
+    run = tmp_path / "results.ranked"
+    run.write_text("".join(" ".join(row) + "\n" for row in rows))
+    flags = ["-q", "-c", "-m", "P.5", "-m", "ndcg_cut.5", "-m", "map_cut.5"]
+    flags += ["-m", "recall.5", "-m", "success.1,5"]
+    printed = {line.printed for line in resolve(measure_args(flags))}
+    expected = [line for line in golden(TREC / "expected.all_trec.txt")
+                if line.split("\t")[0].rstrip() in printed]  # fmt: skip
+    with mock.patch.object(_blocks, "first_rows", wraps=_blocks.first_rows) as cut:
+        got = drop_in(capsys, *flags, str(TREC / "qrels.test"), str(run))
+    assert got == expected
+    assert [call.args[1] for call in cut.call_args_list] == [5]
 
 
 @pytest.mark.parametrize(
