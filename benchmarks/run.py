@@ -541,7 +541,7 @@ STEPS: dict[str, tuple[Callable[[Data], Callable[[], object]], list[str], str | 
     "recsys-evaluate": (step_recsys_evaluate, ["parquet"], "recsys-whole-lists"),
 }
 DEFAULT_STEPS = [name for name in STEPS if not name.startswith("recsys")]
-RECSYS_STEPS = ["recsys-positions", "recsys-whole-lists", "recsys-evaluate"]
+RECSYS_STEPS = ["recsys-positions"]  # (the in-memory steps: --shape recsys-20k --steps …)
 ONCE = {"ranx-first-call"}  # what only the first call in a process measures
 SLOW = {"pytrec_eval", "ranx"}  # minutes per call on the robust04 shape: timed once
 
