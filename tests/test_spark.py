@@ -138,6 +138,19 @@ def test_toy_track_evaluate_and_measures_equal_one_process(spark, lfs, toy):
     assert_frame_equal(from_positions, expected, check_exact=True)
 
 
+def test_measures_at_cut_offs_alone_equal_those_of_the_whole_lists(spark, lfs, toy):
+    # The groups' lists stop at the deepest cut-off (rank 10 here, not 3) where the rows of
+    # a ranking come in trec_eval's order: the values are those of the whole lists.
+    run, qrels = toy
+    keys = ["system", "query"]
+    doc = pl.col("doc").cast(pl.String)
+    ranked = run.sort([*keys, "score", doc], descending=[False, False, True, True])
+    names = ["RR@3", "P@5", "nDCG@10", "AP@10"]
+    expected = lf.measures(_quiet(lf.positions, run, qrels), names).sort(keys)
+    got = _back(lfs.evaluate(_sdf(spark, ranked), _sdf(spark, qrels), names), expected, keys)
+    assert_frame_equal(got, expected, check_exact=True)
+
+
 JUDGED_MEASURES = ["Bpref", "infAP", "Judged@10", "Unjudged@10", "NumNonRelJudgedRet", "AP"]
 
 
