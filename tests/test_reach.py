@@ -142,8 +142,9 @@ def test_lists_stop_at_reach_while_n_ret_and_the_checks_count_every_row():
     not_a_number = RUN.with_columns(score=pl.Series([5.0, 4.0, 3.0, 2.0, float("nan"), 2.0, 1.0]))
     with pytest.raises(InputError, match="NaN"):
         lf.positions(not_a_number, QRELS, reach=2)
-    with pytest.raises(InputError, match="reach="):
-        lf.positions(RUN, QRELS, reach=0)
+    for run in (RUN, RUN.lazy()):
+        with pytest.raises(InputError, match="reach="):
+            lf.positions(run, QRELS, reach=0)
 
 
 def test_evaluate_cuts_the_lists_only_for_measures_that_stop_at_their_cut_off():

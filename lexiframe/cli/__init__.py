@@ -91,7 +91,8 @@ def _evaluate(
     qrels, by = read_qrels_sets(args.qrels, labels=args.label_kind)
     options = track_options(args, metric_names).replace(by=by)
     # Preferences read every rank; metrics alone, as deep as their cut-offs.
-    reach = None if preference_names else deepest_rank_read(parse_measures(metric_names))
+    alone = metric_names and not preference_names
+    reach = deepest_rank_read(parse_measures(metric_names)) if alone else None
     with warnings_as_notes():
         # A batch of run files at a time: memory holds one batch of rows, not the run.
         frame = positions_of_files(

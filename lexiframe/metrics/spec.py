@@ -242,8 +242,7 @@ class Measure:
         relevance level of its own (``rel=``) reads the grades' lists: None."""
         if not self.family.reads_to_cutoff or self.level is not None:
             return None
-        cutoff = self.cutoff
-        return cutoff if isinstance(cutoff, int) and not isinstance(cutoff, bool) else None
+        return self.cutoff if isinstance(self.cutoff, int) else None
 
     @property
     def needs_n(self) -> bool:

@@ -130,6 +130,8 @@ def positions(
         └────────┴───────┴───────────┴───────┴───────┘
     """
     options = PositionsOptions.of(options, **kwargs)
+    if reach is not None and (isinstance(reach, bool) or not isinstance(reach, int) or reach < 1):
+        raise InputError(f"reach= must be a whole number of 1 or more, or None; got {reach!r}")
     names = options.columns
     run = run_frame(run, (names.system, names.query, names.doc, names.score))  # ranx, …
     prepared = qrels if isinstance(qrels, PreparedQrels) else PreparedQrels(qrels)
@@ -160,8 +162,6 @@ def positions(
 
     # An in-memory run is checked for NaN scores and null ids in one cheap pass first.
     check_values(run_lf, request.run_options)
-    if reach is not None and (isinstance(reach, bool) or not isinstance(reach, int) or reach < 1):
-        raise InputError(f"reach= must be a whole number of 1 or more, or None; got {reach!r}")
     if not stops_at_reach(request):
         reach = None
     parts = _eager_rankings(run_lf, judgments, request, partitions, tables.judged, reach)
@@ -244,7 +244,7 @@ def _eager_rankings(
     request: Request,
     partitions: int | None,
     judged: JudgedDocuments,
-    reach: int | None = None,
+    reach: int | None,
 ) -> list[pl.DataFrame]:
     """The rankings of an in-memory run: grouped by slices where each ranking is one block
     of rows (:mod:`lexiframe._blocks`), by their keys in groups of queries elsewhere.
