@@ -194,20 +194,26 @@ def in_rank_order(run: pl.DataFrame, request: Request) -> bool:
     order, doc = run["order"], run["doc"]
     if order.null_count() or doc.null_count() or (order.dtype.is_float() and order.is_nan().any()):
         return False
-    same = (pl.col(_blocks.BLOCK) == pl.col(_blocks.BLOCK).shift()).fill_null(False)
+    block = pl.col(_blocks.BLOCK)
     columns = [("order", request.rank_by == "score")]
     columns += [(TIE_RANK, False)] if TIE_RANK in run.columns else []
-    verdict = run.select(same.alias("_same"), _blocks.order_step(columns))
-    # A row before the one above it, or a null rank it cannot place: the sort decides.
-    if verdict.select(pl.col("_same") & (pl.col("_step") < 0).fill_null(True)).to_series().any():
-        return False
-    tied = run.select(pl.col("doc").shift().alias("_previous"), "doc").filter(
-        verdict["_same"] & (verdict["_step"] == 0)
+    steps = run.lazy().with_columns(
+        (block == block.shift()).fill_null(False).alias("_same"),
+        _blocks.order_step(columns),
+        pl.col("doc").shift().alias("_previous"),
     )
-    if tied.height == 0:
-        return True
-    as_text = tied.select(pl.col("_previous", "doc").cast(pl.String))
-    return not as_text.select((pl.col("_previous") < pl.col("doc")).any()).item()
+    # Ties compare their ids as strings, cast for the tied rows alone; one query, so that
+    # no column of the comparison is materialised (a third of the time on 20 million rows).
+    tie = pl.col("_same") & (pl.col("_step") == 0)
+    previous, current = pl.col("_previous").filter(tie), pl.col("doc").filter(tie)
+    found = collect(
+        steps.select(
+            # A row before the one above it, or a null rank it cannot place: the sort decides.
+            back=(pl.col("_same") & (pl.col("_step") < 0).fill_null(True)).any(),
+            tie_back=(previous.cast(pl.String) < current.cast(pl.String)).any(),
+        )
+    )
+    return not (found["back"].item() or found["tie_back"].item())
 
 
 def _grouped(
